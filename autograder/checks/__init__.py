@@ -1,0 +1,1 @@
+"""Hidden checks, one module per chapter, one `<exercise>_checks()` builder per exercise."""

@@ -1,0 +1,375 @@
+"""Hidden checks for chapter 01: bigram_counts, bigram_probs, mean_nll, perplexity.
+
+References here are plain loops, independent of the vectorised code in proof_lm.
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+from autograder.checks.cases import alphabet_vocab, random_prob_table, random_vocab, random_words
+from autograder.expect import (
+    array_answer,
+    expect_close,
+    expect_unchanged,
+    number_answer,
+    value_of,
+)
+from autograder.harness import Call, Check, CheckFailed, Outcome
+
+# ---------------------------------------------------------------- bigram_counts
+
+
+def reference_counts(
+    words: list[str],
+    stoi: dict[str, int],
+    start: bool = True,
+    end: bool = True,
+    unique: bool = False,
+) -> np.ndarray:
+    """Bigram counts by a double loop; the flags build the classic wrong variants."""
+    V = len(stoi)
+    counts = np.zeros((V, V), dtype=np.int64)
+    for word in words:
+        chars = (["."] if start else []) + list(word) + (["."] if end else [])
+        pairs = list(itertools.pairwise(chars))
+        for a, b in set(pairs) if unique else pairs:
+            counts[stoi[a], stoi[b]] += 1
+    return counts
+
+
+def _judge_counts(words: list[str], stoi: dict[str, int], what: str) -> Check:
+    expected = reference_counts(words, stoi)
+    V = len(stoi)
+    diagnoses = [
+        ("rows and columns are swapped: row = previous character, column = next", expected.T),
+        (
+            "the start token is missing: wrap each word as '.' + word + '.'",
+            reference_counts(words, stoi, start=False),
+        ),
+        (
+            "the end token is missing: wrap each word as '.' + word + '.'",
+            reference_counts(words, stoi, end=False),
+        ),
+        (
+            "the '.' boundary tokens are missing: wrap each word as '.' + word + '.'",
+            reference_counts(words, stoi, start=False, end=False),
+        ),
+        (
+            "each bigram is counted once per word; count every occurrence",
+            reference_counts(words, stoi, unique=True),
+        ),
+    ]
+    if V == 27 and stoi != alphabet_vocab():
+        diagnoses.append(
+            (
+                "ids were computed from the letters; look every id up in stoi",
+                reference_counts(words, alphabet_vocab()),
+            )
+        )
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = value_of(outcome)
+        if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape != (V, V):
+            raise CheckFailed(
+                f"returned shape {value.shape}; expected ({V}, {V}) with V = len(stoi), "
+                "including characters that never occur"
+            )
+        counts = array_answer(outcome, (V, V), kinds="iuf")
+        expect_close(counts, expected, rtol=0, atol=0, diagnoses=diagnoses)
+        if counts.dtype != np.int64:
+            raise CheckFailed(
+                f"the counts are right but their dtype is {counts.dtype}; return np.int64"
+            )
+        expect_unchanged(outcome, (words, stoi))
+
+    return Check(what, [Call((words, stoi))], judge)
+
+
+def bigram_counts_checks() -> list[Check]:
+    """Worked example, the course alphabet, shuffled vocabularies, short and repeated words."""
+    rng = np.random.default_rng(101)
+    alphabet = alphabet_vocab()
+    checks = [
+        _judge_counts(["emma", "ava"], alphabet, "the words 'emma' and 'ava'"),
+        _judge_counts(random_words(rng, alphabet, 400), alphabet, "400 random words over a-z"),
+        _judge_counts(
+            ["a", "a", "aa", "aaa", "b"],
+            {".": 0, "a": 1, "b": 2},
+            "one-letter and repeated-letter words",
+        ),
+        _judge_counts(
+            ["ab", "ba"],
+            {".": 0, "a": 1, "b": 2, "c": 3, "d": 4, "e": 5},
+            "characters that never occur (they still get a row and a column)",
+        ),
+    ]
+    for size in (3, 7, 12, 27):
+        stoi = random_vocab(rng, size)
+        checks.append(
+            _judge_counts(
+                random_words(rng, stoi, int(rng.integers(5, 120))),
+                stoi,
+                f"{size}-symbol vocabulary with shuffled ids",
+            )
+        )
+    return checks
+
+
+# ---------------------------------------------------------------- bigram_probs
+
+
+def reference_probs(counts: np.ndarray, k: float) -> np.ndarray:
+    """Add-k rows by a loop; a row with total 0 becomes uniform."""
+    V = counts.shape[1]
+    probs = np.zeros(counts.shape, dtype=np.float64)
+    for row in range(counts.shape[0]):
+        total = float(sum(counts[row])) + k * V
+        for col in range(V):
+            probs[row, col] = (counts[row, col] + k) / total if total > 0 else 1.0 / V
+    return probs
+
+
+def _random_counts(rng: np.random.Generator, V: int, empty_rows: int) -> np.ndarray:
+    counts = rng.integers(0, 50, size=(V, V)) * (rng.random((V, V)) < 0.6)
+    counts[rng.choice(V, size=empty_rows, replace=False)] = 0
+    counts[counts.sum(axis=1) == 0, :] = 0
+    return counts.astype(np.int64)
+
+
+def _judge_probs(counts: np.ndarray, k: float | None, what: str, keyword: bool = False) -> Check:
+    effective = 0.0 if k is None else k
+    expected = reference_probs(counts, effective)
+    c = counts.astype(np.float64)
+    rows = c.sum(axis=1, keepdims=True)
+    V = counts.shape[1]
+    with np.errstate(all="ignore"):
+        diagnoses = [
+            (
+                "each column sums to 1; normalise each row (axis=1) instead",
+                (c + effective) / (c + effective).sum(axis=0, keepdims=True),
+            ),
+            (f"k was ignored; add k = {effective} to every cell before normalising", c / rows),
+            (
+                "the denominator must grow by k for every column: row total + k·V",
+                (c + effective) / (rows + effective),
+            ),
+            (
+                "k must be added before normalising, then the row renormalised",
+                (c / rows + effective) / (c / rows + effective).sum(axis=1, keepdims=True),
+            ),
+            (
+                "a row with no counts (and k = 0) must be uniform, 1/V; it came out all zeros",
+                np.where(rows > 0, expected, 0.0),
+            ),
+        ]
+    if k is None:
+        call = Call((counts,))
+    elif keyword:
+        call = Call((counts,), {"k": k})
+    else:
+        call = Call((counts, k))
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        probs = array_answer(outcome, counts.shape, kinds="f")
+        empty = (rows[:, 0] + effective * V) == 0
+        if np.isnan(probs[empty]).any():
+            raise CheckFailed("a row with no counts and k = 0 gave nan (0/0); make it uniform, 1/V")
+        expect_close(probs, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_unchanged(outcome, (counts,))
+
+    return Check(what, [call], judge)
+
+
+def bigram_probs_checks() -> list[Check]:
+    """Plain rows, add-k for several k (positional, keyword, default), empty rows, inputs untouched."""
+    rng = np.random.default_rng(202)
+    checks = [
+        _judge_probs(
+            np.array([[0, 2, 2], [1, 1, 2], [0, 0, 0]], dtype=np.int64),
+            None,
+            "a 3x3 table with an empty row, default k",
+        ),
+        _judge_probs(np.array([[3, 1], [0, 4]], dtype=np.int64), 1.0, "a 2x2 table with k = 1"),
+    ]
+    for index, (V, k) in enumerate(
+        [(5, 0.0), (27, 1.0), (11, 0.5), (30, 2.75), (8, 0.01), (27, 0.0)]
+    ):
+        counts = _random_counts(rng, V, empty_rows=int(rng.integers(1, 3)))
+        checks.append(
+            _judge_probs(
+                counts, k, f"random {V}x{V} counts with empty rows, k = {k}", keyword=index % 2 == 1
+            )
+        )
+    return checks
+
+
+# ---------------------------------------------------------------- mean_nll
+
+
+def reference_mean_nll(
+    probs: np.ndarray,
+    words: list[str],
+    stoi: dict[str, int],
+    end: bool = True,
+    per_word: bool = False,
+    total: bool = False,
+    log=math.log,
+    transpose: bool = False,
+) -> float:
+    """Mean -log p over every predicted character; the flags build the classic wrong variants."""
+    nll, count = 0.0, 0
+    for word in words:
+        chars = ["."] + list(word) + (["."] if end else [])
+        for a, b in itertools.pairwise(chars):
+            p = probs[stoi[b], stoi[a]] if transpose else probs[stoi[a], stoi[b]]
+            if p == 0:
+                return math.inf
+            nll -= log(p)
+            count += 1
+    if total:
+        return nll
+    return nll / len(words) if per_word else nll / count
+
+
+def _judge_mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int], what: str) -> Check:
+    expected = reference_mean_nll(probs, words, stoi)
+    diagnoses = [
+        (
+            "that is the total; divide by the number of predicted characters",
+            reference_mean_nll(probs, words, stoi, total=True),
+        ),
+        (
+            "that averages over words; average over predicted characters (end token included)",
+            reference_mean_nll(probs, words, stoi, per_word=True),
+        ),
+        (
+            "the final '.' (end of word) must be predicted and scored too",
+            reference_mean_nll(probs, words, stoi, end=False),
+        ),
+        (
+            "that is in bits; use the natural log (nats)",
+            reference_mean_nll(probs, words, stoi, log=math.log2),
+        ),
+        ("the sign is wrong: the loss is the mean of -log p", -expected),
+        (
+            "rows and columns are swapped: probs[previous, next]",
+            reference_mean_nll(probs, words, stoi, transpose=True),
+        ),
+    ]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = number_answer(outcome)
+        if math.isnan(value):
+            raise CheckFailed("got nan; a probability of 0 must give inf (0 * log 0 or inf - inf?)")
+        if math.isinf(expected) and value != math.inf:
+            raise CheckFailed(
+                f"some needed probability is 0, so the loss must be inf; got {value:.6g}"
+            )
+        expect_close(value, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_unchanged(outcome, (probs, words, stoi))
+
+    return Check(what, [Call((probs, words, stoi))], judge)
+
+
+def mean_nll_checks() -> list[Check]:
+    """A tiny worked table, random tables and vocabularies, zeros that matter and zeros that don't."""
+    rng = np.random.default_rng(303)
+    tiny = np.array([[0.0, 0.5, 0.5], [0.25, 0.25, 0.5], [0.5, 0.5, 0.0]])
+    checks = [
+        _judge_mean_nll(
+            tiny, ["ab", "a"], {".": 0, "a": 1, "b": 2}, "a 3x3 table and the words 'ab', 'a'"
+        )
+    ]
+    alphabet = alphabet_vocab()
+    for size, count in [(27, 300), (6, 40), (13, 1)]:
+        stoi = alphabet if size == 27 else random_vocab(rng, size)
+        checks.append(
+            _judge_mean_nll(
+                random_prob_table(rng, size),
+                random_words(rng, stoi, count),
+                stoi,
+                f"a random {size}x{size} table and {count} words",
+            )
+        )
+    stoi = random_vocab(rng, 9)
+    words = random_words(rng, stoi, 30)
+    probs = random_prob_table(rng, 9)
+    used = reference_counts(words, stoi) > 0
+    unused_zero = np.where(used, probs, 0.0)
+    unused_zero /= unused_zero.sum(axis=1, keepdims=True)
+    checks.append(
+        _judge_mean_nll(
+            unused_zero, words, stoi, "zeros only where no word needs them (finite loss)"
+        )
+    )
+    needed = probs.copy()
+    row, col = np.argwhere(used)[len(np.argwhere(used)) // 2]
+    needed[row, col] = 0.0
+    needed[row] /= needed[row].sum()
+    checks.append(
+        _judge_mean_nll(needed, words, stoi, "a needed probability of 0 (loss inf, no exception)")
+    )
+    return checks
+
+
+# ---------------------------------------------------------------- perplexity
+
+
+def reference_perplexity(token_probs: np.ndarray) -> float:
+    """exp of the mean -ln p by a loop; inf if any p is 0."""
+    total = 0.0
+    for p in token_probs.ravel():
+        if p == 0:
+            return math.inf
+        total -= math.log(p)
+    return math.exp(total / token_probs.size)
+
+
+def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
+    expected = reference_perplexity(token_probs)
+    with np.errstate(all="ignore"):
+        logs = -np.log(token_probs)
+        diagnoses = [
+            ("that is the mean negative log-likelihood; perplexity is exp of it", logs.mean()),
+            ("exp of the sum; use exp of the mean", np.exp(logs.sum())),
+            ("that is 1/perplexity: the sign inside exp is wrong", np.exp(-logs.mean())),
+            ("that is 2**(mean -ln p); use e, or log base 2 with 2**", 2 ** logs.mean()),
+        ]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = number_answer(outcome)
+        if math.isnan(value):
+            raise CheckFailed("got nan; a probability of 0 must give inf")
+        if math.isinf(value) and math.isfinite(expected):
+            raise CheckFailed(
+                "got inf for nonzero probabilities; the product of many probabilities "
+                "underflows to 0, so average their logs instead of multiplying them"
+            )
+        expect_close(value, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_unchanged(outcome, (token_probs,))
+
+    return Check(what, [Call((token_probs,))], judge)
+
+
+def perplexity_checks() -> list[Check]:
+    """The worked example, uniform 1/27, random probabilities, a zero, one certain token, underflow."""
+    rng = np.random.default_rng(404)
+    return [
+        _judge_perplexity(
+            np.array([0.05, 0.01, 0.20]), "the worked example 0.05, 0.01, 0.20 (about 21.5)"
+        ),
+        _judge_perplexity(np.full(10, 1 / 27), "ten uniform predictions over 27 symbols (27)"),
+        _judge_perplexity(np.array([1.0]), "a single certain prediction (1)"),
+        _judge_perplexity(rng.uniform(0.01, 1.0, size=17), "17 random probabilities"),
+        _judge_perplexity(rng.uniform(0.2, 0.9, size=3), "3 random probabilities"),
+        _judge_perplexity(np.array([0.5, 0.0, 0.25]), "a probability of 0 (inf, no exception)"),
+        _judge_perplexity(
+            rng.uniform(1e-4, 2e-3, size=5000), "5000 small probabilities (no underflow)"
+        ),
+    ]

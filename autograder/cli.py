@@ -1,0 +1,119 @@
+"""Command line: `python -m autograder list | check EXERCISE FILE.py | grade NOTEBOOK.ipynb`."""
+
+import argparse
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from autograder.exercises import EXERCISES, chapter_exercises
+from autograder.notebook import read_notebook, solution_sources
+from autograder.report import as_json, html_report, text_report
+from autograder.runner import ExerciseReport, check_source
+
+
+def grade_sources(chapter: str, sources: list[str], workers: int = 2) -> list[ExerciseReport]:
+    """Grade every exercise of `chapter` against `sources`, one fresh grading process each."""
+    exercises = chapter_exercises(chapter)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda exercise: check_source(exercise, sources), exercises))
+
+
+def grade_notebook(path: str | Path, chapter: str | None = None) -> list[ExerciseReport]:
+    """Grade a chapter notebook by its solution cells; the chapter defaults to the file name."""
+    path = Path(path)
+    chapter = chapter or path.stem
+    if not chapter_exercises(chapter):
+        chapters = sorted({exercise.chapter for exercise in EXERCISES.values()})
+        raise ValueError(
+            f"no graded chapter called {chapter!r}; pass --chapter, one of {', '.join(chapters)}"
+        )
+    names = {exercise.name for exercise in chapter_exercises(chapter)}
+    return grade_sources(chapter, solution_sources(read_notebook(path), names))
+
+
+def _list(args: argparse.Namespace) -> int:
+    rows = [
+        {"exercise": e.name, "chapter": e.chapter, "points": e.points} for e in EXERCISES.values()
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'chapter':<22} {'exercise':<24} points")
+    for row in rows:
+        print(f"{row['chapter']:<22} {row['exercise']:<24} {row['points']}")
+    print(f"{'total':<47} {sum(row['points'] for row in rows)}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    if args.exercise not in EXERCISES:
+        print(f"unknown exercise {args.exercise!r}; known: {', '.join(EXERCISES)}", file=sys.stderr)
+        return 2
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"no such file: {path}", file=sys.stderr)
+        return 2
+    report = check_source(EXERCISES[args.exercise], [path.read_text(encoding="utf-8")])
+    print(json.dumps(as_json(report), indent=2) if args.json else text_report(report))
+    return 0 if report.passed else 1
+
+
+def _grade(args: argparse.Namespace) -> int:
+    try:
+        reports = grade_notebook(args.notebook, args.chapter)
+    except (ValueError, FileNotFoundError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    notebook = Path(args.notebook)
+    feedback = Path(args.html) if args.html else notebook.with_suffix(".feedback.html")
+    feedback.write_text(html_report(f"Feedback: {notebook.name}", reports), encoding="utf-8")
+    earned, possible = sum(r.earned for r in reports), sum(r.points for r in reports)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "notebook": str(notebook),
+                    "score": earned,
+                    "max_score": possible,
+                    "exercises": {r.exercise: r.earned for r in reports},
+                    "reports": [as_json(r) for r in reports],
+                    "feedback": str(feedback),
+                },
+                indent=2,
+            )
+        )
+    else:
+        print("\n\n".join(text_report(report) for report in reports))
+        print(f"\nScore: {earned}/{possible}   feedback: {feedback}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run one sub-command; return the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="exercises, chapters, points")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(run=_list)
+    check = commands.add_parser(
+        "check", help="run every check of one exercise on a function in a .py file"
+    )
+    check.add_argument("exercise")
+    check.add_argument("file")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(run=_check)
+    grade = commands.add_parser(
+        "grade", help="grade a chapter notebook with the full hidden checks"
+    )
+    grade.add_argument("notebook")
+    grade.add_argument(
+        "--chapter", help="chapter id, e.g. 01_bigram_counting (default: the file name)"
+    )
+    grade.add_argument(
+        "--html", help="where to write the feedback page (default: NOTEBOOK.feedback.html)"
+    )
+    grade.add_argument("--json", action="store_true")
+    grade.set_defaults(run=_grade)
+    args = parser.parse_args(argv)
+    return args.run(args)

@@ -1,0 +1,54 @@
+"""The graded exercises: name, chapter, points and where their checks live."""
+
+import importlib
+from dataclasses import dataclass
+
+from autograder.harness import Check
+
+# What the locked set-up cell of each chapter defines before any solution cell runs.
+PREAMBLES = {
+    "01_bigram_counting": "import math\n\nimport numpy as np\n",
+}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One graded function: its grade id (= function name), chapter and points."""
+
+    name: str
+    chapter: str
+    points: int
+    module: str  # module in autograder.checks holding `<name>_checks()`
+
+    def checks(self) -> list[Check]:
+        """Build this exercise's checks; references are computed here, before any student code runs."""
+        module = importlib.import_module(f"autograder.checks.{self.module}")
+        return getattr(module, f"{self.name}_checks")()
+
+    @property
+    def preamble(self) -> str:
+        """The chapter's set-up code that solution cells may rely on."""
+        return PREAMBLES[self.chapter]
+
+
+EXERCISES = {
+    exercise.name: exercise
+    for exercise in [
+        Exercise("bigram_counts", "01_bigram_counting", 2, "bigram_counting"),
+        Exercise("bigram_probs", "01_bigram_counting", 2, "bigram_counting"),
+        Exercise("mean_nll", "01_bigram_counting", 2, "bigram_counting"),
+        Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting"),
+    ]
+}
+
+
+def chapter_exercises(chapter: str) -> list[Exercise]:
+    """The exercises of one chapter, in notebook order."""
+    return [exercise for exercise in EXERCISES.values() if exercise.chapter == chapter]
+
+
+def get_exercise(name: str) -> Exercise:
+    """The exercise called `name`; ValueError naming the known ones otherwise."""
+    if name not in EXERCISES:
+        raise ValueError(f"unknown exercise {name!r}; known: {', '.join(EXERCISES)}")
+    return EXERCISES[name]

@@ -1,0 +1,108 @@
+"""Judging helpers: turn a plain answer into a verdict with a hint that names the likely mistake."""
+
+import numpy as np
+
+from autograder.harness import CheckFailed, Outcome, describe_error
+
+
+def value_of(outcome: Outcome) -> object:
+    """The answer, or a failure saying what the student's code raised."""
+    if outcome.error is not None:
+        raise CheckFailed(describe_error(outcome))
+    return outcome.value
+
+
+def as_array(value: object, shape: tuple, kinds: str = "f") -> np.ndarray:
+    """`value` as an array of the given shape whose dtype kind is one of `kinds`."""
+    if not isinstance(value, np.ndarray):
+        raise CheckFailed(
+            f"returned {type(value).__name__}; expected a NumPy array of shape {shape}"
+        )
+    if value.shape != shape:
+        raise CheckFailed(f"returned shape {value.shape}; expected {shape}")
+    if value.dtype.kind not in kinds:
+        names = {"f": "floats", "i": "integers", "b": "booleans", "u": "unsigned integers"}
+        wanted = " or ".join(names[k] for k in kinds)
+        raise CheckFailed(f"returned dtype {value.dtype}; expected {wanted}")
+    return value
+
+
+def array_answer(outcome: Outcome, shape: tuple, kinds: str = "f") -> np.ndarray:
+    """The answer of `outcome` as an array of the given shape and dtype kind."""
+    return as_array(value_of(outcome), shape, kinds)
+
+
+def number_answer(outcome: Outcome) -> float:
+    """The answer as a float: a Python or NumPy number, or a 0-d / one-element array."""
+    value = value_of(outcome)
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.reshape(()).item()
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CheckFailed(f"returned {type(value).__name__}; expected a single number")
+    return float(value)
+
+
+def matches(actual: object, expected: object, rtol: float, atol: float) -> bool:
+    """True when two answers agree elementwise within tolerance (inf must match inf, nan never matches)."""
+    actual, expected = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    return actual.shape == expected.shape and bool(
+        np.all(np.isclose(actual, expected, rtol=rtol, atol=atol))
+    )
+
+
+def expect_close(
+    actual: object,
+    expected: object,
+    rtol: float = 1e-7,
+    atol: float = 1e-10,
+    diagnoses: list[tuple[str, object]] = (),
+) -> None:
+    """Pass when `actual` matches `expected`; otherwise name the first known mistake it matches."""
+    if matches(actual, expected, rtol, atol):
+        return
+    for hint, candidate in diagnoses:
+        if candidate is not None and matches(actual, candidate, rtol, atol):
+            raise CheckFailed(hint)
+    actual_arr, expected_arr = (
+        np.asarray(actual, dtype=np.float64),
+        np.asarray(expected, dtype=np.float64),
+    )
+    if actual_arr.ndim == 0:
+        raise CheckFailed(f"got {actual_arr.item():.6g}, expected {expected_arr.item():.6g}")
+    if np.isnan(actual_arr).any():
+        raise CheckFailed(
+            f"the answer contains nan at {np.argwhere(np.isnan(actual_arr))[0].tolist()}"
+        )
+    wrong = ~np.isclose(actual_arr, expected_arr, rtol=rtol, atol=atol)
+    where = tuple(np.argwhere(wrong)[0].tolist())
+    raise CheckFailed(
+        f"{int(wrong.sum())} of {wrong.size} entries differ; first at {where}: "
+        f"got {actual_arr[where]:.6g}, expected {expected_arr[where]:.6g}"
+    )
+
+
+def expect_raises(outcome: Outcome, error: str, hint: str) -> None:
+    """Pass when the call raised `error` (or a subclass)."""
+    if outcome.raised(error):
+        return
+    if outcome.error is not None:
+        raise CheckFailed(f"{describe_error(outcome)}; expected {error} ({hint})")
+    raise CheckFailed(f"returned normally; expected {error} ({hint})")
+
+
+def expect_unchanged(outcome: Outcome, original_args: tuple) -> None:
+    """Pass when every argument is as it was before the call."""
+    after = outcome.args_after
+    if after is None:
+        return
+    for index, (before, now) in enumerate(zip(original_args, after, strict=True)):
+        same = (
+            isinstance(now, np.ndarray)
+            and isinstance(before, np.ndarray)
+            and now.shape == before.shape
+            and np.array_equal(now, before, equal_nan=True)
+        ) or (not isinstance(before, np.ndarray) and now == before)
+        if not same:
+            raise CheckFailed(
+                f"argument {index + 1} was modified; work on a copy (e.g. x = x + k, not x += k)"
+            )

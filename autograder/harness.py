@@ -1,0 +1,76 @@
+"""Checks as data: the calls to make on a student's function, and judges that see only plain answers."""
+
+import copy
+import importlib
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from autograder.plain import NotPlain, to_plain
+
+
+@dataclass
+class Call:
+    """One call of the student's function: plain arguments, or a named probe that builds them."""
+
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    probe: str | None = None  # "module:function" run as probe(fn, *args, **kwargs) -> plain data
+
+
+@dataclass
+class Outcome:
+    """What one call produced: a plain value or an error, and the arguments as they were afterwards."""
+
+    value: object = None
+    error: str | None = None  # exception class name
+    error_bases: tuple[str, ...] = ()
+    message: str = ""
+    args_after: object = None
+
+    def raised(self, name: str) -> bool:
+        """True when the call raised `name` or a subclass of it."""
+        return self.error is not None and name in self.error_bases
+
+
+class CheckFailed(AssertionError):
+    """A check failed; the message is the hint shown to the student."""
+
+
+@dataclass
+class Check:
+    """A named check: calls to make, then a judge that raises CheckFailed(hint) on the outcomes."""
+
+    name: str
+    calls: list[Call]
+    judge: Callable[[list[Outcome]], None]
+
+
+def run_call(fn: Callable, call: Call) -> Outcome:
+    """Call `fn` as `call` says and reduce everything it returns or raises to plain data."""
+    args, kwargs = copy.deepcopy(call.args), copy.deepcopy(call.kwargs)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if call.probe is None:
+                value = fn(*args, **kwargs)
+            else:
+                module, name = call.probe.split(":")
+                value = getattr(importlib.import_module(module), name)(fn, *args, **kwargs)
+        return Outcome(value=to_plain(value), args_after=to_plain(list(args)))
+    except NotPlain as bad:
+        return Outcome(error="NotPlain", error_bases=("NotPlain",), message=str(bad))
+    except Exception as error:  # the student's exception is data for the judge
+        bases = tuple(cls.__name__ for cls in type(error).__mro__)
+        return Outcome(error=type(error).__name__, error_bases=bases, message=str(error)[:500])
+
+
+def describe_error(outcome: Outcome) -> str:
+    """A one-line account of an exception the student's code raised."""
+    if outcome.error == "NotImplementedError":
+        return "raised NotImplementedError: the exercise is not implemented yet"
+    if outcome.error == "NotPlain":
+        return outcome.message
+    return f"raised {outcome.error}: {outcome.message}"

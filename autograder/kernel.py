@@ -1,0 +1,18 @@
+"""What hidden-test cells call inside the notebook's kernel."""
+
+from collections.abc import Callable
+
+from autograder.exercises import get_exercise
+from autograder.report import text_report
+from autograder.runner import check_function
+
+
+def run_checks(name: str, fn: Callable) -> None:
+    """Run every hidden check of exercise `name` on `fn`; print the report; AssertionError with hints if any fail."""
+    report = check_function(get_exercise(name), fn)
+    print(text_report(report))
+    if not report.passed:
+        hints = "; ".join(f"{r.name}: {r.hint}" for r in report.results if not r.passed)
+        raise AssertionError(
+            f"{name} failed {sum(not r.passed for r in report.results)} hidden checks. {hints}"
+        )

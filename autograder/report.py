@@ -1,0 +1,58 @@
+"""Rendering verdicts: a text report for the terminal and notebook, an HTML page, and JSON."""
+
+import html
+
+from autograder.runner import ExerciseReport
+
+
+def text_report(report: ExerciseReport) -> str:
+    """One line per check with its hint, under a header with the points earned."""
+    passed = sum(result.passed for result in report.results)
+    lines = [
+        f"{report.exercise}: {report.earned}/{report.points} points ({passed}/{len(report.results)} checks passed)"
+    ]
+    lines += [f"  note: {note}" for note in report.notes]
+    for result in report.results:
+        mark = "PASS" if result.passed else "FAIL"
+        lines.append(
+            f"  {mark} {result.name}" + ("" if result.passed else f"\n       hint: {result.hint}")
+        )
+    return "\n".join(lines)
+
+
+def as_json(report: ExerciseReport) -> dict:
+    """The report as JSON-able data."""
+    return {
+        "exercise": report.exercise,
+        "points": report.points,
+        "earned": report.earned,
+        "passed": report.passed,
+        "notes": report.notes,
+        "flags": report.flags,
+        "checks": [{"name": r.name, "passed": r.passed, "hint": r.hint} for r in report.results],
+    }
+
+
+def html_report(title: str, reports: list[ExerciseReport]) -> str:
+    """A self-contained feedback page: points per exercise, every check, hints; never test source."""
+    earned = sum(report.earned for report in reports)
+    possible = sum(report.points for report in reports)
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        f"<title>{html.escape(title)}</title>",
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+        ".pass{color:#1a7f37}.fail{color:#cf222e}li{margin:.3em 0}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1><p><strong>Score: {earned} / {possible}</strong></p>",
+    ]
+    for report in reports:
+        parts.append(
+            f"<h2>{html.escape(report.exercise)}: {report.earned} / {report.points}</h2><ul>"
+        )
+        parts += [f"<li><em>{html.escape(note)}</em></li>" for note in report.notes]
+        for result in report.results:
+            css, mark = ("pass", "&#10003;") if result.passed else ("fail", "&#10007;")
+            hint = "" if result.passed else f"<br>hint: {html.escape(result.hint)}"
+            parts.append(f"<li class='{css}'>{mark} {html.escape(result.name)}{hint}</li>")
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

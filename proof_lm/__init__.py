@@ -1,0 +1,1 @@
+"""proof_lm: the library the proof-lm course notebooks build on."""

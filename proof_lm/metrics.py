@@ -1,0 +1,39 @@
+"""Loss and information measures: nats, bits, perplexity, bits per character."""
+
+import math
+
+import numpy as np
+
+from proof_lm.vocab import encode_stream
+
+LN2 = math.log(2.0)
+
+
+def nats_to_bits(nats: float) -> float:
+    """Convert an amount of information from nats to bits."""
+    return nats / LN2
+
+
+def perplexity_from_nll(mean_nll_nats: float) -> float:
+    """exp of a mean negative log-likelihood in nats: the effective number of equally likely choices."""
+    return math.exp(mean_nll_nats) if math.isfinite(mean_nll_nats) else math.inf
+
+
+def negative_log(probs: np.ndarray) -> np.ndarray:
+    """-ln p elementwise, +inf where p is 0, with no warning."""
+    probs = np.asarray(probs, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return -np.log(probs)
+
+
+def bigram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) -> float:
+    """Mean negative log-likelihood (nats per predicted character, end token included) of a bigram table."""
+    previous, following = encode_stream(names, stoi)
+    if previous.size == 0:
+        raise ValueError("no names to score: expected at least one name")
+    return float(negative_log(probs[previous, following]).mean())
+
+
+def bits_per_character(mean_nll_nats: float) -> float:
+    """Mean loss per predicted character in bits (the same quantity as nats / ln 2)."""
+    return nats_to_bits(mean_nll_nats)

@@ -1,0 +1,49 @@
+"""Figures the chapters share: the labelled count heatmap and probability bars."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+
+def plot_count_heatmap(counts: np.ndarray, itos: list[str], ax: plt.Axes | None = None) -> plt.Axes:
+    """A (V, V) table as a heatmap, each cell labelled with its bigram and its count."""
+    counts = np.asarray(counts)
+    V = len(itos)
+    if counts.shape != (V, V):
+        raise ValueError(f"expected a ({V}, {V}) table for {V} symbols, got shape {counts.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(14, 14))
+    ax.imshow(counts, cmap="Blues")
+    threshold = counts.max() / 2
+    for row in range(V):
+        for col in range(V):
+            colour = "white" if counts[row, col] > threshold else "dimgray"
+            ax.text(
+                col, row, itos[row] + itos[col], ha="center", va="bottom", color=colour, fontsize=7
+            )
+            value = counts[row, col]
+            label = f"{value:g}" if np.issubdtype(counts.dtype, np.floating) else str(value)
+            ax.text(col, row, label, ha="center", va="top", color=colour, fontsize=6)
+    ax.set_xticks(range(V), itos)
+    ax.set_yticks(range(V), itos)
+    ax.set_xlabel("next character")
+    ax.set_ylabel("previous character")
+    return ax
+
+
+def plot_distribution(
+    probs: np.ndarray, labels: list[str], title: str = "", ax: plt.Axes | None = None
+) -> plt.Axes:
+    """A bar chart of one probability distribution over labelled outcomes."""
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.ndim != 1 or probs.shape[0] != len(labels):
+        raise ValueError(
+            f"expected a 1-D array of {len(labels)} probabilities, got shape {probs.shape}"
+        )
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 3))
+    ax.bar(range(len(labels)), probs, color="tab:blue")
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_ylabel("probability")
+    ax.set_ylim(0, max(1e-9, probs.max()) * 1.1)
+    ax.set_title(title)
+    return ax

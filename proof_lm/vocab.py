@@ -1,0 +1,61 @@
+"""Character vocabularies with the boundary token `.` at index 0."""
+
+import numpy as np
+
+BOUNDARY = "."
+
+
+def build_vocab(names: list[str]) -> tuple[dict[str, int], list[str]]:
+    """Map `.` to 0 and every character seen in `names` (sorted) to 1, 2, ...; return (stoi, itos)."""
+    chars = sorted(set("".join(names)) - {BOUNDARY})
+    itos = [BOUNDARY, *chars]
+    return {ch: i for i, ch in enumerate(itos)}, itos
+
+
+def encode_text(text: str, stoi: dict[str, int]) -> np.ndarray:
+    """The id of every character of `text` as an int64 array, by one vectorised table lookup."""
+    table = np.full(0x110000 if any(ord(ch) > 255 for ch in stoi) else 256, -1, dtype=np.int64)
+    for ch, index in stoi.items():
+        table[ord(ch)] = index
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    ids = table[np.minimum(codes, table.size - 1)]
+    bad = (ids < 0) | (codes >= table.size)
+    if bad.any():
+        missing = sorted({text[i] for i in np.flatnonzero(bad)[:20]})
+        raise ValueError(
+            f"characters {missing} are not in the vocabulary; expected only {sorted(stoi)}"
+        )
+    return ids
+
+
+def encode(name: str, stoi: dict[str, int]) -> np.ndarray:
+    """The ids of `.name.` as an int64 array (both boundaries included)."""
+    return encode_text(BOUNDARY + name + BOUNDARY, stoi)
+
+
+def padded_windows(names: list[str], stoi: dict[str, int], n: int) -> np.ndarray:
+    """Every window of n ids in `name.` after n-1 leading dots, for every name: int64 (N, n), oldest first."""
+    if n < 1:
+        raise ValueError(f"window length n must be at least 1, got {n}")
+    padded = [BOUNDARY * (n - 1) + name + BOUNDARY for name in names]
+    if not padded:
+        return np.zeros((0, n), dtype=np.int64)
+    ids = encode_text("".join(padded), stoi)
+    lengths = np.array([len(p) for p in padded])
+    per_name = lengths - n + 1  # windows per name = len(name) + 1
+    offsets = np.cumsum(lengths) - lengths
+    first = np.cumsum(per_name) - per_name
+    total = int(per_name.sum())
+    starts = np.repeat(offsets, per_name) + np.arange(total) - np.repeat(first, per_name)
+    return ids[starts[:, None] + np.arange(n)]
+
+
+def encode_stream(names: list[str], stoi: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """All consecutive (previous, next) id pairs of `.name.` for every name, as two int64 arrays."""
+    pairs = padded_windows(names, stoi, 2)
+    return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+
+def decode(ids: list[int] | np.ndarray, itos: list[str]) -> str:
+    """Characters for `ids`, boundary tokens dropped."""
+    return "".join(itos[i] for i in ids if i != 0)
