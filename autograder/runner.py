@@ -62,6 +62,9 @@ def judge(checks: list[Check], outcomes: list[Outcome]) -> list[CheckResult]:
             results.append(CheckResult(check.name, True))
         except CheckFailed as failure:
             results.append(CheckResult(check.name, False, str(failure)))
+        except Exception as error:  # an answer too malformed to compare is a failed check
+            hint = f"the answer could not be judged ({type(error).__name__}: {error})"
+            results.append(CheckResult(check.name, False, hint))
     return results
 
 

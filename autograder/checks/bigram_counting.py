@@ -93,6 +93,7 @@ def bigram_counts_checks() -> list[Check]:
     rng = np.random.default_rng(101)
     alphabet = alphabet_vocab()
     checks = [
+        _judge_counts(["ab", "b"], {".": 0, "a": 1, "b": 2}, "the visible example 'ab', 'b'"),
         _judge_counts(["emma", "ava"], alphabet, "the words 'emma' and 'ava'"),
         _judge_counts(random_words(rng, alphabet, 400), alphabet, "400 random words over a-z"),
         _judge_counts(
@@ -187,7 +188,10 @@ def _judge_probs(counts: np.ndarray, k: float | None, what: str, keyword: bool =
 def bigram_probs_checks() -> list[Check]:
     """Plain rows, add-k for several k (positional, keyword, default), empty rows, inputs untouched."""
     rng = np.random.default_rng(202)
+    visible = np.array([[1, 3], [0, 0]], dtype=np.int64)
     checks = [
+        _judge_probs(visible, None, "the visible example [[1, 3], [0, 0]], default k"),
+        _judge_probs(visible, 1.0, "the visible example [[1, 3], [0, 0]], k = 1", keyword=True),
         _judge_probs(
             np.array([[0, 2, 2], [1, 1, 2], [0, 0, 0]], dtype=np.int64),
             None,
@@ -280,10 +284,11 @@ def mean_nll_checks() -> list[Check]:
     """A tiny worked table, random tables and vocabularies, zeros that matter and zeros that don't."""
     rng = np.random.default_rng(303)
     tiny = np.array([[0.0, 0.5, 0.5], [0.25, 0.25, 0.5], [0.5, 0.5, 0.0]])
+    stoi_ab = {".": 0, "a": 1, "b": 2}
     checks = [
-        _judge_mean_nll(
-            tiny, ["ab", "a"], {".": 0, "a": 1, "b": 2}, "a 3x3 table and the words 'ab', 'a'"
-        )
+        _judge_mean_nll(tiny, ["ab"], stoi_ab, "the visible example 'ab' (ln 2)"),
+        _judge_mean_nll(tiny, ["b", "bb"], stoi_ab, "the visible example 'b', 'bb' (inf)"),
+        _judge_mean_nll(tiny, ["ab", "a"], stoi_ab, "a 3x3 table and the words 'ab', 'a'"),
     ]
     alphabet = alphabet_vocab()
     for size, count in [(27, 300), (6, 40), (13, 1)]:
@@ -368,7 +373,10 @@ def perplexity_checks() -> list[Check]:
         _judge_perplexity(np.array([1.0]), "a single certain prediction (1)"),
         _judge_perplexity(rng.uniform(0.01, 1.0, size=17), "17 random probabilities"),
         _judge_perplexity(rng.uniform(0.2, 0.9, size=3), "3 random probabilities"),
-        _judge_perplexity(np.array([0.5, 0.0, 0.25]), "a probability of 0 (inf, no exception)"),
+        _judge_perplexity(np.array([0.5, 0.0]), "the visible example 0.5, 0.0 (inf)"),
+        _judge_perplexity(
+            np.array([0.5, 0.25, 0.0]), "a probability of 0 last (inf, no exception)"
+        ),
         _judge_perplexity(
             rng.uniform(1e-4, 2e-3, size=5000), "5000 small probabilities (no underflow)"
         ),

@@ -1,0 +1,140 @@
+"""The instructor's flow on a real nbgrader course directory: release, collect, autograde, feedback, export.
+
+python -m autograder.course release  [--root course] [CHAPTER ...]
+python -m autograder.course collect  SUBMISSIONS [--root course]   # SUBMISSIONS/<student>/<chapter>.ipynb
+python -m autograder.course autograde [--root course] [CHAPTER ...]
+python -m autograder.course feedback [--root course] [CHAPTER ...]
+python -m autograder.course export   [--root course] [--to grades.csv]
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SOLUTIONS = REPO / "solutions"
+CONFIG = Path(__file__).resolve().parent / "nbgrader_config.py"
+
+
+def chapters() -> list[str]:
+    """Every chapter with a source notebook, in order."""
+    return sorted(path.stem for path in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+
+
+def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run an nbgrader command in the course root, with this environment's tools (alembic) on PATH."""
+    env = dict(
+        os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    )
+    env.pop("NBGRADER_EXECUTION", None)
+    command = [sys.executable, "-m", "nbgrader", *args]
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"nbgrader {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        )
+    return done
+
+
+def init_course(root: Path) -> Path:
+    """Create the course directory and its nbgrader_config.py (which loads the shared configuration)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "nbgrader_config.py").write_text(
+        f"c = get_config()  # noqa: F821\nload_subconfig({str(CONFIG)!r})  # noqa: F821\n"
+        f"c.CourseDirectory.root = {str(root.resolve())!r}\n"
+    )
+    return root
+
+
+def release(root: Path, names: list[str]) -> list[Path]:
+    """Copy the source notebooks in and generate the student versions; return their paths."""
+    init_course(root)
+    released = []
+    for chapter in names:
+        source = root / "source" / chapter
+        source.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(SOLUTIONS / f"{chapter}.ipynb", source / f"{chapter}.ipynb")
+        nbgrader(root, "generate_assignment", chapter, "--force")
+        released.append(root / "release" / chapter / f"{chapter}.ipynb")
+    return released
+
+
+def collect(root: Path, submissions: Path) -> list[tuple[str, str]]:
+    """Copy SUBMISSIONS/<student>/<chapter>.ipynb into submitted/, notebooks only; return (student, chapter)."""
+    collected = []
+    for student_dir in sorted(p for p in submissions.iterdir() if p.is_dir()):
+        for notebook in sorted(student_dir.glob("*.ipynb")):
+            if notebook.stem not in chapters():
+                continue
+            target = root / "submitted" / student_dir.name / notebook.stem
+            if target.exists():
+                shutil.rmtree(target)
+            target.mkdir(parents=True)
+            shutil.copyfile(
+                notebook, target / notebook.name
+            )  # the notebook alone, nothing beside it
+            collected.append((student_dir.name, notebook.stem))
+    return collected
+
+
+def submitted_chapters(root: Path) -> list[str]:
+    """Chapters that have at least one submission."""
+    return sorted({path.name for path in (root / "submitted").glob("*/*") if path.is_dir()})
+
+
+def autograde(root: Path, names: list[str]) -> None:
+    """Autograde every submission of the given chapters (one nbgrader run per chapter)."""
+    for chapter in names:
+        nbgrader(root, "autograde", chapter, "--force")
+
+
+def feedback(root: Path, names: list[str]) -> None:
+    """Generate feedback HTML (hints and scores, no hidden-test source) for the given chapters."""
+    for chapter in names:
+        nbgrader(root, "generate_feedback", chapter, "--force")
+
+
+def export(root: Path, to: Path) -> Path:
+    """Export the gradebook to CSV."""
+    nbgrader(root, "export", "--to", str(to.resolve()))
+    return to
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line for the instructor's flow."""
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.course",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("step", choices=["release", "collect", "autograde", "feedback", "export"])
+    parser.add_argument(
+        "chapters", nargs="*", help="chapters (default: all) or, for collect, the folder"
+    )
+    parser.add_argument("--root", type=Path, default=REPO / "course", help="course directory")
+    parser.add_argument("--to", type=Path, default=Path("grades.csv"), help="CSV path for export")
+    args = parser.parse_args(argv)
+    root = args.root
+    if args.step == "release":
+        for path in release(root, args.chapters or chapters()):
+            print(f"released {path}")
+    elif args.step == "collect":
+        if len(args.chapters) != 1 or not Path(args.chapters[0]).is_dir():
+            parser.error("collect takes one folder: SUBMISSIONS/<student>/<chapter>.ipynb")
+        for student, chapter in collect(root, Path(args.chapters[0])):
+            print(f"collected {student} {chapter}")
+    elif args.step == "autograde":
+        autograde(root, args.chapters or submitted_chapters(root))
+    elif args.step == "feedback":
+        feedback(root, args.chapters or submitted_chapters(root))
+        print(f"feedback in {root / 'feedback'}")
+    else:
+        print(f"exported {export(root, args.to)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

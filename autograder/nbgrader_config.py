@@ -1,0 +1,40 @@
+"""nbgrader configuration shared by every proof-lm course directory (loaded by the one `course` writes)."""
+
+c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
+
+c.CourseDirectory.course_id = "proof-lm"
+# Never copy anything but notebooks from a submission: a submitted numpy/__init__.py or *.pth
+# would otherwise sit on the grading kernel's sys.path ahead of site-packages.
+c.CourseDirectory.ignore = [
+    ".ipynb_checkpoints",
+    "*.pyc",
+    "__pycache__",
+    "feedback",
+    "*.py",
+    "*.so",
+    "*.pyd",
+    "*.pth",
+    "*.egg-link",
+    "*.zip",
+    "*.whl",
+    "*/",
+]
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# Grading: a minimal traceback shows the hint line only; warnings from correct code are not failures.
+c.Execute.timeout = 60
+c.Execute.extra_arguments = [
+    "--HistoryManager.hist_file=:memory:",
+    "--InteractiveShell.xmode=Minimal",
+]
+c.IgnorePattern.pattern = r"Warning"
+# A deleted test cell is put back and graded rather than left for manual grading.
+c.OverwriteCells.add_missing_cells = True
+
+# Feedback shows hints and scores, never the hidden tests' source or the mark scheme.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbgrader.preprocessors.ClearMarkScheme",
+]
