@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -62,6 +63,16 @@ def release(root: Path, names: list[str]) -> list[Path]:
     return released
 
 
+def student_notebooks(target: Path) -> list[Path]:
+    """Generate every chapter's student notebook with nbgrader (in a scratch course) and copy it to `target`."""
+    with tempfile.TemporaryDirectory(prefix="proof-lm-release-") as scratch:
+        written = []
+        for released in release(Path(scratch), chapters()):
+            target.mkdir(parents=True, exist_ok=True)
+            written.append(Path(shutil.copyfile(released, target / released.name)))
+        return written
+
+
 def collect(root: Path, submissions: Path) -> list[tuple[str, str]]:
     """Copy SUBMISSIONS/<student>/<chapter>.ipynb into submitted/, notebooks only; return (student, chapter)."""
     collected = []
@@ -110,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("step", choices=["release", "collect", "autograde", "feedback", "export"])
+    parser.add_argument("step", choices=["release", "collect", "autograde", "feedback", "export", "chapters"])
     parser.add_argument(
         "chapters", nargs="*", help="chapters (default: all) or, for collect, the folder"
     )
@@ -131,8 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "feedback":
         feedback(root, args.chapters or submitted_chapters(root))
         print(f"feedback in {root / 'feedback'}")
-    else:
+    elif args.step == "export":
         print(f"exported {export(root, args.to)}")
+    else:
+        for path in student_notebooks(REPO / "chapters"):
+            print(f"wrote {path.relative_to(REPO)}")
     return 0
 
 

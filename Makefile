@@ -1,0 +1,74 @@
+# proof-lm: every command creates the environment (.venv, pinned) first if it is missing.
+PYTHON_BOOT ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.installed
+COURSE ?= course
+SUBMISSIONS ?= submissions
+CHAPTERS ?=
+LAB_ARGS ?=
+PYTEST_ARGS ?=
+
+# nbgrader needs alembic (and jupyter) from the environment on PATH.
+export PATH := $(BIN):$(PATH)
+export MPLBACKEND ?= Agg
+
+.PHONY: venv lab test lint format chapters release collect autograde feedback export grade benchmark clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (proof-lm)" >/dev/null
+	$(BIN)/jupyter server extension enable --sys-prefix --py nbgrader >/dev/null 2>&1
+	$(BIN)/jupyter labextension enable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1 || true
+	touch $@
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=chapters $(LAB_ARGS)
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(PY) -m pytest -n 2 $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# Regenerate the student notebooks from solutions/ with nbgrader generate_assignment.
+chapters: $(STAMP)
+	$(PY) -m autograder.course chapters
+
+# The instructor's flow on the course directory $(COURSE).
+release: $(STAMP)
+	$(PY) -m autograder.course release --root $(COURSE) $(CHAPTERS)
+
+collect: $(STAMP)
+	$(PY) -m autograder.course collect --root $(COURSE) $(SUBMISSIONS)
+
+autograde: $(STAMP)
+	$(PY) -m autograder.course autograde --root $(COURSE) $(CHAPTERS)
+
+feedback: $(STAMP)
+	$(PY) -m autograder.course feedback --root $(COURSE) $(CHAPTERS)
+
+export: $(STAMP)
+	$(PY) -m autograder.course export --root $(COURSE) --to $(COURSE)/grades.csv
+
+# A student's self-grade: make grade NOTEBOOK=chapters/01_bigram_counting.ipynb
+grade: $(STAMP)
+	$(PY) -m autograder grade $(NOTEBOOK)
+
+benchmark: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(COURSE) build .pytest_cache
