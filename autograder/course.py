@@ -121,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("step", choices=["release", "collect", "autograde", "feedback", "export", "chapters"])
+    parser.add_argument(
+        "step", choices=["release", "collect", "autograde", "feedback", "export", "chapters"]
+    )
     parser.add_argument(
         "chapters", nargs="*", help="chapters (default: all) or, for collect, the folder"
     )

@@ -56,13 +56,21 @@ def expect_close(
     rtol: float = 1e-7,
     atol: float = 1e-10,
     diagnoses: list[tuple[str, object]] = (),
+    note: str = "",
 ) -> None:
-    """Pass when `actual` matches `expected`; otherwise name the first known mistake it matches."""
+    """Pass when `actual` matches `expected`; otherwise name every known mistake it matches.
+
+    `note` is added to a failure that matches no known mistake.
+    """
     if matches(actual, expected, rtol, atol):
         return
-    for hint, candidate in diagnoses:
-        if candidate is not None and matches(actual, candidate, rtol, atol):
-            raise CheckFailed(hint)
+    known = [
+        hint
+        for hint, candidate in diagnoses
+        if candidate is not None and matches(actual, candidate, rtol, atol)
+    ]
+    if known:
+        raise CheckFailed("; or ".join(known))
     actual_arr, expected_arr = (
         np.asarray(actual, dtype=np.float64),
         np.asarray(expected, dtype=np.float64),
@@ -77,7 +85,7 @@ def expect_close(
     where = tuple(np.argwhere(wrong)[0].tolist())
     raise CheckFailed(
         f"{int(wrong.sum())} of {wrong.size} entries differ; first at {where}: "
-        f"got {actual_arr[where]:.6g}, expected {expected_arr[where]:.6g}"
+        f"got {actual_arr[where]:.6g}, expected {expected_arr[where]:.6g}{note}"
     )
 
 

@@ -39,7 +39,7 @@ def reference_counts(
     return counts
 
 
-def _judge_counts(words: list[str], stoi: dict[str, int], what: str) -> Check:
+def _judge_counts(words: list[str], stoi: dict[str, int], what: str, note: str = "") -> Check:
     expected = reference_counts(words, stoi)
     V = len(stoi)
     diagnoses = [
@@ -78,7 +78,7 @@ def _judge_counts(words: list[str], stoi: dict[str, int], what: str) -> Check:
                 "including characters that never occur"
             )
         counts = array_answer(outcome, (V, V), kinds="iuf")
-        expect_close(counts, expected, rtol=0, atol=0, diagnoses=diagnoses)
+        expect_close(counts, expected, rtol=0, atol=0, diagnoses=diagnoses, note=note)
         if counts.dtype != np.int64:
             raise CheckFailed(
                 f"the counts are right but their dtype is {counts.dtype}; return np.int64"
@@ -114,6 +114,7 @@ def bigram_counts_checks() -> list[Check]:
                 random_words(rng, stoi, int(rng.integers(5, 120))),
                 stoi,
                 f"{size}-symbol vocabulary with shuffled ids",
+                note=" (ids here are not alphabetical: look every id up in stoi)",
             )
         )
     return checks
@@ -152,7 +153,10 @@ def _judge_probs(counts: np.ndarray, k: float | None, what: str, keyword: bool =
                 "each column sums to 1; normalise each row (axis=1) instead",
                 (c + effective) / (c + effective).sum(axis=0, keepdims=True),
             ),
-            (f"k was ignored; add k = {effective} to every cell before normalising", c / rows),
+            (
+                f"k was ignored; add k = {effective} to every cell before normalising",
+                reference_probs(counts, 0.0),
+            ),
             (
                 "the denominator must grow by k for every column: row total + k·V",
                 (c + effective) / (rows + effective),

@@ -1,10 +1,12 @@
-"""Correct: a double loop with a dictionary lookup per character."""
+"""Right numbers, float dtype."""
 
 import numpy as np
 
+EXPECT = "int64"
+
 
 def bigram_counts(words, stoi):
-    counts = np.zeros((len(stoi), len(stoi)), dtype=np.int64)
+    counts = np.zeros((len(stoi), len(stoi)))
     for word in words:
         chars = "." + word + "."
         for a, b in zip(chars, chars[1:]):

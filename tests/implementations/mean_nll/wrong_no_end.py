@@ -1,0 +1,16 @@
+"""Forgets the final '.' prediction."""
+
+import math
+
+EXPECT = "final '.'"
+
+
+def mean_nll(probs, words, stoi):
+    total, n = 0.0, 0
+    for word in words:
+        chars = "." + word
+        for a, b in zip(chars, chars[1:]):
+            p = probs[stoi[a], stoi[b]]
+            total += -math.log(p) if p > 0 else math.inf
+            n += 1
+    return total / n

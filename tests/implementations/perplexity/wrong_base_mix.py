@@ -1,0 +1,10 @@
+"""2 ** (mean of natural logs)."""
+
+import numpy as np
+
+EXPECT = "2**"
+
+
+def perplexity(token_probs):
+    with np.errstate(divide="ignore"):
+        return float(2 ** np.mean(-np.log(token_probs)))

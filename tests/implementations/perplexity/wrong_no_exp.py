@@ -1,0 +1,10 @@
+"""Returns the mean NLL."""
+
+import numpy as np
+
+EXPECT = "exp of it"
+
+
+def perplexity(token_probs):
+    with np.errstate(divide="ignore"):
+        return float(np.mean(-np.log(token_probs)))

@@ -1,0 +1,10 @@
+"""exp of the total."""
+
+import numpy as np
+
+EXPECT = "sum"
+
+
+def perplexity(token_probs):
+    with np.errstate(divide="ignore", over="ignore"):
+        return float(np.exp(np.sum(-np.log(token_probs))))
