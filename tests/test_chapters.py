@@ -1,0 +1,53 @@
+"""The student notebooks are nbgrader's output for the current sources, with nothing hidden left in."""
+
+import json
+
+import pytest
+from conftest import REPO
+
+from autograder.course import chapters, student_notebooks
+from autograder.exercises import EXERCISES, PREAMBLES
+
+MARKERS = ["BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "run_checks"]
+
+
+def comparable(path):
+    notebook = json.loads(path.read_text())
+    return [(c["cell_type"], c["source"], c["metadata"].get("nbgrader")) for c in notebook["cells"]]
+
+
+@pytest.mark.slow
+def test_chapters_equal_what_nbgrader_generates_now(tmp_path):
+    generated = student_notebooks(tmp_path)
+    assert sorted(p.name for p in generated) == sorted(p.name for p in (REPO / "chapters").glob("*.ipynb"))
+    for path in generated:
+        assert comparable(path) == comparable(REPO / "chapters" / path.name), (
+            f"chapters/{path.name} is stale: run `make chapters`"
+        )
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_no_solution_or_hidden_test_in_chapters(chapter):
+    text = (REPO / "chapters" / f"{chapter}.ipynb").read_text()
+    for marker in MARKERS:
+        assert marker not in text
+    solution = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())
+    for cell in solution["cells"]:
+        source = "".join(cell["source"])
+        if "### BEGIN SOLUTION" in source:
+            body = source.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0].strip()
+            assert body not in text
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_each_exercise_has_a_solution_cell_and_a_graded_test_cell(chapter):
+    cells = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())["cells"]
+    meta = [c["metadata"].get("nbgrader", {}) for c in cells]
+    graded = {m["grade_id"]: m["points"] for m in meta if m.get("grade") and not m.get("solution")}
+    expected = {e.name: e.points for e in EXERCISES.values() if e.chapter == chapter}
+    assert {k: v for k, v in graded.items() if k in expected} == expected
+    solutions = {m["grade_id"] for m in meta if m.get("solution") and not m.get("grade")}
+    assert solutions == {f"{name}_code" for name in expected}
+    setup = "".join(next(c["source"] for c, m in zip(cells, meta, strict=True) if m.get("grade_id") == "setup"))
+    for line in PREAMBLES[chapter].strip().splitlines():
+        assert line in setup, f"the set-up cell must define what the grader's preamble does: {line}"

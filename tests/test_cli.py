@@ -1,0 +1,53 @@
+"""`python -m autograder`: list, check and grade as a user runs them, exit codes included."""
+
+import json
+import subprocess
+
+from conftest import IMPLEMENTATIONS, PYTHON, REPO
+
+
+def run(*args: str, cwd=REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_list_shows_exercises_chapters_and_points():
+    done = run("list")
+    assert done.returncode == 0
+    assert "01_bigram_counting" in done.stdout and "bigram_counts" in done.stdout
+    rows = json.loads(run("list", "--json").stdout)
+    assert {"exercise": "perplexity", "chapter": "01_bigram_counting", "points": 1} in rows
+
+
+def test_check_exit_codes_and_report():
+    good = run("check", "bigram_probs", str(IMPLEMENTATIONS / "bigram_probs" / "correct_loops.py"))
+    assert good.returncode == 0 and "PASS" in good.stdout and "FAIL" not in good.stdout
+    bad = run("check", "bigram_probs", str(IMPLEMENTATIONS / "bigram_probs" / "wrong_columns.py"))
+    assert bad.returncode == 1 and "hint: each column sums to 1" in bad.stdout
+    unknown = run("check", "no_such_exercise", str(IMPLEMENTATIONS / "bigram_probs" / "correct_loops.py"))
+    assert unknown.returncode == 2 and "unknown exercise" in unknown.stderr
+
+
+def test_check_json():
+    done = run("check", "perplexity", str(IMPLEMENTATIONS / "perplexity" / "wrong_sign.py"), "--json")
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and report["earned"] == 0 and report["points"] == 1
+    assert any("1/perplexity" in check["hint"] for check in report["checks"])
+
+
+def test_grade_prints_points_and_writes_feedback_without_test_source(tmp_path):
+    notebook = tmp_path / "01_bigram_counting.ipynb"
+    notebook.write_text((REPO / "solutions" / "01_bigram_counting.ipynb").read_text())
+    done = run("grade", str(notebook), "--json")
+    result = json.loads(done.stdout)
+    assert done.returncode == 0 and result["score"] == result["max_score"] == 7
+    assert result["exercises"] == {"bigram_counts": 2, "bigram_probs": 2, "mean_nll": 2, "perplexity": 1}
+    page = (tmp_path / "01_bigram_counting.feedback.html").read_text()
+    assert "Score: 7 / 7" in page and "run_checks" not in page and "reference_counts" not in page
+
+
+def test_grade_names_an_unknown_chapter(tmp_path):
+    notebook = tmp_path / "homework.ipynb"
+    notebook.write_text((REPO / "solutions" / "01_bigram_counting.ipynb").read_text())
+    done = run("grade", str(notebook))
+    assert done.returncode == 2 and "--chapter" in done.stderr
+    assert run("grade", str(notebook), "--chapter", "01_bigram_counting").returncode == 0
