@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--root", type=Path, default=REPO / "course", help="course directory")
     parser.add_argument("--to", type=Path, default=Path("grades.csv"), help="CSV path for export")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     root = args.root
     if args.step == "release":
         for path in release(root, args.chapters or chapters()):

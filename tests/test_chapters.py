@@ -19,7 +19,9 @@ def comparable(path):
 @pytest.mark.slow
 def test_chapters_equal_what_nbgrader_generates_now(tmp_path):
     generated = student_notebooks(tmp_path)
-    assert sorted(p.name for p in generated) == sorted(p.name for p in (REPO / "chapters").glob("*.ipynb"))
+    assert sorted(p.name for p in generated) == sorted(
+        p.name for p in (REPO / "chapters").glob("*.ipynb")
+    )
     for path in generated:
         assert comparable(path) == comparable(REPO / "chapters" / path.name), (
             f"chapters/{path.name} is stale: run `make chapters`"
@@ -48,6 +50,8 @@ def test_each_exercise_has_a_solution_cell_and_a_graded_test_cell(chapter):
     assert {k: v for k, v in graded.items() if k in expected} == expected
     solutions = {m["grade_id"] for m in meta if m.get("solution") and not m.get("grade")}
     assert solutions == {f"{name}_code" for name in expected}
-    setup = "".join(next(c["source"] for c, m in zip(cells, meta, strict=True) if m.get("grade_id") == "setup"))
+    setup = "".join(
+        next(c["source"] for c, m in zip(cells, meta, strict=True) if m.get("grade_id") == "setup")
+    )
     for line in PREAMBLES[chapter].strip().splitlines():
         assert line in setup, f"the set-up cell must define what the grader's preamble does: {line}"

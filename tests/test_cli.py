@@ -7,7 +7,9 @@ from conftest import IMPLEMENTATIONS, PYTHON, REPO
 
 
 def run(*args: str, cwd=REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([PYTHON, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(
+        [PYTHON, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True
+    )
 
 
 def test_list_shows_exercises_chapters_and_points():
@@ -23,12 +25,16 @@ def test_check_exit_codes_and_report():
     assert good.returncode == 0 and "PASS" in good.stdout and "FAIL" not in good.stdout
     bad = run("check", "bigram_probs", str(IMPLEMENTATIONS / "bigram_probs" / "wrong_columns.py"))
     assert bad.returncode == 1 and "hint: each column sums to 1" in bad.stdout
-    unknown = run("check", "no_such_exercise", str(IMPLEMENTATIONS / "bigram_probs" / "correct_loops.py"))
+    unknown = run(
+        "check", "no_such_exercise", str(IMPLEMENTATIONS / "bigram_probs" / "correct_loops.py")
+    )
     assert unknown.returncode == 2 and "unknown exercise" in unknown.stderr
 
 
 def test_check_json():
-    done = run("check", "perplexity", str(IMPLEMENTATIONS / "perplexity" / "wrong_sign.py"), "--json")
+    done = run(
+        "check", "perplexity", str(IMPLEMENTATIONS / "perplexity" / "wrong_sign.py"), "--json"
+    )
     report = json.loads(done.stdout)
     assert done.returncode == 1 and report["earned"] == 0 and report["points"] == 1
     assert any("1/perplexity" in check["hint"] for check in report["checks"])
@@ -40,7 +46,12 @@ def test_grade_prints_points_and_writes_feedback_without_test_source(tmp_path):
     done = run("grade", str(notebook), "--json")
     result = json.loads(done.stdout)
     assert done.returncode == 0 and result["score"] == result["max_score"] == 7
-    assert result["exercises"] == {"bigram_counts": 2, "bigram_probs": 2, "mean_nll": 2, "perplexity": 1}
+    assert result["exercises"] == {
+        "bigram_counts": 2,
+        "bigram_probs": 2,
+        "mean_nll": 2,
+        "perplexity": 1,
+    }
     page = (tmp_path / "01_bigram_counting.feedback.html").read_text()
     assert "Score: 7 / 7" in page and "run_checks" not in page and "reference_counts" not in page
 

@@ -1,0 +1,42 @@
+"""Fake students: submissions made from the released notebook, the way a student would edit it."""
+
+import json
+from pathlib import Path
+
+from conftest import REPO
+
+from autograder.notebook import cell_source
+
+
+def reference_code(chapter: str) -> dict[str, str]:
+    """The reference solution cells of a chapter, markers removed, by grade id."""
+    notebook = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())
+    code = {}
+    for cell in notebook["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        if meta.get("solution") and cell["cell_type"] == "code":
+            lines = [line for line in cell_source(cell).splitlines() if "### " not in line]
+            code[meta["grade_id"]] = "\n".join(lines)
+    return code
+
+
+def submission(released: Path, target: Path, code: dict[str, str], edit=None) -> Path:
+    """Write a copy of `released` whose solution cells hold `code` (by grade id); `edit` may change cells."""
+    notebook = json.loads(released.read_text())
+    for cell in notebook["cells"]:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if grade_id in code:
+            cell["source"] = code[grade_id]
+    if edit is not None:
+        edit(notebook)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(notebook))
+    return target
+
+
+def replace_function(code: str, name: str, body: str) -> str:
+    """Replace the body of `def name(...)` in `code` by `body` (indented by four spaces)."""
+    head, _, _ = code.partition(f"def {name}(")
+    signature = code[len(head) :].split("\n", 1)[0]
+    indented = "\n".join("    " + line for line in body.strip().splitlines())
+    return f"{head}{signature}\n{indented}\n"
