@@ -27,8 +27,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/jupyter labextension enable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1 || true
 	touch $@
 
+# Jupyter refuses to run as root unless told to (containers, CI).
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=chapters $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir=chapters $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,0 +1,81 @@
+"""Print how long things take: each solved chapter top to bottom, each exercise's hidden checks.
+
+    make benchmark            # or: .venv/bin/python benchmarks/run.py [--repeat 3]
+
+Budgets (COURSE.md): a chapter in at most 60 s on 2 cores; all hidden checks of a full submission
+in at most 20 s. This script prints figures; no test asserts a wall-clock time.
+"""
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from autograder.cli import grade_notebook
+from autograder.course import chapters
+from autograder.exercises import chapter_exercises
+from autograder.notebook import read_notebook, solution_sources
+from autograder.runner import check_source
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def time_notebook(path: Path) -> float:
+    """Seconds to execute one notebook top to bottom in a fresh kernel (kernel start included)."""
+    notebook = nbformat.read(path, as_version=4)
+    with tempfile.TemporaryDirectory() as scratch:
+        start = time.perf_counter()
+        NotebookClient(
+            notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": scratch}}
+        ).execute()
+        return time.perf_counter() - start
+
+
+def main() -> None:
+    """Run every measurement and print a table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per measurement (the median is shown)"
+    )
+    args = parser.parse_args()
+    print(f"cores: {os.cpu_count()}  repeat: {args.repeat}")
+    print("\nsolution notebooks, top to bottom (budget 60 s each)")
+    for chapter in chapters():
+        runs = [time_notebook(REPO / "solutions" / f"{chapter}.ipynb") for _ in range(args.repeat)]
+        print(f"  {chapter:<24} {statistics.median(runs):6.2f} s")
+    print("\nhidden checks of each exercise, trusted process (process start included)")
+    total = 0.0
+    for chapter in chapters():
+        path = REPO / "solutions" / f"{chapter}.ipynb"
+        exercises = chapter_exercises(chapter)
+        sources = solution_sources(read_notebook(path), {e.name for e in exercises})
+        for exercise in exercises:
+            runs = []
+            for _ in range(args.repeat):
+                start = time.perf_counter()
+                report = check_source(exercise, sources)
+                runs.append(time.perf_counter() - start)
+            assert report.passed, exercise.name
+            print(
+                f"  {exercise.name:<24} {statistics.median(runs):6.2f} s  ({len(report.results)} checks)"
+            )
+            total += statistics.median(runs)
+    print(f"  {'sum':<24} {total:6.2f} s")
+    print("\nself-grade of each full solution notebook (2 workers; budget for all chapters 20 s)")
+    whole = 0.0
+    for chapter in chapters():
+        start = time.perf_counter()
+        grade_notebook(REPO / "solutions" / f"{chapter}.ipynb")
+        elapsed = time.perf_counter() - start
+        whole += elapsed
+        print(f"  {chapter:<24} {elapsed:6.2f} s")
+    print(f"  {'all chapters':<24} {whole:6.2f} s")
+
+
+if __name__ == "__main__":
+    main()
