@@ -12,7 +12,6 @@ PYTEST_ARGS ?=
 
 # nbgrader needs alembic (and jupyter) from the environment on PATH.
 export PATH := $(BIN):$(PATH)
-export MPLBACKEND ?= Agg
 
 .PHONY: venv lab test lint format chapters release collect autograde feedback export grade benchmark clean
 
