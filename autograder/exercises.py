@@ -8,6 +8,7 @@ from autograder.harness import Check
 # What the locked set-up cell of each chapter defines before any solution cell runs.
 PREAMBLES = {
     "01_bigram_counting": "import math\n\nimport numpy as np\n",
+    "02_neural_bigram": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -38,6 +39,9 @@ EXERCISES = {
         Exercise("bigram_probs", "01_bigram_counting", 2, "bigram_counting"),
         Exercise("mean_nll", "01_bigram_counting", 2, "bigram_counting"),
         Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting"),
+        Exercise("softmax", "02_neural_bigram", 2, "neural_bigram"),
+        Exercise("cross_entropy", "02_neural_bigram", 2, "neural_bigram"),
+        Exercise("bigram_loss_and_grad", "02_neural_bigram", 3, "neural_bigram"),
     ]
 }
 

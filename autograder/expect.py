@@ -71,6 +71,11 @@ def expect_close(
     ]
     if known:
         raise CheckFailed("; or ".join(known))
+    low_precision = (
+        isinstance(actual, np.ndarray) and actual.dtype.kind == "f" and actual.dtype.itemsize < 8
+    )
+    if low_precision and matches(actual, expected, 1e-4, 1e-6):
+        raise CheckFailed(f"right to {actual.dtype} precision only: compute in float64")
     actual_arr, expected_arr = (
         np.asarray(actual, dtype=np.float64),
         np.asarray(expected, dtype=np.float64),
@@ -85,7 +90,7 @@ def expect_close(
     where = tuple(np.argwhere(wrong)[0].tolist())
     raise CheckFailed(
         f"{int(wrong.sum())} of {wrong.size} entries differ; first at {where}: "
-        f"got {actual_arr[where]:.6g}, expected {expected_arr[where]:.6g}{note}"
+        f"got {actual_arr[where]:.10g}, expected {expected_arr[where]:.10g}{note}"
     )
 
 

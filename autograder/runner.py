@@ -7,6 +7,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,23 +55,37 @@ class ExerciseReport:
 def judge(checks: list[Check], outcomes: list[Outcome]) -> list[CheckResult]:
     """Apply each check's judge to its slice of the outcomes."""
     results, position = [], 0
-    for check in checks:
-        mine = outcomes[position : position + len(check.calls)]
-        position += len(check.calls)
-        try:
-            check.judge(mine)
-            results.append(CheckResult(check.name, True))
-        except CheckFailed as failure:
-            results.append(CheckResult(check.name, False, str(failure)))
-        except Exception as error:  # an answer too malformed to compare is a failed check
-            hint = f"the answer could not be judged ({type(error).__name__}: {error})"
-            results.append(CheckResult(check.name, False, hint))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for check in checks:
+            results.append(_judge_one(check, outcomes[position : position + len(check.calls)]))
+            position += len(check.calls)
     return results
+
+
+def _judge_one(check: Check, mine: list[Outcome]) -> CheckResult:
+    """One check's verdict; a judge that cannot even read the answer counts it as failed."""
+    try:
+        check.judge(mine)
+        return CheckResult(check.name, True)
+    except CheckFailed as failure:
+        return CheckResult(check.name, False, str(failure))
+    except Exception as error:
+        return CheckResult(
+            check.name, False, f"the answer could not be judged ({type(error).__name__}: {error})"
+        )
+
+
+def build_checks(exercise: Exercise) -> list[Check]:
+    """The exercise's checks with their references, built with warnings silenced."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return exercise.checks()
 
 
 def check_function(exercise: Exercise, fn: Callable) -> ExerciseReport:
     """Run every check of `exercise` on `fn` in this process (used by hidden-test cells)."""
-    checks = exercise.checks()
+    checks = build_checks(exercise)
     outcomes = [run_call(fn, call) for check in checks for call in check.calls]
     return ExerciseReport(exercise.name, exercise.points, judge(checks, outcomes))
 
@@ -106,7 +121,7 @@ def check_source(
     exercise: Exercise, sources: list[str], timeout: float = TIMEOUT_SECONDS
 ) -> ExerciseReport:
     """Run every check of `exercise` on the function defined by `sources`, in a fresh grading process."""
-    checks = exercise.checks()  # references first, before any student code exists anywhere
+    checks = build_checks(exercise)  # references first, before any student code exists anywhere
     calls = [call for check in checks for call in check.calls]
     report = ExerciseReport(exercise.name, exercise.points)
     with tempfile.TemporaryDirectory(prefix="proof-lm-grade-") as tmp:

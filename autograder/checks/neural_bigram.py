@@ -1,0 +1,368 @@
+"""Hidden checks for chapter 02: softmax, cross_entropy, bigram_loss_and_grad.
+
+References are per-row loops in Python floats (math.fsum of exp after shifting by the row's max),
+and gradients are also compared against central finite differences of the reference loss.
+"""
+
+import math
+
+import numpy as np
+
+from autograder.expect import (
+    array_answer,
+    as_array,
+    expect_close,
+    expect_raises,
+    expect_unchanged,
+    number_answer,
+    value_of,
+)
+from autograder.harness import Call, Check, CheckFailed, Outcome
+
+
+def row_softmax(row: np.ndarray) -> list[float]:
+    """Softmax of one 1-D row by a loop, shifted by the row's own max."""
+    top = max(row)
+    exps = [math.exp(x - top) for x in row]
+    total = math.fsum(exps)
+    return [e / total for e in exps]
+
+
+def reference_softmax(logits: np.ndarray, axis: int) -> np.ndarray:
+    """Softmax along `axis` by looping over every 1-D slice."""
+    moved = np.moveaxis(np.asarray(logits, dtype=np.float64), axis, -1)
+    out = np.empty(moved.shape)
+    for index in np.ndindex(moved.shape[:-1]):
+        out[index] = row_softmax(moved[index])
+    return np.moveaxis(out, -1, axis)
+
+
+def reference_ce(logits: np.ndarray, targets: np.ndarray) -> float:
+    """Mean -log softmax[target] by a loop, with log-sum-exp."""
+    total = 0.0
+    for row, target in zip(logits, targets, strict=True):
+        top = max(row)
+        total += top + math.log(math.fsum(math.exp(x - top) for x in row)) - row[target]
+    return total / len(targets)
+
+
+def finite_difference(f, x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    """Central differences of f(x) in float64 (on a private copy of x)."""
+    x = np.array(x, dtype=np.float64)
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        saved = x[index]
+        x[index] = saved + eps
+        plus = f(x)
+        x[index] = saved - eps
+        minus = f(x)
+        x[index] = saved
+        grad[index] = (plus - minus) / (2 * eps)
+    return grad
+
+
+# ---------------------------------------------------------------- softmax
+
+
+def _wrong_softmaxes(logits: np.ndarray, axis: int) -> list[tuple[str, np.ndarray]]:
+    """What the classic mistakes compute, for matching an answer that has nan or inf in it."""
+    variants = [
+        (
+            "exp overflows for large logits: subtract the max first",
+            lambda: np.exp(logits) / np.exp(logits).sum(axis=axis, keepdims=True),
+        ),
+        (
+            "subtract each slice's own max (keepdims=True), not the max of the whole array",
+            lambda: (
+                np.exp(logits - logits.max())
+                / np.exp(logits - logits.max()).sum(axis=axis, keepdims=True)
+            ),
+        ),
+        (
+            "without keepdims=True the max and the sum broadcast along the wrong axis",
+            lambda: (
+                np.exp(logits - logits.max(axis=axis))
+                / np.exp(logits - logits.max(axis=axis)).sum(axis=axis)
+            ),
+        ),
+    ]
+    out = []
+    for hint, compute in variants:
+        try:
+            with np.errstate(all="ignore"):
+                candidate = compute()
+        except ValueError:  # shapes that do not broadcast
+            continue
+        if candidate.shape == logits.shape:
+            out.append((hint, candidate))
+    return out
+
+
+def matches_with_nan(candidate: np.ndarray, actual: np.ndarray) -> bool:
+    """True when both have nan/inf in the same places and agree elsewhere."""
+    bad_c, bad_a = ~np.isfinite(candidate), ~np.isfinite(actual)
+    return bool(np.array_equal(bad_c, bad_a) and np.allclose(candidate[~bad_c], actual[~bad_a]))
+
+
+def _judge_softmax(logits: np.ndarray, axis: int | None, what: str) -> Check:
+    effective = -1 if axis is None else axis
+    expected = reference_softmax(logits, effective)
+    other_axes = [a for a in range(logits.ndim) if a != effective % logits.ndim]
+    wrong = _wrong_softmaxes(logits, effective)
+    diagnoses = [
+        (f"normalised along the wrong axis: use axis={effective}", reference_softmax(logits, a))
+        for a in other_axes
+    ] + wrong
+    call = Call((logits,)) if axis is None else Call((logits,), {"axis": axis})
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        probs = array_answer(outcome, logits.shape, kinds="f")
+        if not np.isfinite(probs).all():
+            known = [hint for hint, candidate in wrong if matches_with_nan(candidate, probs)]
+            raise CheckFailed(
+                "; or ".join(known) if known else "got nan or inf: subtract the max before exp"
+            )
+        expect_close(probs, expected, rtol=1e-7, atol=1e-12, diagnoses=diagnoses)
+        expect_unchanged(outcome, (logits,))
+
+    return Check(what, [call], judge)
+
+
+def softmax_checks() -> list[Check]:
+    """Small visible cases, random shapes and axes, logits of +-1000, rows on very different scales."""
+    rng = np.random.default_rng(505)
+    checks = [
+        _judge_softmax(np.array([1.0, 2.0, 3.0]), None, "the visible example [1, 2, 3]"),
+        _judge_softmax(
+            np.array([[1000.0, 1000.0], [-1000.0, -999.0]]), None, "the visible example with +-1000"
+        ),
+        _judge_softmax(np.array([[1.0, 2.0], [3.0, 5.0]]), 0, "a 2x2 example along axis=0"),
+    ]
+    for shape, axis in [
+        ((7,), -1),
+        ((4, 9), -1),
+        ((4, 9), 1),
+        ((6, 5), 0),
+        ((3, 4, 5), -1),
+        ((3, 4, 5), 1),
+        ((3, 4, 5), 0),
+        ((2, 3, 4), -2),
+    ]:
+        checks.append(
+            _judge_softmax(
+                rng.normal(0, 3, size=shape), axis, f"random logits {shape}, axis={axis}"
+            )
+        )
+    huge = rng.uniform(-1000, 1000, size=(5, 6))
+    checks.append(_judge_softmax(huge, None, "random logits in [-1000, 1000]"))
+    scales = np.array([[1000.0, 999.0, 998.0], [0.0, 1.0, 2.0], [-1000.0, -1001.0, -999.5]])
+    checks.append(_judge_softmax(scales, None, "rows on very different scales"))
+    square = rng.normal(0, 2, size=(4, 4))
+    checks.append(_judge_softmax(square, None, "a square matrix (catches missing keepdims)"))
+    return checks
+
+
+# ---------------------------------------------------------------- cross_entropy
+
+
+def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
+    expected = reference_ce(logits, targets)
+    B = len(targets)
+    with np.errstate(all="ignore"):
+        naive = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+        diagnoses = [
+            ("that is the sum over the batch; return the mean (divide by B)", expected * B),
+            ("the sign is wrong: the loss is -log p[target]", -expected),
+            (
+                "logits[:, targets] picks a (B, B) block; use logits[np.arange(B), targets]",
+                float(np.mean(-np.log(reference_softmax(logits, -1)[:, targets] + 0.0))),
+            ),
+            ("that is in bits; use the natural log", expected / math.log(2)),
+            (
+                "softmax was taken over the batch (axis 0); take it over the vocabulary (axis -1)",
+                float(np.mean(-np.log(reference_softmax(logits, 0)[np.arange(B), targets]))),
+            ),
+        ]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = number_answer(outcome)
+        if not math.isfinite(value):
+            with np.errstate(all="ignore"):
+                naive_loss = -np.log(naive[np.arange(B), targets])
+            if not np.isfinite(naive_loss).all():
+                raise CheckFailed(
+                    f"got {value}: log(softmax) underflows or overflows for large logits; compute "
+                    "log-softmax as x - max - log(sum(exp(x - max)))"
+                )
+            raise CheckFailed(f"got {value} for finite logits")
+        expect_close(value, expected, rtol=1e-7, atol=1e-9, diagnoses=diagnoses)
+        expect_unchanged(outcome, (logits, targets))
+
+    return Check(what, [Call((logits, targets))], judge)
+
+
+def _judge_ce_rejects(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        expect_raises(outcome, "ValueError", "check that logits are (B, V) and targets (B,)")
+
+    return Check(what, [Call((logits, targets))], judge)
+
+
+def cross_entropy_checks() -> list[Check]:
+    """Visible cases, random batches, repeated targets, logits of +-1000, and shapes to reject."""
+    rng = np.random.default_rng(606)
+    checks = [
+        _judge_ce(np.zeros((2, 4)), np.array([0, 3]), "the visible example: zero logits give ln V"),
+        _judge_ce(
+            np.array([[1000.0, 0.0], [0.0, 1000.0]]),
+            np.array([1, 1]),
+            "the visible example with logits of 1000",
+        ),
+    ]
+    for B, V in [(1, 2), (5, 3), (32, 27), (7, 50)]:
+        checks.append(
+            _judge_ce(rng.normal(0, 2, (B, V)), rng.integers(0, V, B), f"random logits ({B}, {V})")
+        )
+    checks.append(_judge_ce(rng.normal(0, 1, (12, 5)), np.full(12, 2), "every target the same"))
+    checks.append(
+        _judge_ce(
+            rng.uniform(-1000, 1000, (6, 8)), rng.integers(0, 8, 6), "logits in [-1000, 1000]"
+        )
+    )
+    checks += [
+        _judge_ce_rejects(rng.normal(size=5), np.array([1]), "1-D logits raise ValueError"),
+        _judge_ce_rejects(
+            rng.normal(size=(2, 3, 4)), np.array([0, 1]), "3-D logits raise ValueError"
+        ),
+        _judge_ce_rejects(
+            rng.normal(size=(3, 4)), np.array([[0], [1], [2]]), "2-D targets raise ValueError"
+        ),
+        _judge_ce_rejects(
+            rng.normal(size=(3, 4)), np.array([0, 1]), "3 rows of logits, 2 targets: ValueError"
+        ),
+    ]
+    return checks
+
+
+# ---------------------------------------------------------------- bigram_loss_and_grad
+
+
+def reference_table_grad(
+    table: np.ndarray, previous: np.ndarray, targets: np.ndarray
+) -> np.ndarray:
+    """d mean CE / d table by a loop over examples: row `previous` gains (softmax - onehot) / B."""
+    grad = np.zeros(table.shape)
+    for prev, target in zip(previous, targets, strict=True):
+        row = np.array(row_softmax(table[prev]))
+        row[target] -= 1.0
+        grad[prev] += row / len(previous)
+    return grad
+
+
+def _loss_of_table(table: np.ndarray, previous: np.ndarray, targets: np.ndarray) -> float:
+    return reference_ce(table[previous], targets)
+
+
+def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, what: str) -> Check:
+    expected_loss = _loss_of_table(table, previous, targets)
+    B = len(previous)
+    dlogits = reference_softmax(table[previous], -1)
+    dlogits[np.arange(B), targets] -= 1
+    dlogits /= B
+    expected_grad = reference_table_grad(table, previous, targets)
+    overwritten = np.zeros_like(table)
+    overwritten[previous] = dlogits
+    no_onehot = np.zeros_like(table)
+    np.add.at(no_onehot, previous, reference_softmax(table[previous], -1) / B)
+    diagnoses = [
+        ("the gradient is exactly B times too large: divide by the batch size", expected_grad * B),
+        ("the gradient is B times too small: divide by B once, not twice", expected_grad / B),
+        (
+            "only rows whose previous token repeats are wrong: accumulate with np.add.at, not indexed assignment",
+            overwritten,
+        ),
+        ("the gradient has the wrong sign", -expected_grad),
+        ("subtract the one-hot of the target from the softmax: p - onehot", no_onehot),
+    ]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = value_of(outcome)
+        if not (isinstance(value, tuple | list) and len(value) == 2):
+            raise CheckFailed(f"returned {type(value).__name__}; expected a tuple (loss, grad)")
+        loss, grad = value
+        if isinstance(loss, np.ndarray) and loss.size == 1:
+            loss = loss.reshape(()).item()
+        if isinstance(loss, bool) or not isinstance(loss, int | float):
+            raise CheckFailed(f"the loss is a {type(loss).__name__}; expected a number")
+        grad = as_array(grad, table.shape, kinds="f")
+        try:
+            expect_close(
+                loss,
+                expected_loss,
+                rtol=1e-7,
+                atol=1e-9,
+                diagnoses=[
+                    ("the loss is the sum over the batch; return the mean", expected_loss * B)
+                ],
+            )
+        except CheckFailed as failure:
+            raise CheckFailed(f"loss: {failure}") from None
+        try:
+            expect_close(grad, expected_grad, rtol=1e-5, atol=1e-8, diagnoses=diagnoses)
+        except CheckFailed as failure:
+            raise CheckFailed(f"gradient: {failure}") from None
+        expect_unchanged(outcome, (table, previous, targets))
+
+    return Check(what, [Call((table, previous, targets))], judge)
+
+
+def bigram_loss_and_grad_checks() -> list[Check]:
+    """Visible case, random tables and batches, one previous token repeated many times, large values."""
+    rng = np.random.default_rng(707)
+    checks = [
+        _judge_bigram(
+            np.zeros((3, 3)),
+            np.array([0, 1]),
+            np.array([1, 2]),
+            "the visible example: a zero table",
+        ),
+        _judge_bigram(
+            np.random.default_rng(0).normal(size=(3, 3)),
+            np.array([0, 0, 0, 2]),
+            np.array([1, 2, 1, 0]),
+            "the visible example: token 0 repeats",
+        ),
+    ]
+    for V, B in [(4, 6), (7, 20), (10, 3), (5, 1)]:
+        table = rng.normal(0, 1.5, (V, V))
+        checks.append(
+            _judge_bigram(
+                table,
+                rng.integers(0, V, B),
+                rng.integers(0, V, B),
+                f"random {V}x{V} table, batch {B}",
+            )
+        )
+    V, B = 6, 40
+    previous = np.where(rng.random(B) < 0.8, 2, rng.integers(0, V, B))
+    checks.append(
+        _judge_bigram(
+            rng.normal(size=(V, V)),
+            previous,
+            rng.integers(0, V, B),
+            "one previous token fills most of the batch",
+        )
+    )
+    checks.append(
+        _judge_bigram(
+            rng.normal(0, 1, (5, 5)) + 1000.0 * np.eye(5),
+            rng.integers(0, 5, 9),
+            rng.integers(0, 5, 9),
+            "table entries around 1000 (stable softmax needed)",
+        )
+    )
+    return checks

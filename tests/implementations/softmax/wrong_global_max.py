@@ -1,0 +1,10 @@
+"""Subtracts the max of the whole array."""
+
+import numpy as np
+
+EXPECT = "own max"
+
+
+def softmax(logits, axis=-1):
+    e = np.exp(logits - np.max(logits))
+    return e / e.sum(axis=axis, keepdims=True)
