@@ -9,6 +9,7 @@ from autograder.harness import Check
 PREAMBLES = {
     "01_bigram_counting": "import math\n\nimport numpy as np\n",
     "02_neural_bigram": "import math\n\nimport numpy as np\n",
+    "03_mlp_lm": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -42,6 +43,9 @@ EXERCISES = {
         Exercise("softmax", "02_neural_bigram", 2, "neural_bigram"),
         Exercise("cross_entropy", "02_neural_bigram", 2, "neural_bigram"),
         Exercise("bigram_loss_and_grad", "02_neural_bigram", 3, "neural_bigram"),
+        Exercise("context_windows", "03_mlp_lm", 2, "mlp_lm"),
+        Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm"),
+        Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm"),
     ]
 }
 

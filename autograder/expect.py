@@ -81,7 +81,9 @@ def expect_close(
         np.asarray(expected, dtype=np.float64),
     )
     if actual_arr.ndim == 0:
-        raise CheckFailed(f"got {actual_arr.item():.6g}, expected {expected_arr.item():.6g}")
+        raise CheckFailed(
+            f"got {actual_arr.item():.10g}, expected {expected_arr.item():.10g}{note}"
+        )
     if np.isnan(actual_arr).any():
         raise CheckFailed(
             f"the answer contains nan at {np.argwhere(np.isnan(actual_arr))[0].tolist()}"
@@ -103,19 +105,37 @@ def expect_raises(outcome: Outcome, error: str, hint: str) -> None:
     raise CheckFailed(f"returned normally; expected {error} ({hint})")
 
 
+def same(before: object, after: object) -> bool:
+    """Deep equality of plain data: arrays by shape and value (nan equal to nan), containers item by item."""
+    if isinstance(before, np.ndarray) or isinstance(after, np.ndarray):
+        return (
+            isinstance(before, np.ndarray)
+            and isinstance(after, np.ndarray)
+            and before.shape == after.shape
+            and np.array_equal(before, after, equal_nan=before.dtype.kind == "f")
+        )
+    if isinstance(before, dict):
+        return (
+            isinstance(after, dict)
+            and before.keys() == after.keys()
+            and all(same(before[k], after[k]) for k in before)
+        )
+    if isinstance(before, list | tuple):
+        return (
+            isinstance(after, list | tuple)
+            and len(before) == len(after)
+            and all(same(b, a) for b, a in zip(before, after, strict=True))
+        )
+    return type(before) is type(after) and before == after
+
+
 def expect_unchanged(outcome: Outcome, original_args: tuple) -> None:
     """Pass when every argument is as it was before the call."""
     after = outcome.args_after
     if after is None:
         return
     for index, (before, now) in enumerate(zip(original_args, after, strict=False)):
-        same = (
-            isinstance(now, np.ndarray)
-            and isinstance(before, np.ndarray)
-            and now.shape == before.shape
-            and np.array_equal(now, before, equal_nan=True)
-        ) or (not isinstance(before, np.ndarray) and now == before)
-        if not same:
+        if not same(before, now):
             raise CheckFailed(
                 f"argument {index + 1} was modified; work on a copy (e.g. x = x + k, not x += k)"
             )

@@ -1,0 +1,284 @@
+"""Hidden checks for chapter 03: context_windows, nplm_params, nplm_loss.
+
+context_windows is compared with makemore's rolling-context loop, nplm_params with the closed
+form, and nplm_loss with the same model written in PyTorch (float64) and reduced by
+torch.nn.functional.cross_entropy.
+"""
+
+import numpy as np
+import torch
+
+from autograder.checks.cases import alphabet_vocab, random_vocab, random_words
+from autograder.expect import as_array, expect_close, expect_unchanged, number_answer, value_of
+from autograder.harness import Call, Check, CheckFailed, Outcome
+
+# ---------------------------------------------------------------- context_windows
+
+
+def reference_windows(
+    words: list[str], stoi: dict[str, int], block_size: int, reset: bool = True, end: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """makemore's loop: a rolling context of ids, padded with '.', oldest first."""
+    X, Y = [], []
+    context = [stoi["."]] * block_size
+    for word in words:
+        if reset:
+            context = [stoi["."]] * block_size
+        for ch in word + ("." if end else ""):
+            X.append(list(context))
+            Y.append(stoi[ch])
+            context = [*context[1:], stoi[ch]]
+    return np.array(X, dtype=np.int64).reshape(-1, block_size), np.array(Y, dtype=np.int64)
+
+
+def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what: str) -> Check:
+    X, Y = reference_windows(words, stoi, block_size)
+    rows = len(Y)
+    no_end_rows = sum(len(w) for w in words)
+    diagnoses = [
+        (
+            "the context is newest first; concatenate oldest first (X[i, 0] is the oldest id)",
+            X[:, ::-1],
+        ),
+        (
+            "the context carries over from the previous word; start each word from block_size dots",
+            reference_windows(words, stoi, block_size, reset=False)[0],
+        ),
+    ]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = value_of(outcome)
+        if not (isinstance(value, tuple | list) and len(value) == 2):
+            raise CheckFailed(f"returned {type(value).__name__}; expected a tuple (X, Y)")
+        got_X, got_Y = value
+        if isinstance(got_Y, np.ndarray) and got_Y.ndim == 1 and len(got_Y) == no_end_rows != rows:
+            raise CheckFailed(
+                f"{len(got_Y)} examples, expected {rows}: the final '.' of each word is a target too"
+            )
+        got_X = as_array(got_X, (rows, block_size), kinds="iu")
+        got_Y = as_array(got_Y, (rows,), kinds="iu")
+        expect_close(got_Y, Y, rtol=0, atol=0)
+        expect_close(got_X, X, rtol=0, atol=0, diagnoses=diagnoses)
+        if got_X.dtype != np.int64 or got_Y.dtype != np.int64:
+            raise CheckFailed(
+                f"right ids, but dtypes {got_X.dtype} and {got_Y.dtype}; return np.int64 arrays"
+            )
+        expect_unchanged(outcome, (words, stoi, block_size))
+
+    return Check(what, [Call((words, stoi, block_size))], judge)
+
+
+def context_windows_checks() -> list[Check]:
+    """The visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies."""
+    rng = np.random.default_rng(808)
+    alphabet = alphabet_vocab()
+    checks = [
+        _judge_windows(["emma"], alphabet, 3, "the visible example 'emma', block size 3"),
+        _judge_windows(
+            ["a", "b", "ab"], {".": 0, "a": 1, "b": 2}, 2, "one-letter names, block size 2"
+        ),
+        _judge_windows(["abcdefghijklmn"], alphabet, 3, "a name much longer than the block"),
+        _judge_windows(["ava", "bo"], alphabet, 8, "block size 8, longer than the names"),
+        _judge_windows(["x"], alphabet, 1, "block size 1 (a bigram dataset)"),
+    ]
+    for block_size in (1, 2, 3, 5):
+        stoi = random_vocab(rng, int(rng.integers(4, 15)))
+        words = random_words(rng, stoi, int(rng.integers(3, 40)), max_length=12)
+        checks.append(
+            _judge_windows(
+                words, stoi, block_size, f"random words, shuffled ids, block size {block_size}"
+            )
+        )
+    return checks
+
+
+# ---------------------------------------------------------------- nplm_params
+
+
+def _judge_params(
+    V: int, d: int, n: int, dh: int, direct: bool, what: str, keyword: bool = False
+) -> Check:
+    c = n - 1
+    expected = V * d + c * d * dh + dh + V * dh + V + (V * c * d if direct else 0)
+    diagnoses = [
+        (
+            "that is V*d + n*d*dh + V*dh: the context has n - 1 words, and both layers have biases",
+            V * d + n * d * dh + V * dh + (V * n * d if direct else 0),
+        ),
+        ("the context has n - 1 words, not n", expected + d * dh + (V * d if direct else 0)),
+        ("count the biases: dh for the hidden layer, V for the output", expected - dh - V),
+        ("count the hidden bias (dh)", expected - dh),
+        ("count the output bias (V)", expected - V),
+        ("direct connections add V*(n-1)*d weights when direct is True", expected - V * c * d),
+        ("direct connections are only there when direct is True", expected + V * c * d),
+    ]
+    call = Call((V, d, n, dh), {"direct": direct}) if keyword else Call((V, d, n, dh, direct))
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = number_answer(outcome)
+        expect_close(
+            value,
+            expected,
+            rtol=0,
+            atol=0,
+            diagnoses=[(h, v) for h, v in diagnoses if v != expected],
+        )
+
+    return Check(what, [call], judge)
+
+
+def nplm_params_checks() -> list[Check]:
+    """The Brown configuration with and without direct connections, n = 2, and random configurations."""
+    rng = np.random.default_rng(909)
+    checks = [
+        _judge_params(16383, 30, 5, 100, False, "the Brown configuration (2,158,273)"),
+        _judge_params(16383, 30, 5, 100, True, "the Brown configuration with direct connections"),
+        _judge_params(27, 10, 4, 200, False, "characters: V=27, d=10, n=4, dh=200", keyword=True),
+        _judge_params(5, 2, 2, 3, True, "n = 2 (one context word), direct", keyword=True),
+    ]
+    for _ in range(6):
+        V, d, n, dh = (
+            int(rng.integers(2, 5000)),
+            int(rng.integers(1, 64)),
+            int(rng.integers(2, 9)),
+            int(rng.integers(1, 512)),
+        )
+        direct = bool(rng.integers(0, 2))
+        checks.append(
+            _judge_params(V, d, n, dh, direct, f"V={V}, d={d}, n={n}, dh={dh}, direct={direct}")
+        )
+    return checks
+
+
+# ---------------------------------------------------------------- nplm_loss
+
+
+def torch_nplm(
+    P: dict,
+    X: np.ndarray,
+    Y: np.ndarray,
+    newest_first: bool = False,
+    use_tanh: bool = True,
+    use_direct: bool = True,
+    reduction: str = "mean",
+) -> tuple[float, np.ndarray]:
+    """The model in PyTorch float64: loss by F.cross_entropy; variants build the classic mistakes."""
+    t = {
+        key: None if value is None else torch.tensor(value, dtype=torch.float64)
+        for key, value in P.items()
+    }
+    ids = torch.tensor(X[:, ::-1].copy() if newest_first else X)
+    x = t["E"][ids].flatten(1)  # (B, (n-1)d)
+    pre = x @ t["W1"] + t["b1"]
+    logits = (torch.tanh(pre) if use_tanh else pre) @ t["W2"] + t["b2"]
+    if t.get("W3") is not None and use_direct:
+        logits = logits + x @ t["W3"]
+    loss = torch.nn.functional.cross_entropy(logits, torch.tensor(Y), reduction=reduction)
+    return loss.item(), logits.numpy()
+
+
+def random_params(
+    rng: np.random.Generator, V: int, d: int, c: int, dh: int, direct: bool, scale: float = 1.0
+) -> dict:
+    """Parameters of an NPLM with context c = n - 1 (W3 None unless direct)."""
+    return {
+        "E": rng.normal(0, 1, (V, d)),
+        "W1": rng.normal(0, 1 / np.sqrt(c * d), (c * d, dh)),
+        "b1": rng.normal(0, 0.1, dh),
+        "W2": rng.normal(0, scale / np.sqrt(dh), (dh, V)),
+        "b2": rng.normal(0, 0.1, V) * scale,
+        "W3": rng.normal(0, 0.3, (c * d, V)) if direct else None,
+    }
+
+
+def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
+    loss, logits = torch_nplm(P, X, Y)
+    B, V = len(Y), P["E"].shape[0]
+    loss_diagnoses = [
+        (
+            "the loss is the sum over the batch; return the mean",
+            torch_nplm(P, X, Y, reduction="sum")[0],
+        ),
+        (
+            "the context was concatenated newest first; concatenate oldest first",
+            torch_nplm(P, X, Y, newest_first=True)[0],
+        ),
+        ("the hidden layer needs tanh", torch_nplm(P, X, Y, use_tanh=False)[0]),
+    ]
+    logit_diagnoses = [
+        (
+            "the context was concatenated newest first; concatenate oldest first (E[X].reshape(B, -1))",
+            torch_nplm(P, X, Y, newest_first=True)[1],
+        ),
+        ("the hidden layer needs tanh", torch_nplm(P, X, Y, use_tanh=False)[1]),
+    ]
+    if P["W3"] is not None:
+        without = torch_nplm(P, X, Y, use_direct=False)
+        loss_diagnoses.append(
+            ("W3 is given: add the direct connections x @ W3 to the logits", without[0])
+        )
+        logit_diagnoses.append(
+            ("W3 is given: add the direct connections x @ W3 to the logits", without[1])
+        )
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = value_of(outcome)
+        if not (isinstance(value, tuple | list) and len(value) == 2):
+            raise CheckFailed(f"returned {type(value).__name__}; expected a tuple (loss, logits)")
+        got_loss, got_logits = value
+        if isinstance(got_loss, np.ndarray) and got_loss.size == 1:
+            got_loss = got_loss.reshape(()).item()
+        if isinstance(got_loss, bool) or not isinstance(got_loss, int | float):
+            raise CheckFailed(f"the loss is a {type(got_loss).__name__}; expected a number")
+        got_logits = as_array(got_logits, (B, V), kinds="f")
+        try:
+            expect_close(got_logits, logits, rtol=1e-7, atol=1e-9, diagnoses=logit_diagnoses)
+        except CheckFailed as failure:
+            raise CheckFailed(f"logits: {failure}") from None
+        if not np.isfinite(got_loss):
+            raise CheckFailed(
+                f"loss: got {got_loss} for logits up to {np.abs(logits).max():.0f}: "
+                "use a stable log-softmax (subtract the max)"
+            )
+        try:
+            expect_close(got_loss, loss, rtol=1e-7, atol=1e-9, diagnoses=loss_diagnoses)
+        except CheckFailed as failure:
+            raise CheckFailed(f"loss: {failure}") from None
+        expect_unchanged(outcome, (P, X, Y))
+
+    return Check(what, [Call((P, X, Y))], judge)
+
+
+def nplm_loss_checks() -> list[Check]:
+    """Random configurations with and without W3, order-sensitive contexts, logits near 1000."""
+    rng = np.random.default_rng(1010)
+    checks = []
+    for V, d, c, dh, B, direct in [
+        (5, 2, 1, 3, 4, False),
+        (7, 3, 2, 5, 6, True),
+        (27, 10, 3, 16, 32, False),
+        (11, 4, 4, 8, 9, True),
+        (4, 2, 3, 6, 1, False),
+    ]:
+        P = random_params(rng, V, d, c, dh, direct)
+        X = rng.integers(0, V, (B, c))
+        if c > 1:  # make the order matter: distinct ids in each context
+            X = np.stack([rng.choice(V, size=c, replace=False) for _ in range(B)])
+        checks.append(
+            _judge_loss(
+                P,
+                X,
+                rng.integers(0, V, B),
+                f"V={V}, d={d}, context {c}, dh={dh}, batch {B}, {'with' if direct else 'no'} W3",
+            )
+        )
+    P = random_params(rng, 6, 3, 2, 4, False, scale=300.0)
+    P["b2"] = rng.choice([-800.0, 800.0], size=6)
+    X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(8)])
+    checks.append(
+        _judge_loss(P, X, rng.integers(0, 6, 8), "logits near +-1000 (naive softmax overflows)")
+    )
+    return checks

@@ -1,0 +1,96 @@
+"""Training language models for real runs: minibatch AdamW, warm-up then cosine, dev evaluation, history."""
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
+from torch import nn
+from tqdm.auto import tqdm
+
+from proof_lm.baselines import minibatches, optimisation_step
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to train: steps, batch size, peak learning rate, weight decay, warm-up, evaluation, seed."""
+
+    steps: int = 3000
+    batch_size: int = 1024
+    learning_rate: float = 0.01
+    weight_decay: float = 0.01
+    warmup: int = 100
+    final_fraction: float = 0.02  # the cosine decays to this fraction of the peak
+    eval_every: int = 250
+    seed: int = 0
+
+
+@dataclass
+class History:
+    """Loss per training step and dev loss at evaluation steps."""
+
+    train: list[float] = field(default_factory=list)
+    dev_steps: list[int] = field(default_factory=list)
+    dev: list[float] = field(default_factory=list)
+
+
+def learning_rate_at(step: int, recipe: Recipe) -> float:
+    """Linear warm-up to the peak, then a cosine down to final_fraction of it."""
+    if step < recipe.warmup:
+        return recipe.learning_rate * (step + 1) / recipe.warmup
+    progress = (step - recipe.warmup) / max(1, recipe.steps - recipe.warmup)
+    cosine = 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+    return recipe.learning_rate * (recipe.final_fraction + (1 - recipe.final_fraction) * cosine)
+
+
+@torch.no_grad()
+def evaluate(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, batch_size: int = 65536) -> float:
+    """Mean cross-entropy of a model on a whole dataset, in nats."""
+    model.eval()
+    device = next(model.parameters()).device
+    total = 0.0
+    for start in range(0, len(targets), batch_size):
+        x = inputs[start : start + batch_size].to(device)
+        y = targets[start : start + batch_size].to(device)
+        total += F.cross_entropy(model(x), y, reduction="sum").item()
+    model.train()
+    return total / len(targets)
+
+
+@torch.no_grad()
+def init_output_bias(layer: nn.Linear, targets: torch.Tensor, vocab_size: int) -> None:
+    """Set an output layer's bias to the log unigram frequencies of the targets (add-one smoothed)."""
+    counts = torch.bincount(targets, minlength=vocab_size).double() + 1.0
+    layer.bias.copy_((counts / counts.sum()).log().to(layer.bias.dtype))
+
+
+def train_lm(
+    model: nn.Module,
+    train: tuple[torch.Tensor, torch.Tensor],
+    dev: tuple[torch.Tensor, torch.Tensor] | None = None,
+    recipe: Recipe = Recipe(),
+    progress: bool = True,
+) -> History:
+    """Train with AdamW on random minibatches, warm-up then cosine; evaluate on dev every eval_every steps."""
+    inputs, targets = train
+    device = next(model.parameters()).device
+    inputs, targets = inputs.to(device), targets.to(device)
+    generator = torch.Generator().manual_seed(recipe.seed)
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=recipe.learning_rate,
+    )
+    history = History()
+    batches = minibatches(len(targets), recipe.batch_size, recipe.steps, generator)
+    for step, index in enumerate(tqdm(batches, total=recipe.steps, disable=not progress, desc="training")):
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate_at(step, recipe)
+        index = index.to(device) if isinstance(index, torch.Tensor) else index
+        history.train.append(optimisation_step(model, optimizer, inputs[index], targets[index]))
+        last = step == recipe.steps - 1
+        if dev is not None and (last or (step + 1) % recipe.eval_every == 0):
+            history.dev_steps.append(step + 1)
+            history.dev.append(evaluate(model, *dev))
+    return history

@@ -1,0 +1,16 @@
+"""Reshapes (B, n-1, d) by swapping axes: embedding dimensions interleaved across positions."""
+
+import numpy as np
+
+EXPECT = "logits"
+
+
+def nplm_loss(P, X, Y):
+    B = X.shape[0]
+    x = P["E"][X].transpose(0, 2, 1).reshape(B, -1)
+    logits = np.tanh(x @ P["W1"] + P["b1"]) @ P["W2"] + P["b2"]
+    if P["W3"] is not None:
+        logits = logits + x @ P["W3"]
+    m = logits.max(axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.exp(logits - m).sum(axis=1))
+    return float(np.mean(lse - logits[np.arange(B), Y])), logits

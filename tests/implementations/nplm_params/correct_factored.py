@@ -1,0 +1,10 @@
+"""Factored form, numpy integer result."""
+
+import numpy as np
+
+EXPECT = "pass"
+
+
+def nplm_params(V, d, n, dh, direct=False):
+    x = (n - 1) * d
+    return np.int64(V * d + (x + 1) * dh + (dh + 1) * V + direct * x * V)

@@ -1,0 +1,7 @@
+"""Forgets both biases."""
+
+EXPECT = "biases"
+
+
+def nplm_params(V, d, n, dh, direct):
+    return V * d + (n - 1) * d * dh + V * dh + (V * (n - 1) * d if direct else 0)
