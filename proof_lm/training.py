@@ -44,7 +44,9 @@ def learning_rate_at(step: int, recipe: Recipe) -> float:
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, batch_size: int = 65536) -> float:
+def evaluate(
+    model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, batch_size: int = 65536
+) -> float:
     """Mean cross-entropy of a model on a whole dataset, in nats."""
     model.eval()
     device = next(model.parameters()).device
@@ -79,12 +81,17 @@ def train_lm(
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     optimizer = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        [
+            {"params": decay, "weight_decay": recipe.weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+        ],
         lr=recipe.learning_rate,
     )
     history = History()
     batches = minibatches(len(targets), recipe.batch_size, recipe.steps, generator)
-    for step, index in enumerate(tqdm(batches, total=recipe.steps, disable=not progress, desc="training")):
+    for step, index in enumerate(
+        tqdm(batches, total=recipe.steps, disable=not progress, desc="training")
+    ):
         for group in optimizer.param_groups:
             group["lr"] = learning_rate_at(step, recipe)
         index = index.to(device) if isinstance(index, torch.Tensor) else index

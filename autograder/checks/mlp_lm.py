@@ -11,6 +11,7 @@ import torch
 from autograder.checks.cases import alphabet_vocab, random_vocab, random_words
 from autograder.expect import as_array, expect_close, expect_unchanged, number_answer, value_of
 from autograder.harness import Call, Check, CheckFailed, Outcome
+from proof_lm.baselines import TorchContextMLP, numpy_params
 
 # ---------------------------------------------------------------- context_windows
 
@@ -255,7 +256,30 @@ def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
 def nplm_loss_checks() -> list[Check]:
     """Random configurations with and without W3, order-sensitive contexts, logits near 1000."""
     rng = np.random.default_rng(1010)
-    checks = []
+    visible = np.random.default_rng(0)
+    P_small = {
+        "E": visible.normal(size=(5, 2)),
+        "W1": visible.normal(size=(4, 3)),
+        "b1": visible.normal(size=3),
+        "W2": np.zeros((3, 5)),
+        "b2": np.zeros(5),
+        "W3": None,
+    }
+    X_small, Y_small = np.array([[1, 2], [3, 4], [0, 0]]), np.array([3, 0, 2])
+    torch.manual_seed(0)
+    mlp = TorchContextMLP(
+        vocab_size=5, context_length=2, embedding_dim=2, hidden_dim=3, direct=True
+    )
+    for parameter in mlp.parameters():
+        torch.nn.init.normal_(parameter)
+    checks = [
+        _judge_loss(
+            P_small, X_small, Y_small, "the visible example with zero output weights (ln 5)"
+        ),
+        _judge_loss(
+            numpy_params(mlp), X_small, Y_small, "the visible example against TorchContextMLP"
+        ),
+    ]
     for V, d, c, dh, B, direct in [
         (5, 2, 1, 3, 4, False),
         (7, 3, 2, 5, 6, True),

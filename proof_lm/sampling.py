@@ -1,0 +1,98 @@
+"""Decoding: temperature, then top-k, then top-p, then a draw from a named generator; whole names."""
+
+import math
+
+import numpy as np
+import torch
+
+from proof_lm.functional import softmax
+
+Generator = np.random.Generator | torch.Generator
+
+
+def check_policy(temperature: float, top_k: int | None, top_p: float | None) -> None:
+    """ValueError unless temperature > 0, top_k >= 1 and top_p in (0, 1] (None switches a filter off)."""
+    if not (
+        isinstance(temperature, int | float) and math.isfinite(temperature) and temperature > 0
+    ):
+        raise ValueError(f"temperature must be a positive number, got {temperature!r}")
+    if top_k is not None and (not isinstance(top_k, int | np.integer) or top_k < 1):
+        raise ValueError(f"top_k must be an integer >= 1 or None, got {top_k!r}")
+    if top_p is not None and not (isinstance(top_p, int | float) and 0 < top_p <= 1):
+        raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
+
+
+def filter_probs(
+    logits: np.ndarray,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+) -> np.ndarray:
+    """Next-token probabilities along the last axis after temperature, top-k and top-p, renormalised."""
+    check_policy(temperature, top_k, top_p)
+    probs = softmax(np.asarray(logits, dtype=np.float64) / temperature)
+    order = np.argsort(-probs, axis=-1, kind="stable")  # most likely first
+    ranked = np.take_along_axis(probs, order, axis=-1)
+    keep = np.ones(ranked.shape, dtype=bool)
+    if top_k is not None:
+        keep[..., top_k:] = False
+        ranked = np.where(keep, ranked, 0.0)
+        ranked /= ranked.sum(axis=-1, keepdims=True)
+    if top_p is not None:
+        mass_before = np.cumsum(ranked, axis=-1) - ranked
+        keep &= mass_before < top_p
+        keep[..., 0] = True
+    ranked = np.where(keep, ranked, 0.0)
+    ranked /= ranked.sum(axis=-1, keepdims=True)
+    out = np.empty_like(ranked)
+    np.put_along_axis(out, order, ranked, axis=-1)
+    return out
+
+
+def draw(probs: np.ndarray, generator: Generator) -> np.ndarray:
+    """One index per row of a (..., V) probability array, drawn with the given named generator."""
+    probs = np.asarray(probs, dtype=np.float64)
+    flat = probs.reshape(-1, probs.shape[-1])
+    if isinstance(generator, np.random.Generator):
+        u = generator.random(flat.shape[0])
+        cdf = np.cumsum(flat, axis=-1)
+        picks = np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=-1), flat.shape[-1] - 1)
+    elif isinstance(generator, torch.Generator):
+        picks = torch.multinomial(torch.from_numpy(flat), 1, generator=generator)[:, 0].numpy()
+    else:
+        raise ValueError("generator must be a numpy.random.Generator or a torch.Generator")
+    return picks.reshape(probs.shape[:-1])
+
+
+@torch.no_grad()
+def generate_names(
+    model: torch.nn.Module,
+    itos: list[str],
+    block_size: int,
+    count: int,
+    generator: Generator,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    max_length: int = 30,
+) -> list[str]:
+    """Sample `count` names from a model mapping (B, block_size) contexts to logits, until '.' or max_length."""
+    check_policy(temperature, top_k, top_p)
+    model.eval()
+    device = next(model.parameters()).device
+    context = torch.zeros((count, block_size), dtype=torch.int64, device=device)
+    chars = [[] for _ in range(count)]
+    alive = np.ones(count, dtype=bool)
+    for _ in range(max_length):
+        logits = model(context).double().cpu().numpy()  # (count, V)
+        picks = draw(filter_probs(logits, temperature, top_k, top_p), generator)
+        for row in np.flatnonzero(alive):
+            if picks[row] == 0:
+                alive[row] = False
+            else:
+                chars[row].append(itos[picks[row]])
+        if not alive.any():
+            break
+        context = torch.cat([context[:, 1:], torch.as_tensor(picks, device=device)[:, None]], dim=1)
+    model.train()
+    return ["".join(name) for name in chars]
