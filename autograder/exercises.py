@@ -10,6 +10,7 @@ PREAMBLES = {
     "01_bigram_counting": "import math\n\nimport numpy as np\n",
     "02_neural_bigram": "import math\n\nimport numpy as np\n",
     "03_mlp_lm": "import math\n\nimport numpy as np\n",
+    "04_gradients": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -46,6 +47,9 @@ EXERCISES = {
         Exercise("context_windows", "03_mlp_lm", 2, "mlp_lm"),
         Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm"),
         Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm"),
+        Exercise("numerical_gradient", "04_gradients", 2, "gradients"),
+        Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients"),
+        Exercise("nplm_grads", "04_gradients", 5, "gradients"),
     ]
 }
 

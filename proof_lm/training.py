@@ -72,8 +72,12 @@ def train_lm(
     dev: tuple[torch.Tensor, torch.Tensor] | None = None,
     recipe: Recipe = Recipe(),
     progress: bool = True,
+    until: float | None = None,
 ) -> History:
-    """Train with AdamW on random minibatches, warm-up then cosine; evaluate on dev every eval_every steps."""
+    """Train with AdamW on random minibatches, warm-up then cosine; evaluate on dev every eval_every steps.
+
+    With `until`, stop at the first evaluation whose dev loss is at most that value.
+    """
     inputs, targets = train
     device = next(model.parameters()).device
     inputs, targets = inputs.to(device), targets.to(device)
@@ -100,4 +104,6 @@ def train_lm(
         if dev is not None and (last or (step + 1) % recipe.eval_every == 0):
             history.dev_steps.append(step + 1)
             history.dev.append(evaluate(model, *dev))
+            if until is not None and history.dev[-1] <= until:
+                break
     return history

@@ -1,0 +1,391 @@
+"""Hidden checks for chapter 04: numerical_gradient, linear_loss_and_grad, nplm_grads.
+
+References come from PyTorch autograd in float64 (and, for numerical_gradient, from the exact
+central-difference formula); failures are diagnosed from the shape of the error.
+"""
+
+import numpy as np
+import torch
+
+from autograder.checks.mlp_lm import random_params
+from autograder.expect import as_array, expect_close, expect_unchanged, number_answer, value_of
+from autograder.harness import Call, Check, CheckFailed, Outcome
+
+# ---------------------------------------------------------------- numerical_gradient
+
+
+def _f(x: np.ndarray, weights: np.ndarray) -> float:
+    return float(np.sum(weights * np.sin(x) + x**3 / 3))
+
+
+def _central(x: np.ndarray, weights: np.ndarray, eps: float) -> np.ndarray:
+    """Exactly what one-entry-at-a-time central differences compute."""
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[index] += eps
+        minus[index] -= eps
+        grad[index] = (_f(plus, weights) - _f(minus, weights)) / (2 * eps)
+    return grad
+
+
+def _forward(x: np.ndarray, weights: np.ndarray, eps: float) -> np.ndarray:
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        plus = x.copy()
+        plus[index] += eps
+        grad[index] = (_f(plus, weights) - _f(x, weights)) / eps
+    return grad
+
+
+def _judge_numerical(
+    x: np.ndarray, weights: np.ndarray, closure: bool, eps: float | None, what: str
+) -> Check:
+    step = 1e-5 if eps is None else eps
+    expected = _central(x, weights, step)
+    exact = weights * np.cos(x) + x**2
+    diagnoses = [
+        (
+            "that is a forward difference (f(x + eps) - f(x)) / eps; use the central difference "
+            "(f(x + eps) - f(x - eps)) / (2 eps)",
+            _forward(x, weights, step),
+        ),
+        ("divide by 2 eps, not eps", 2 * expected),
+        ("the step is eps on each side: divide by 2 eps", expected / 2),
+    ]
+    if eps is not None:
+        diagnoses.append(("use the eps argument, not a fixed step", _central(x, weights, 1e-5)))
+    if closure:
+        diagnoses.append(
+            (
+                "f reads x itself here: perturb x in place (x[i] = old + eps), not a copy",
+                np.zeros_like(x),
+            )
+        )
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        report = value_of(outcome)
+        if not isinstance(report, dict) or "grad" not in report:
+            raise CheckFailed("the gradient could not be read")
+        grad = report["grad"]
+        if isinstance(grad, list):
+            raise CheckFailed("returned a list; expected a NumPy array of x's shape")
+        grad = as_array(grad, x.shape, kinds="f")
+        after = report["x_after"]
+        if not (isinstance(after, np.ndarray) and np.array_equal(after, x)):
+            raise CheckFailed(
+                "x was not restored exactly: save each entry and put the saved value back "
+                "(adding and subtracting eps leaves rounding errors)"
+            )
+        changed = report["changed_per_call"]
+        if any(count > 1 for count in changed):
+            raise CheckFailed(
+                f"f saw {max(changed)} entries changed at once; perturb one entry at a time"
+            )
+        expect_close(grad, expected, rtol=1e-6, atol=1e-8, diagnoses=diagnoses)
+        if not np.allclose(grad, exact, rtol=1e-4, atol=1e-6) and eps is None:
+            raise CheckFailed("the gradient is far from the true derivative")
+
+    call = Call((x, weights, closure, eps), probe="autograder.probes:numerical_gradient_probe")
+    return Check(what, [call], judge)
+
+
+def numerical_gradient_checks() -> list[Check]:
+    """Shapes 1-D to 3-D, a closure over x, a given eps, exact restoration, one entry at a time."""
+    rng = np.random.default_rng(1111)
+    checks = []
+    for shape, closure, eps in [
+        ((4,), False, None),
+        ((3, 5), False, None),
+        ((2, 3, 2), False, None),
+        ((6,), True, None),
+        ((3, 3), True, None),
+        ((5,), False, 1e-3),
+        ((2, 4), True, 1e-2),
+    ]:
+        x = rng.uniform(-2, 2, size=shape) + rng.choice([0.1, 0.7, 1.3], size=shape)
+        weights = rng.normal(size=shape)
+        label = (
+            f"x of shape {shape}"
+            + (", f reads x from a closure" if closure else "")
+            + (f", eps={eps}" if eps else "")
+        )
+        checks.append(_judge_numerical(x, weights, closure, eps, label))
+    return checks
+
+
+# ---------------------------------------------------------------- linear_loss_and_grad
+
+
+def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.ndarray]:
+    """Loss and gradients of mean softmax cross-entropy of inputs @ weights + bias, by autograd."""
+    W = torch.tensor(weights, requires_grad=True)
+    b = torch.tensor(bias, requires_grad=True)
+    loss = torch.nn.functional.cross_entropy(torch.tensor(inputs) @ W + b, torch.tensor(targets))
+    loss.backward()
+    return loss.item(), W.grad.numpy(), b.grad.numpy()
+
+
+def _grad_parts(answer: object, count: int, names: str) -> tuple:
+    if not (isinstance(answer, tuple | list) and len(answer) == count):
+        raise CheckFailed(f"returned {type(answer).__name__}; expected a tuple ({names})")
+    return tuple(answer)
+
+
+def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
+    loss, dW, db = torch_linear(weights, bias, inputs, targets)
+    B = len(targets)
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        got_loss, got_dW, got_db = _grad_parts(value_of(outcome), 3, "loss, dW, db")
+        outcome_loss = Outcome(value=got_loss)
+        try:
+            expect_close(
+                number_answer(outcome_loss),
+                loss,
+                rtol=1e-8,
+                atol=1e-10,
+                diagnoses=[("the loss is the sum over the batch; return the mean", loss * B)],
+            )
+        except CheckFailed as failure:
+            raise CheckFailed(f"loss: {failure}") from None
+        if isinstance(got_db, np.ndarray) and got_db.shape == (B, len(bias)) and B > 1:
+            raise CheckFailed(
+                f"db has shape {got_db.shape}: sum the bias gradient over the batch, to shape {bias.shape}"
+            )
+        if isinstance(got_dW, np.ndarray) and got_dW.shape == dW.T.shape != dW.shape:
+            raise CheckFailed(
+                f"dW has shape {got_dW.shape}; it must have the weights' shape {dW.shape}"
+            )
+        got_dW = as_array(got_dW, dW.shape, kinds="f")
+        got_db = as_array(got_db, db.shape, kinds="f")
+        common = [
+            ("exactly B times too large: divide by the batch size (the loss is a mean)", B),
+            ("the wrong sign: the gradient of the loss is (p - onehot)", -1),
+        ]
+        for name, got, ref in [("dW", got_dW, dW), ("db", got_db, db)]:
+            try:
+                expect_close(
+                    got,
+                    ref,
+                    rtol=1e-7,
+                    atol=1e-10,
+                    diagnoses=[(hint, ref * factor) for hint, factor in common],
+                )
+            except CheckFailed as failure:
+                raise CheckFailed(f"{name}: {failure}") from None
+        expect_unchanged(outcome, (weights, bias, inputs, targets))
+
+    return Check(what, [Call((weights, bias, inputs, targets))], judge)
+
+
+def linear_loss_and_grad_checks() -> list[Check]:
+    """Random shapes, B = 1 and B > 1, repeated targets, large logits, against autograd."""
+    rng = np.random.default_rng(1212)
+    checks = [
+        _judge_linear(
+            np.zeros((2, 3)),
+            np.zeros(3),
+            np.array([[1.0, 2.0], [3.0, -1.0]]),
+            np.array([0, 2]),
+            "the visible example: zero weights, batch 2",
+        ),
+    ]
+    for D, V, B in [(3, 4, 1), (5, 3, 8), (7, 10, 16), (2, 5, 3)]:
+        checks.append(
+            _judge_linear(
+                rng.normal(size=(D, V)),
+                rng.normal(size=V),
+                rng.normal(size=(B, D)),
+                rng.integers(0, V, B),
+                f"random D={D}, V={V}, batch {B}",
+            )
+        )
+    checks.append(
+        _judge_linear(
+            rng.normal(size=(4, 6)),
+            rng.normal(size=6),
+            rng.normal(size=(12, 4)),
+            np.full(12, 5),
+            "every target the same",
+        )
+    )
+    checks.append(
+        _judge_linear(
+            rng.normal(0, 100, size=(3, 5)),
+            rng.normal(size=5),
+            rng.normal(0, 5, size=(6, 3)),
+            rng.integers(0, 5, 6),
+            "logits in the thousands (stable softmax needed)",
+        )
+    )
+    return checks
+
+
+# ---------------------------------------------------------------- nplm_grads
+
+NAMES = ("E", "W1", "b1", "W2", "b2")
+
+
+def torch_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> dict[str, np.ndarray]:
+    """Gradients of the mean cross-entropy of the NPLM (no W3) by PyTorch autograd in float64."""
+    t = {name: torch.tensor(P[name], requires_grad=True) for name in NAMES}
+    x = t["E"][torch.tensor(X)].flatten(1)
+    logits = torch.tanh(x @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
+    torch.nn.functional.cross_entropy(logits, torch.tensor(Y)).backward()
+    return {name: t[name].grad.numpy() for name in NAMES}
+
+
+def _diagnose(
+    name: str,
+    got: np.ndarray,
+    ref: np.ndarray,
+    P: dict,
+    X: np.ndarray,
+    Y: np.ndarray,
+    right: dict[str, bool],
+) -> str:
+    """Why one parameter's gradient is wrong, read off the shape of the error."""
+    B = len(Y)
+    if np.allclose(got, ref * B, rtol=1e-6, atol=1e-12):
+        return "exactly B times too large: divide by the batch size"
+    if np.allclose(got, -ref, rtol=1e-6, atol=1e-12):
+        return "the wrong sign"
+    if name == "E":
+        counts = np.bincount(X.ravel(), minlength=P["E"].shape[0])
+        wrong_rows = ~np.isclose(got, ref, rtol=1e-6, atol=1e-10).all(axis=1)
+        if (
+            wrong_rows.any()
+            and (counts[wrong_rows] > 1).all()
+            and np.isclose(got, ref)[counts == 1].all()
+        ):
+            return (
+                "only rows of tokens that occur more than once are wrong: accumulate with np.add.at "
+                "instead of indexed assignment"
+            )
+        c, d = X.shape[1], P["E"].shape[1]
+        reversed_blocks = np.zeros_like(ref)
+        dx = _dx(P, X, Y)  # (B, c*d)
+        np.add.at(reversed_blocks, X[:, ::-1].ravel(), dx.reshape(-1, d))
+        if c > 1 and np.allclose(got, reversed_blocks, rtol=1e-6, atol=1e-12):
+            return "the embedding blocks are in the wrong order: block k of dx belongs to X[:, k] (oldest first)"
+        if right["W1"] and right["b1"]:
+            return (
+                "W1 and b1 are right, so dx = dpre @ W1.T is too: split it into n - 1 blocks of d "
+                "(oldest first) and add block k to row X[:, k] of dE"
+            )
+    if name in ("W1", "b1", "E") and right["W2"] and right["b2"]:
+        return "W2 and b2 are right, so the error is in the backward pass through tanh: multiply by 1 - h**2"
+    return ""
+
+
+def _dx(P: dict, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """d loss / d x, the concatenated embeddings, by autograd."""
+    t = {name: torch.tensor(P[name]) for name in NAMES}
+    x = t["E"][torch.tensor(X)].flatten(1).clone().requires_grad_(True)
+    logits = torch.tanh(x @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
+    torch.nn.functional.cross_entropy(logits, torch.tensor(Y)).backward()
+    return x.grad.numpy()
+
+
+def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
+    ref = torch_grads(P, X, Y)
+    B = len(Y)
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        grads = value_of(outcome)
+        if not isinstance(grads, dict):
+            raise CheckFailed(
+                f"returned {type(grads).__name__}; expected a dict with keys {', '.join(NAMES)}"
+            )
+        missing = [name for name in NAMES if name not in grads]
+        if missing:
+            raise CheckFailed(f"the dict lacks {', '.join(missing)}")
+        for name in ("b1", "b2"):
+            got = grads[name]
+            if isinstance(got, np.ndarray) and got.ndim == 2 and got.shape[0] == B and B > 1:
+                raise CheckFailed(
+                    f"{name} has shape {got.shape}: sum the bias gradient over the batch"
+                )
+        arrays = {name: as_array(grads[name], ref[name].shape, kinds="f") for name in NAMES}
+        right = {
+            name: np.allclose(arrays[name], ref[name], rtol=1e-6, atol=1e-10) for name in NAMES
+        }
+        for name in (
+            "b2",
+            "W2",
+            "b1",
+            "W1",
+            "E",
+        ):  # backward order: the first wrong one is the cause
+            if right[name]:
+                continue
+            got, expected = arrays[name], ref[name]
+            error = np.abs(got - expected)
+            where = tuple(int(i) for i in np.unravel_index(error.argmax(), error.shape))
+            cause = _diagnose(name, got, expected, P, X, Y, right)
+            raise CheckFailed(
+                f"d{name} is wrong"
+                + (f": {cause}" if cause else "")
+                + f" (largest error at {where}: got {got[where]:.6g}, expected {expected[where]:.6g})"
+            )
+        expect_unchanged(outcome, (P, X, Y))
+
+    return Check(what, [Call((P, X, Y))], judge)
+
+
+def finite_difference_agrees(P: dict, X: np.ndarray, Y: np.ndarray, ref: dict) -> bool:
+    """Central differences of the loss in float64 agree with the autograd reference (a self-check)."""
+
+    def loss(Q: dict) -> float:
+        x = Q["E"][X].reshape(len(X), -1)
+        z = np.tanh(x @ Q["W1"] + Q["b1"]) @ Q["W2"] + Q["b2"]
+        z = z - z.max(axis=1, keepdims=True)
+        return float(np.mean(np.log(np.exp(z).sum(axis=1)) - z[np.arange(len(Y)), Y]))
+
+    for name in NAMES:
+        Q = {key: np.array(value, copy=True) for key, value in P.items() if key in NAMES}
+        numeric = np.zeros_like(Q[name])
+        for index in np.ndindex(Q[name].shape):
+            saved = Q[name][index]
+            Q[name][index] = saved + 1e-6
+            plus = loss(Q)
+            Q[name][index] = saved - 1e-6
+            minus = loss(Q)
+            Q[name][index] = saved
+            numeric[index] = (plus - minus) / 2e-6
+        if not np.allclose(numeric, ref[name], rtol=1e-5, atol=1e-8):
+            return False
+    return True
+
+
+def nplm_grads_checks() -> list[Check]:
+    """Random configurations, tokens repeated across the context and the batch, B = 1, larger widths."""
+    rng = np.random.default_rng(1313)
+    checks = []
+    configs = [
+        (5, 2, 2, 3, 4, "spread"),
+        (7, 3, 3, 5, 6, "spread"),
+        (6, 4, 3, 8, 10, "repeat"),
+        (27, 10, 3, 16, 32, "random"),
+        (9, 2, 4, 6, 1, "spread"),
+        (4, 3, 5, 7, 12, "repeat"),
+    ]
+    for V, d, c, dh, B, kind in configs:
+        P = random_params(rng, V, d, c, dh, direct=False)
+        P["W2"] = P["W2"] * 3  # larger logits so that wrong scalings show
+        if kind == "spread":
+            X = np.stack([rng.choice(V, size=c, replace=c > V) for _ in range(B)])
+        elif kind == "repeat":  # one token fills most of the context positions
+            X = np.where(rng.random((B, c)) < 0.75, 1, rng.integers(0, V, (B, c)))
+        else:
+            X = rng.integers(0, V, (B, c))
+        Y = rng.integers(0, V, B)
+        label = f"V={V}, d={d}, context {c}, dh={dh}, batch {B}" + (
+            ", one token repeated" if kind == "repeat" else ""
+        )
+        checks.append(_judge_grads(P, X, Y, label))
+    return checks

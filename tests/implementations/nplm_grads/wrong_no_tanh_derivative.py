@@ -1,0 +1,27 @@
+"""Skips the tanh derivative."""
+
+import numpy as np
+
+
+def _forward(P, X, Y):
+    B = X.shape[0]
+    x = P["E"][X].reshape(B, -1)
+    h = np.tanh(x @ P["W1"] + P["b1"])
+    z = h @ P["W2"] + P["b2"]
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    dz = p.copy()
+    dz[np.arange(B), Y] -= 1
+    return B, x, h, dz / B
+
+
+EXPECT = "through tanh"
+
+
+def nplm_grads(P, X, Y):
+    B, x, h, dz = _forward(P, X, Y)
+    dpre = dz @ P["W2"].T
+    dx = dpre @ P["W1"].T
+    dE = np.zeros_like(P["E"])
+    np.add.at(dE, X.ravel(), dx.reshape(-1, P["E"].shape[1]))
+    return {"E": dE, "W1": x.T @ dpre, "b1": dpre.sum(0), "W2": h.T @ dz, "b2": dz.sum(0)}

@@ -1,0 +1,19 @@
+"""Works on a flat view of x (a view, so x itself changes), with nditer-free indexing."""
+
+import numpy as np
+
+EXPECT = "pass"
+
+
+def numerical_gradient(f, x, eps=1e-5):
+    flat = x.reshape(-1)  # a view of x
+    grad = np.empty(flat.size)
+    for i in range(flat.size):
+        saved = flat[i].copy()
+        flat[i] = saved + eps
+        up = f(x)
+        flat[i] = saved - eps
+        down = f(x)
+        flat[i] = saved
+        grad[i] = (up - down) / (2 * eps)
+    return grad.reshape(x.shape)
