@@ -11,6 +11,7 @@ PREAMBLES = {
     "02_neural_bigram": "import math\n\nimport numpy as np\n",
     "03_mlp_lm": "import math\n\nimport numpy as np\n",
     "04_gradients": "import math\n\nimport numpy as np\n",
+    "05_sampling": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -50,6 +51,10 @@ EXERCISES = {
         Exercise("numerical_gradient", "04_gradients", 2, "gradients"),
         Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients"),
         Exercise("nplm_grads", "04_gradients", 5, "gradients"),
+        Exercise("temperature_probs", "05_sampling", 1, "sampling"),
+        Exercise("top_k_probs", "05_sampling", 2, "sampling"),
+        Exercise("top_p_probs", "05_sampling", 2, "sampling"),
+        Exercise("sample_next", "05_sampling", 3, "sampling"),
     ]
 }
 

@@ -30,3 +30,27 @@ def numerical_gradient_probe(
 
     grad = fn(f, x) if eps is None else fn(f, x, eps=eps)
     return {"grad": grad, "x_after": x, "changed_per_call": changed_per_call}
+
+
+def sample_next_probe(
+    fn: Callable, logits: np.ndarray, seed: int, draws: int, kwargs: dict
+) -> dict:
+    """Draw `draws` tokens twice from generators seeded alike; report whether global RNG state moved."""
+    import random
+
+    np.random.seed(12345)
+    random.seed(12345)
+    global_before = (np.random.get_state()[1].copy(), random.getstate())
+    runs = []
+    for _ in range(2):
+        rng = np.random.default_rng(seed)
+        picks = []
+        for _ in range(draws):
+            token = fn(np.array(logits, copy=True), rng, **kwargs)
+            picks.append(token)
+        runs.append(picks)
+    moved = not (
+        np.array_equal(global_before[0], np.random.get_state()[1])
+        and global_before[1] == random.getstate()
+    )
+    return {"first": runs[0], "second": runs[1], "global_state_moved": moved}

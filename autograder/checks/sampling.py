@@ -1,0 +1,356 @@
+"""Hidden checks for chapter 05: temperature_probs, top_k_probs, top_p_probs, sample_next.
+
+References sort explicitly and loop in Python floats; sample_next is judged in distribution over
+thousands of draws from fixed seeds (deterministic), never by exact ids.
+"""
+
+import math
+
+import numpy as np
+
+from autograder.expect import array_answer, expect_close, expect_raises, expect_unchanged, value_of
+from autograder.harness import Call, Check, CheckFailed, Outcome
+
+WORKED = np.array([2.0, 1.0, 0.1])
+
+
+def reference_temperature(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """softmax(logits / temperature) by a loop."""
+    scaled = [z / temperature for z in logits]
+    top = max(scaled)
+    exps = [math.exp(z - top) for z in scaled]
+    total = math.fsum(exps)
+    return np.array([e / total for e in exps])
+
+
+def reference_top_k(logits: np.ndarray, k: int, temperature: float = 1.0) -> np.ndarray:
+    """Keep the k most probable after temperature; renormalise."""
+    probs = reference_temperature(logits, temperature)
+    keep = sorted(range(len(probs)), key=lambda i: -probs[i])[:k]
+    out = np.zeros(len(probs))
+    total = math.fsum(probs[i] for i in keep)
+    for i in keep:
+        out[i] = probs[i] / total
+    return out
+
+
+def reference_top_p(
+    logits: np.ndarray, p: float, temperature: float = 1.0, strict: bool = True
+) -> np.ndarray:
+    """Keep, most probable first, each token whose preceding mass is < p (the top always); renormalise."""
+    probs = reference_temperature(logits, temperature)
+    out, before = np.zeros(len(probs)), 0.0
+    for rank, i in enumerate(sorted(range(len(probs)), key=lambda j: -probs[j])):
+        if rank > 0 and (before >= p if strict else before + probs[i] > p):
+            break
+        out[i] = probs[i]
+        before += probs[i]
+    return out / math.fsum(out)
+
+
+def distinct_logits(rng: np.random.Generator, V: int, scale: float = 2.0) -> np.ndarray:
+    """Random logits whose probabilities are well apart (no ties at any cut)."""
+    while True:
+        logits = rng.normal(0, scale, V)
+        gaps = np.diff(np.sort(logits))
+        if gaps.min() > 0.05:
+            return logits
+
+
+def _judge_probs(
+    fn_args: tuple,
+    kwargs: dict,
+    logits: np.ndarray,
+    expected: np.ndarray,
+    what: str,
+    diagnoses: list,
+) -> Check:
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        probs = array_answer(outcome, logits.shape, kinds="f")
+        if not np.isfinite(probs).all():
+            raise CheckFailed(
+                "got nan or inf: subtract the max before exp, and always keep at least the top token"
+            )
+        expect_close(
+            probs,
+            expected,
+            rtol=1e-7,
+            atol=1e-10,
+            diagnoses=[(h, c) for h, c in diagnoses if c is not None],
+        )
+        expect_unchanged(outcome, (logits,))
+
+    return Check(what, [Call(fn_args, kwargs)], judge)
+
+
+def _judge_rejects(fn_args: tuple, kwargs: dict, what: str, hint: str) -> Check:
+    def judge(outcomes: list[Outcome]) -> None:
+        expect_raises(outcomes[0], "ValueError", hint)
+
+    return Check(what, [Call(fn_args, kwargs)], judge)
+
+
+# ---------------------------------------------------------------- temperature_probs
+
+
+def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Check:
+    expected = reference_temperature(logits, temperature)
+    diagnoses = [
+        (
+            "divide the logits by the temperature, do not multiply",
+            reference_temperature(logits, 1 / temperature),
+        ),
+        ("the temperature was ignored", reference_temperature(logits, 1.0)),
+    ]
+    return _judge_probs((logits, temperature), {}, logits, expected, what, diagnoses)
+
+
+def temperature_probs_checks() -> list[Check]:
+    """The worked table, random logits and temperatures, logits of +-1000, tiny temperatures, bad ones."""
+    rng = np.random.default_rng(1414)
+    checks = [
+        _temperature_check(WORKED, t, f"the worked table, temperature {t}") for t in (1.0, 0.5, 2.0)
+    ]
+    for V, t in [(5, 0.3), (27, 1.7), (10, 10.0), (2, 0.05)]:
+        checks.append(
+            _temperature_check(distinct_logits(rng, V), t, f"random logits, V={V}, temperature {t}")
+        )
+    checks.append(
+        _temperature_check(rng.uniform(-1000, 1000, 6), 0.5, "logits of +-1000 at temperature 0.5")
+    )
+    checks.append(
+        _temperature_check(np.array([3.0, 2.9, -1.0]), 0.001, "temperature 0.001 (nearly greedy)")
+    )
+    checks += [
+        _judge_rejects(
+            (WORKED, 0.0), {}, "temperature 0 raises ValueError", "temperature must be > 0"
+        ),
+        _judge_rejects(
+            (WORKED, -1.0),
+            {},
+            "a negative temperature raises ValueError",
+            "temperature must be > 0",
+        ),
+    ]
+    return checks
+
+
+# ---------------------------------------------------------------- top_k_probs
+
+
+def _top_k_check(logits: np.ndarray, k: int, temperature: float | None, what: str) -> Check:
+    t = 1.0 if temperature is None else temperature
+    expected = reference_top_k(logits, k, t)
+    V = len(logits)
+    probs = reference_temperature(logits, t)
+    masked = np.where(expected > 0, probs, 0.0)
+    diagnoses = [
+        ("the kept probabilities must be renormalised to sum to 1", masked),
+        (
+            "the temperature must be applied before filtering",
+            reference_top_k(logits, k, 1.0) if t != 1 else None,
+        ),
+        (
+            "that keeps the k least likely tokens; keep the k most likely",
+            reference_top_k(-logits, k, t) if k < V else None,
+        ),
+        ("that keeps k + 1 tokens", reference_top_k(logits, k + 1, t) if k + 1 < V else None),
+        ("that keeps k - 1 tokens", reference_top_k(logits, k - 1, t) if k > 1 else None),
+    ]
+    kwargs = {} if temperature is None else {"temperature": temperature}
+    return _judge_probs((logits, k), kwargs, logits, expected, what, diagnoses)
+
+
+def top_k_probs_checks() -> list[Check]:
+    """The worked example, random k and V, k >= V, temperature first, bad k and temperature."""
+    rng = np.random.default_rng(1515)
+    checks = [
+        _top_k_check(WORKED, 1, None, "the worked example, k = 1 (greedy)"),
+        _top_k_check(WORKED, 2, None, "the worked example, k = 2"),
+        _top_k_check(WORKED, 3, None, "k = V keeps everything"),
+        _top_k_check(WORKED, 10, None, "k > V keeps everything"),
+    ]
+    for V, k, t in [(8, 3, None), (27, 5, 0.7), (12, 11, 2.0), (6, 2, 0.3)]:
+        checks.append(
+            _top_k_check(
+                distinct_logits(rng, V),
+                k,
+                t,
+                f"random logits, V={V}, k={k}, temperature {t or 1.0}",
+            )
+        )
+    checks += [
+        _judge_rejects((WORKED, 0), {}, "k = 0 raises ValueError", "k must be at least 1"),
+        _judge_rejects(
+            (WORKED, 2),
+            {"temperature": 0.0},
+            "temperature 0 raises ValueError",
+            "temperature must be > 0",
+        ),
+    ]
+    return checks
+
+
+# ---------------------------------------------------------------- top_p_probs
+
+
+def _top_p_check(logits: np.ndarray, p: float, temperature: float | None, what: str) -> Check:
+    t = 1.0 if temperature is None else temperature
+    expected = reference_top_p(logits, p, t)
+    probs = reference_temperature(logits, t)
+    diagnoses = [
+        (
+            "keep the token that crosses p: a token stays when the mass before it is < p",
+            reference_top_p(logits, p, t, strict=False),
+        ),
+        (
+            "the kept probabilities must be renormalised to sum to 1",
+            np.where(expected > 0, probs, 0.0),
+        ),
+        (
+            "the temperature must be applied before filtering",
+            reference_top_p(logits, p, 1.0) if t != 1 else None,
+        ),
+    ]
+    kwargs = {} if temperature is None else {"temperature": temperature}
+    return _judge_probs((logits, p), kwargs, logits, expected, what, diagnoses)
+
+
+def top_p_probs_checks() -> list[Check]:
+    """The worked example, the crossing token kept, a tiny p, p = 1, temperature first, bad temperature."""
+    rng = np.random.default_rng(1616)
+    checks = [
+        _top_p_check(WORKED, 0.9, None, "the worked example, p = 0.9 keeps two tokens"),
+        _top_p_check(
+            np.log(np.array([0.2, 0.5, 0.3])),
+            0.6,
+            None,
+            "0.5, 0.3, 0.2 with p = 0.6 keeps the crossing 0.3",
+        ),
+        _top_p_check(WORKED, 1e-6, None, "a tiny p still keeps the top token"),
+        _top_p_check(WORKED, 1.0, None, "p = 1 keeps everything"),
+    ]
+    for V, p, t in [(8, 0.5, None), (27, 0.9, 0.8), (10, 0.3, 2.5), (5, 0.75, 0.5)]:
+        logits = distinct_logits(rng, V)
+        checks.append(
+            _top_p_check(logits, p, t, f"random logits, V={V}, p={p}, temperature {t or 1.0}")
+        )
+    checks.append(
+        _judge_rejects(
+            (WORKED, 0.9),
+            {"temperature": -2.0},
+            "a negative temperature raises ValueError",
+            "temperature must be > 0",
+        )
+    )
+    return checks
+
+
+# ---------------------------------------------------------------- sample_next
+
+
+def filtered(
+    logits: np.ndarray, temperature: float, top_k: int | None, top_p: float | None
+) -> np.ndarray:
+    """The exact distribution sample_next must draw from."""
+    probs = (
+        reference_top_k(logits, top_k, temperature)
+        if top_k is not None
+        else reference_temperature(logits, temperature)
+    )
+    if top_p is None:
+        return probs
+    with np.errstate(divide="ignore"):
+        return reference_top_p(np.log(probs), top_p)
+
+
+def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what: str) -> Check:
+    expected = filtered(
+        logits, kwargs.get("temperature", 1.0), kwargs.get("top_k"), kwargs.get("top_p")
+    )
+    unfiltered = reference_temperature(logits, kwargs.get("temperature", 1.0))
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        report = value_of(outcome)
+        if not isinstance(report, dict):
+            raise CheckFailed("the draws could not be read")
+        first = report["first"]
+        picks = []
+        for token in first:
+            if isinstance(token, np.ndarray) and token.size == 1:
+                token = token.reshape(()).item()
+            if isinstance(token, bool) or not isinstance(token, int | float) or token != int(token):
+                raise CheckFailed(
+                    f"returned {type(token).__name__} {token!r}; expected one integer token id"
+                )
+            picks.append(int(token))
+        picks = np.array(picks)
+        if picks.min() < 0 or picks.max() >= len(logits):
+            raise CheckFailed(
+                f"drew token {picks.max() if picks.max() >= len(logits) else picks.min()}, outside 0..V-1"
+            )
+        if report["global_state_moved"]:
+            raise CheckFailed(
+                "the global random state was used: draw only with the generator you are given"
+            )
+        if report["first"] != report["second"]:
+            raise CheckFailed(
+                "the same generator seed gave different draws: draw only with the generator you are given"
+            )
+        counts = np.bincount(picks, minlength=len(logits))
+        forbidden = (expected == 0) & (counts > 0)
+        if forbidden.any():
+            token = int(np.flatnonzero(forbidden)[0])
+            raise CheckFailed(
+                f"drew token {token}, which the filters remove (probability 0 after top-k/top-p)"
+            )
+        n = len(picks)
+        spread = 5 * np.sqrt(n * expected * (1 - expected)) + 2
+        off = np.abs(counts - n * expected) > spread
+        if off.any():
+            token = int(np.flatnonzero(off)[0])
+            unfiltered_hint = (
+                " (these look like the unfiltered probabilities)"
+                if np.all(
+                    np.abs(counts - n * unfiltered)
+                    <= 5 * np.sqrt(n * unfiltered * (1 - unfiltered)) + 2
+                )
+                else ""
+            )
+            raise CheckFailed(
+                f"token {token} was drawn {counts[token]} times in {n}; expected about {n * expected[token]:.0f}"
+                + unfiltered_hint
+            )
+
+    call = Call((logits, seed, draws, kwargs), probe="autograder.probes:sample_next_probe")
+    return Check(what, [call], judge)
+
+
+def sample_next_checks() -> list[Check]:
+    """Plain sampling, temperature, greedy top_k=1, top-k then top-p, reproducibility, no global state."""
+    rng = np.random.default_rng(1717)
+    logits = distinct_logits(rng, 6, scale=1.0)
+    return [
+        _sample_check(WORKED, {}, 0, 3000, "the worked logits at temperature 1"),
+        _sample_check(logits, {"temperature": 0.5}, 1, 3000, "random logits at temperature 0.5"),
+        _sample_check(logits, {"temperature": 3.0}, 2, 3000, "random logits at temperature 3"),
+        _sample_check(logits, {"top_k": 1}, 3, 200, "top_k=1 is greedy"),
+        _sample_check(logits, {"top_k": 3}, 4, 3000, "top_k=3"),
+        _sample_check(logits, {"top_p": 0.7}, 5, 3000, "top_p=0.7"),
+        _sample_check(
+            logits,
+            {"top_k": 4, "top_p": 0.8, "temperature": 1.5},
+            6,
+            3000,
+            "temperature 1.5, then top_k=4, then top_p=0.8 on the renormalised top 4",
+        ),
+        _sample_check(
+            np.log(np.array([0.3, 0.25, 0.2, 0.15, 0.1])),
+            {"top_k": 2, "top_p": 0.5},
+            7,
+            2000,
+            "top_k=2 then top_p=0.5 keeps one token (top-p sees the renormalised top 2)",
+        ),
+    ]

@@ -1,0 +1,14 @@
+"""Equivalent: the softmax raised to 1/temperature, renormalised, computed in log space."""
+
+import numpy as np
+
+EXPECT = "pass"
+
+
+def temperature_probs(logits, temperature):
+    if temperature <= 0:
+        raise ValueError("temperature must be positive")
+    log_p = logits - logits.max()
+    log_p = log_p - np.log(np.exp(log_p).sum())
+    scaled = log_p / temperature
+    return np.exp(scaled - np.log(np.exp(scaled - scaled.max()).sum()) - scaled.max())

@@ -1,0 +1,13 @@
+"""Multiplies by the temperature."""
+
+import numpy as np
+
+EXPECT = "do not multiply"
+
+
+def temperature_probs(logits, temperature):
+    if temperature <= 0:
+        raise ValueError("bad temperature")
+    z = logits * temperature
+    e = np.exp(z - z.max())
+    return e / e.sum()
