@@ -75,13 +75,23 @@ def generate_names(
     top_k: int | None = None,
     top_p: float | None = None,
     max_length: int = 30,
+    prompt: str = "",
 ) -> list[str]:
-    """Sample `count` names from a model mapping (B, block_size) contexts to logits, until '.' or max_length."""
+    """Sample `count` names from a model mapping (B, block_size) contexts to logits, until '.' or max_length.
+
+    Each name starts with `prompt` (which may be empty) and continues it.
+    """
     check_policy(temperature, top_k, top_p)
+    unknown = sorted(set(prompt) - set(itos[1:]))
+    if unknown:
+        raise ValueError(f"the prompt has characters {unknown} outside the vocabulary")
     model.eval()
     device = next(model.parameters()).device
-    context = torch.zeros((count, block_size), dtype=torch.int64, device=device)
-    chars = [[] for _ in range(count)]
+    start = ([0] * block_size + [itos.index(ch) for ch in prompt])[-block_size:]
+    context = torch.tensor([start] * count, dtype=torch.int64, device=device).reshape(
+        count, block_size
+    )
+    chars = [list(prompt) for _ in range(count)]
     alive = np.ones(count, dtype=bool)
     for _ in range(max_length):
         logits = model(context).double().cpu().numpy()  # (count, V)

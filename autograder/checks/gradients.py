@@ -337,31 +337,6 @@ def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
     return Check(what, [Call((P, X, Y))], judge)
 
 
-def finite_difference_agrees(P: dict, X: np.ndarray, Y: np.ndarray, ref: dict) -> bool:
-    """Central differences of the loss in float64 agree with the autograd reference (a self-check)."""
-
-    def loss(Q: dict) -> float:
-        x = Q["E"][X].reshape(len(X), -1)
-        z = np.tanh(x @ Q["W1"] + Q["b1"]) @ Q["W2"] + Q["b2"]
-        z = z - z.max(axis=1, keepdims=True)
-        return float(np.mean(np.log(np.exp(z).sum(axis=1)) - z[np.arange(len(Y)), Y]))
-
-    for name in NAMES:
-        Q = {key: np.array(value, copy=True) for key, value in P.items() if key in NAMES}
-        numeric = np.zeros_like(Q[name])
-        for index in np.ndindex(Q[name].shape):
-            saved = Q[name][index]
-            Q[name][index] = saved + 1e-6
-            plus = loss(Q)
-            Q[name][index] = saved - 1e-6
-            minus = loss(Q)
-            Q[name][index] = saved
-            numeric[index] = (plus - minus) / 2e-6
-        if not np.allclose(numeric, ref[name], rtol=1e-5, atol=1e-8):
-            return False
-    return True
-
-
 def nplm_grads_checks() -> list[Check]:
     """Random configurations, tokens repeated across the context and the batch, B = 1, larger widths."""
     rng = np.random.default_rng(1313)

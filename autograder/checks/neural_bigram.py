@@ -1,7 +1,7 @@
 """Hidden checks for chapter 02: softmax, cross_entropy, bigram_loss_and_grad.
 
-References are per-row loops in Python floats (math.fsum of exp after shifting by the row's max),
-and gradients are also compared against central finite differences of the reference loss.
+References are per-row loops in Python floats (math.fsum of exp after shifting by the row's max);
+tests/test_references.py proves them against central finite differences.
 """
 
 import math
@@ -44,21 +44,6 @@ def reference_ce(logits: np.ndarray, targets: np.ndarray) -> float:
         top = max(row)
         total += top + math.log(math.fsum(math.exp(x - top) for x in row)) - row[target]
     return total / len(targets)
-
-
-def finite_difference(f, x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
-    """Central differences of f(x) in float64 (on a private copy of x)."""
-    x = np.array(x, dtype=np.float64)
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        saved = x[index]
-        x[index] = saved + eps
-        plus = f(x)
-        x[index] = saved - eps
-        minus = f(x)
-        x[index] = saved
-        grad[index] = (plus - minus) / (2 * eps)
-    return grad
 
 
 # ---------------------------------------------------------------- softmax
