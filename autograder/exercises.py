@@ -11,7 +11,7 @@ PREAMBLES = {
     "02_neural_bigram": "import math\n\nimport numpy as np\n",
     "03_mlp_lm": "import math\n\nimport numpy as np\n",
     "04_gradients": "import math\n\nimport numpy as np\n",
-    "05_sampling": "import math\n\nimport numpy as np\n",
+    "05_sampling": "import numpy as np\n",
 }
 
 
