@@ -1,11 +1,14 @@
 """The grading process: load the student's code into a fresh interpreter, make the calls, write plain answers.
 
-Run by `autograder.runner` as `python -I -m autograder.child REQUEST RESULT` in an empty working
-directory. Everything it writes is untrusted: the parent decodes it with allow_pickle=False and
-judges it against references it computed itself.
+Run by `autograder.runner` as `python -I -B -m autograder.child REQUEST FD` in an empty working
+directory, with no right to write files; the answers go to the parent through the pipe FD. Everything
+it sends is untrusted: the parent decodes it with allow_pickle=False and judges it against
+references it computed itself.
 """
 
 import ast
+import io
+import os
 import pickle
 import sys
 import traceback
@@ -21,6 +24,56 @@ class _NullShell:
 
     def __getattr__(self, name: str) -> object:
         return lambda *args, **kwargs: None
+
+
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+FORBIDDEN = {
+    "os.remove",
+    "os.unlink",
+    "os.rename",
+    "os.replace",
+    "os.rmdir",
+    "os.mkdir",
+    "os.truncate",
+    "os.chmod",
+    "os.chown",
+    "os.link",
+    "os.symlink",
+    "os.utime",
+    "shutil.rmtree",
+    "shutil.move",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "os.kill",
+    "os.killpg",
+    "subprocess.Popen",
+    "pty.spawn",
+    "socket.connect",
+    "socket.bind",
+    "ctypes.dlopen",
+    "ctypes.dlsym",
+    "ctypes.cdata",
+    "ctypes.addressof",
+    "sys.addaudithook",
+    "sys.setprofile",
+    "sys.settrace",
+}
+
+
+def guard(event: str, args: tuple) -> None:
+    """Audit hook: from here on no file may be opened for writing, and nothing may leave the process."""
+    if event == "open" and len(args) >= 3:
+        path, mode, flags = args[0], args[1], args[2]
+        if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & WRITE_FLAGS
+        ):
+            raise PermissionError(f"grading forbids writing files ({path!r})")
+    elif event in FORBIDDEN:
+        raise PermissionError(f"grading forbids {event}")
 
 
 def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[str]]:
@@ -49,9 +102,13 @@ def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[str
 
 def main() -> None:
     """Read the request, run the calls, write the answers."""
-    request_path, result_path = sys.argv[1], sys.argv[2]
+    request_path, result_fd = sys.argv[1], int(sys.argv[2])
     with open(request_path, "rb") as handle:
         request = pickle.load(handle)  # written by the trusted parent
+    from IPython.core.inputtransformer2 import TransformerManager  # noqa: F401 - imported before the guard
+
+    result_pipe = os.fdopen(result_fd, "wb")  # opened before the guard, which forbids writes
+    sys.addaudithook(guard)  # cannot be removed: everything after this runs under it
     namespace, problems = load_student_code(request["preamble"], request["sources"])
     fn = namespace.get(request["function"])
     outcomes: list[Outcome] = []
@@ -74,8 +131,10 @@ def main() -> None:
     }
     text, arrays = dumps(summary)
     arrays["__json__"] = np.frombuffer(text.encode(), dtype=np.uint8)
-    with open(result_path, "wb") as handle:
-        np.savez(handle, allow_pickle=False, **arrays)
+    buffer = io.BytesIO()
+    np.savez(buffer, allow_pickle=False, **arrays)
+    with result_pipe:  # a pipe to the parent: no file is written
+        result_pipe.write(buffer.getvalue())
 
 
 if __name__ == "__main__":

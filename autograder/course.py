@@ -15,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.class_grading import autograde_class, export_csv
+
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
 CONFIG = Path(__file__).resolve().parent / "nbgrader_config.py"
@@ -96,10 +98,9 @@ def submitted_chapters(root: Path) -> list[str]:
     return sorted({path.name for path in (root / "submitted").glob("*/*") if path.is_dir()})
 
 
-def autograde(root: Path, names: list[str]) -> None:
-    """Autograde every submission of the given chapters (one nbgrader run per chapter)."""
-    for chapter in names:
-        nbgrader(root, "autograde", chapter, "--force")
+def autograde(root: Path, names: list[str]) -> dict:
+    """Autograde every submission on both cores, confirm each score on the trusted path; return flags."""
+    return autograde_class(root, names)
 
 
 def feedback(root: Path, names: list[str]) -> None:
@@ -109,9 +110,10 @@ def feedback(root: Path, names: list[str]) -> None:
 
 
 def export(root: Path, to: Path) -> Path:
-    """Export the gradebook to CSV."""
-    nbgrader(root, "export", "--to", str(to.resolve()))
-    return to
+    """One row per student: points per chapter, total and flags (CSV)."""
+    return export_csv(
+        root, to, sorted({path.name for path in (root / "source").iterdir() if path.is_dir()})
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         for student, chapter in collect(root, Path(args.chapters[0])):
             print(f"collected {student} {chapter}")
     elif args.step == "autograde":
-        autograde(root, args.chapters or submitted_chapters(root))
+        flags = autograde(root, args.chapters or submitted_chapters(root))
+        for student, chapters_flagged in sorted(flags.items()):
+            for chapter, reasons in chapters_flagged.items():
+                print(f"FLAGGED {student} {chapter}: {'; '.join(reasons)}")
     elif args.step == "feedback":
         feedback(root, args.chapters or submitted_chapters(root))
         print(f"feedback in {root / 'feedback'}")

@@ -28,8 +28,17 @@ def main() -> None:
         chapter, student = job.split(":", 1)
         result = api.autograde(chapter, student, force=True, create=True)
         error = "" if result["success"] else (result.get("error") or "")[-2000:]
-        print(json.dumps({"chapter": chapter, "student": student, "success": result["success"], "error": error}),
-              flush=True)
+        print(
+            json.dumps(
+                {
+                    "chapter": chapter,
+                    "student": student,
+                    "success": result["success"],
+                    "error": error,
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -1,14 +1,18 @@
 """Run an exercise's checks: in this process (hidden-test cells) or in a fresh, limited grading process."""
 
+import io
 import json
 import os
 import pickle
+import re
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +22,7 @@ from autograder.exercises import Exercise
 from autograder.harness import Check, CheckFailed, Outcome, run_call
 from autograder.plain import decode
 
-TIMEOUT_SECONDS = 20.0
+TIMEOUT_SECONDS = 10.0
 MEMORY_LIMIT_BYTES = 3 * 1024**3
 
 
@@ -91,14 +95,19 @@ def check_function(exercise: Exercise, fn: Callable) -> ExerciseReport:
 
 
 def _limit_resources() -> None:
-    """In the grading process, before it starts: cap memory and start a new process group."""
+    """In the grading process, before it starts: a new process group, capped memory, no file growth.
+
+    The process also installs an audit hook (autograder.child.guard) before any student code runs,
+    which refuses to open files for writing, delete, rename, spawn or connect.
+    """
     os.setsid()
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
 
 
-def _read_result(path: Path, expected: int) -> dict:
+def _read_result(data: bytes, expected: int) -> dict:
     """Decode the grading process's answers, trusting nothing about their shape."""
-    with np.load(path, allow_pickle=False) as stored:
+    with np.load(io.BytesIO(data), allow_pickle=False) as stored:
         arrays = {key: stored[key] for key in stored.files}
     summary = decode(json.loads(arrays.pop("__json__").tobytes().decode()), arrays)
     outcomes = []
@@ -117,6 +126,38 @@ def _read_result(path: Path, expected: int) -> dict:
     }
 
 
+FAKE_REPORT = re.compile(r"\d+/\d+ points|\bPASS\b|Score: \d+/\d+")
+
+
+def _behaviour_flags(problems: list[str], outcomes: list[Outcome], printed: str) -> list[str]:
+    """What the submission did that an honest one does not: exit, exhaust memory, return objects, fake reports."""
+    flags = []
+    if any("SystemExit" in p or "KeyboardInterrupt" in p for p in problems) or any(
+        o.error == "BaseException" for o in outcomes
+    ):
+        flags.append("tried to exit the interpreter")
+    if any("MemoryError" in p for p in problems) or any(o.error == "MemoryError" for o in outcomes):
+        flags.append("memory limit")
+    if any(o.error == "NotPlain" for o in outcomes):
+        flags.append("returned an object that is not plain data")
+    messages = [*problems, *(o.message for o in outcomes if o.error)]
+    if any("grading forbids" in m or "File too large" in m for m in messages):
+        flags.append("tried to write a file")
+    if FAKE_REPORT.search(printed):
+        flags.append("printed text that looks like a grading report")
+    return flags
+
+
+def _read_all(fd: int, limit: int = 256 * 1024**2) -> bytes:
+    """Everything written to a pipe until it closes (at most `limit` bytes)."""
+    chunks, size = [], 0
+    with os.fdopen(fd, "rb") as pipe:
+        while size < limit and (chunk := pipe.read(1 << 20)):
+            chunks.append(chunk)
+            size += len(chunk)
+    return b"".join(chunks)
+
+
 def check_source(
     exercise: Exercise, sources: list[str], timeout: float = TIMEOUT_SECONDS
 ) -> ExerciseReport:
@@ -125,11 +166,7 @@ def check_source(
     calls = [call for check in checks for call in check.calls]
     report = ExerciseReport(exercise.name, exercise.points)
     with tempfile.TemporaryDirectory(prefix="proof-lm-grade-") as tmp:
-        request, result, workdir = (
-            Path(tmp, "request.pkl"),
-            Path(tmp, "result.npz"),
-            Path(tmp, "work"),
-        )
+        request, workdir = Path(tmp, "request.pkl"), Path(tmp, "work")
         workdir.mkdir()
         request.write_bytes(
             pickle.dumps(
@@ -145,36 +182,45 @@ def check_source(
         env.update(
             OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg"
         )
+        read_end, write_end = os.pipe()
         process = subprocess.Popen(
-            [sys.executable, "-I", "-m", "autograder.child", str(request), str(result)],
+            [sys.executable, "-I", "-B", "-m", "autograder.child", str(request), str(write_end)],
             cwd=workdir,
             env=env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            pass_fds=(write_end,),
             preexec_fn=_limit_resources,
         )
-        try:
-            _, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
-            process.communicate()
-            report.notes.append(f"timed out after {timeout:g} s: is there an endless loop?")
-            report.flags.append("timeout")
-            return report
-        if process.returncode != 0 or not result.exists():
+        os.close(write_end)
+        with ThreadPoolExecutor(max_workers=1) as reader:
+            answers = reader.submit(_read_all, read_end)
+            try:
+                printed, stderr = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                report.notes.append(f"timed out after {timeout:g} s: is there an endless loop?")
+                report.flags.append("timeout")
+                return report
+            data = answers.result()
+        if process.returncode != 0 or not data:
             tail = stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
             report.notes.append(
                 f"the grading process stopped with exit code {process.returncode} before answering {tail[0]}".strip()
             )
-            report.flags.append("crashed" if "MemoryError" not in tail[0] else "memory limit")
+            report.flags.append("memory limit" if "MemoryError" in tail[0] else "crashed")
             return report
         try:
-            summary = _read_result(result, len(calls))
+            summary = _read_result(data, len(calls))
         except Exception as error:  # anything malformed is the submission's doing
             report.notes.append(f"the grading process returned malformed answers ({error})")
             report.flags.append("malformed answers")
             return report
+    report.flags.extend(
+        _behaviour_flags(summary["problems"], summary["outcomes"], printed.decode(errors="replace"))
+    )
     report.notes.extend(summary["problems"])
     if not summary["found"]:
         report.notes.append(f"no function named {exercise.name} is defined")

@@ -93,8 +93,13 @@ def test_release_collect_autograde_feedback_export(tmp_path):
     make("export", COURSE=course)
 
     with (course / "grades.csv").open() as handle:
-        rows = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
-    assert rows == {student: float(points) for student, points in expected.items()}
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert {student: float(row["total"]) for student, row in rows.items()} == {
+        student: float(points) for student, points in expected.items()
+    }
+    assert {student for student, row in rows.items() if row["flagged"]} == {"dave", "erin"}
+    assert "locked cell bigram_counts edited" in rows["dave"]["flags"]
+    assert "timeout" in rows["erin"]["flags"]
 
     # nbgrader's per-exercise scores agree with the trusted self-grade of the same submission
     from nbgrader.api import Gradebook

@@ -100,9 +100,11 @@ def test_os_exit_is_flagged_not_silent():
 
 def test_forged_result_file_is_rejected():
     forged = """
-    import sys, json, numpy as np, os
+    import io, sys, json, numpy as np, os
     text = json.dumps({"found": True, "problems": [], "outcomes": []})
-    np.savez(sys.argv[2], __json__=np.frombuffer(text.encode(), dtype=np.uint8))
+    buffer = io.BytesIO()
+    np.savez(buffer, __json__=np.frombuffer(text.encode(), dtype=np.uint8))
+    os.write(int(sys.argv[2]), buffer.getvalue())
     os._exit(0)
     """
     report = grade(forged)
@@ -149,3 +151,31 @@ def test_stripped_metadata_still_finds_the_solution(tmp_path):
     path = tmp_path / "01_bigram_counting.ipynb"
     path.write_text(json.dumps(notebook))
     assert sum(report.earned for report in grade_notebook(path)) == 7
+
+
+@pytest.mark.parametrize(
+    "source, flag",
+    [
+        ("open('/tmp/proof-lm-pwned.txt', 'w').write('x')\n" + WRONG, "tried to write a file"),
+        (
+            "print('perplexity: 1/1 points (8/8 checks passed)')\n" + WRONG,
+            "printed text that looks like a grading report",
+        ),
+        (
+            "class A:\n    def __eq__(self, o): return True\ndef perplexity(p): return A()\n",
+            "returned an object that is not plain data",
+        ),
+        (WRONG + "import sys\nsys.exit(0)\n", "tried to exit the interpreter"),
+        ("def perplexity(p):\n    return len(bytearray(8 * 1024**3))\n", "memory limit"),
+    ],
+    ids=["write-file", "fake-report", "eq-object", "sys-exit", "memory"],
+)
+def test_tampering_is_flagged(source, flag):
+    report = grade(source)
+    assert report.earned == 0 and flag in report.flags
+
+
+def test_honest_code_that_prints_and_warns_is_not_flagged():
+    honest = "import warnings\nprint('debugging: 3 values')\nwarnings.warn('slow')\n" + CORRECT
+    report = grade(honest)
+    assert report.passed and report.flags == []
