@@ -11,6 +11,7 @@ or deleted, nbgrader metadata stripped). Flags are kept in COURSE/flags.json and
 
 import contextlib
 import csv
+import hashlib
 import json
 import os
 import resource
@@ -116,6 +117,8 @@ def confirm(
         chapter, student = job
         return grade_notebook(root / "submitted" / student / chapter / f"{chapter}.ipynb", chapter)
 
+    manifest_path = root / "collected.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
         reports = dict(zip(jobs, pool.map(trusted, jobs), strict=True))
     flags: dict[str, dict[str, list[str]]] = {}
@@ -130,6 +133,14 @@ def confirm(
             released = read_notebook(root / "release" / chapter / f"{chapter}.ipynb")
             submitted = read_notebook(root / "submitted" / student / chapter / f"{chapter}.ipynb")
             reasons += structural_flags(released, submitted)
+            record = manifest.get(student, {}).get(chapter)
+            if record and record["not_copied"]:
+                reasons.append(
+                    f"handed in files beside the notebook (not graded): {', '.join(record['not_copied'])}"
+                )
+            path = root / "submitted" / student / chapter / f"{chapter}.ipynb"
+            if record and hashlib.sha256(path.read_bytes()).hexdigest() != record["sha256"]:
+                reasons.append("the submitted notebook changed after it was collected")
             gradebook.update_or_create_student(student)
             try:
                 gradebook.find_submission(chapter, student)

@@ -8,6 +8,8 @@ python -m autograder.course export   [--root course] [--to grades.csv]
 """
 
 import argparse
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -76,9 +78,21 @@ def student_notebooks(target: Path) -> list[Path]:
 
 
 def collect(root: Path, submissions: Path) -> list[tuple[str, str]]:
-    """Copy SUBMISSIONS/<student>/<chapter>.ipynb into submitted/, notebooks only; return (student, chapter)."""
+    """Copy SUBMISSIONS/<student>/<chapter>.ipynb into submitted/, notebooks only; return (student, chapter).
+
+    Anything else a student handed in (.py files, folders, ...) is not copied, and is recorded in
+    COURSE/collected.json beside the sha256 of every notebook, so that grading can flag both.
+    """
+    manifest_path = root / "collected.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     collected = []
     for student_dir in sorted(p for p in submissions.iterdir() if p.is_dir()):
+        extras = sorted(
+            str(p.relative_to(student_dir))
+            for p in student_dir.rglob("*")
+            if p.is_file()
+            and not (p.parent == student_dir and p.suffix == ".ipynb" and p.stem in chapters())
+        )
         for notebook in sorted(student_dir.glob("*.ipynb")):
             if notebook.stem not in chapters():
                 continue
@@ -89,7 +103,12 @@ def collect(root: Path, submissions: Path) -> list[tuple[str, str]]:
             shutil.copyfile(
                 notebook, target / notebook.name
             )  # the notebook alone, nothing beside it
+            manifest.setdefault(student_dir.name, {})[notebook.stem] = {
+                "sha256": hashlib.sha256(notebook.read_bytes()).hexdigest(),
+                "not_copied": extras,
+            }
             collected.append((student_dir.name, notebook.stem))
+    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True))
     return collected
 
 

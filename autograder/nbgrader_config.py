@@ -27,6 +27,7 @@ c.Execute.extra_arguments = [
     "--HistoryManager.hist_file=:memory:",
     "--InteractiveShell.xmode=Minimal",
 ]
+c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"Warning"
 # A deleted test cell is put back and graded rather than left for manual grading.
 c.OverwriteCells.add_missing_cells = True

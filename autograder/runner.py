@@ -22,7 +22,14 @@ from autograder.exercises import Exercise
 from autograder.harness import Check, CheckFailed, Outcome, run_call
 from autograder.plain import decode
 
-TIMEOUT_SECONDS = 10.0
+TIMEOUT_SECONDS = 10.0  # per exercise
+TAMPERING = {
+    "tried to exit the interpreter",
+    "tried to write a file",
+    "returned an object that is not plain data",
+    "printed text that looks like a grading report",
+    "malformed answers",
+}
 MEMORY_LIMIT_BYTES = 3 * 1024**3
 
 
@@ -51,9 +58,14 @@ class ExerciseReport:
         return bool(self.results) and all(result.passed for result in self.results)
 
     @property
+    def tampered(self) -> bool:
+        """True when the grading process caught the code doing what no honest solution does."""
+        return bool(TAMPERING & set(self.flags))
+
+    @property
     def earned(self) -> int:
-        """Points earned: all of them when every check passed, else none."""
-        return self.points if self.passed else 0
+        """Points earned: all of them when every check passed and nothing was tampered with, else none."""
+        return self.points if self.passed and not self.tampered else 0
 
 
 def judge(checks: list[Check], outcomes: list[Outcome]) -> list[CheckResult]:
