@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 from conftest import REPO
-from students import reference_code, replace_function, submission
 
 from autograder.cli import grade_notebook
+from autograder.simulate import reference_code, replace_function, submission
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow
@@ -97,7 +97,10 @@ def test_release_collect_autograde_feedback_export(tmp_path):
     assert {student: float(row["total"]) for student, row in rows.items()} == {
         student: float(points) for student, points in expected.items()
     }
-    assert {student for student, row in rows.items() if row["flagged"]} == {"dave", "erin"}
+    assert {student for student, row in rows.items() if row["flagged"]} == {"alice", "dave", "erin"}
+    assert "numpy.py" in rows["alice"]["flags"], (
+        "a file handed in beside the notebook is flagged, not graded"
+    )
     assert "locked cell bigram_counts edited" in rows["dave"]["flags"]
     assert "timeout" in rows["erin"]["flags"]
 

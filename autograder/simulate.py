@@ -1,16 +1,21 @@
-"""Fake students: submissions made from the released notebook, the way a student would edit it."""
+"""Simulated students: submissions made from a released notebook, the way a student edits one.
+
+Used by the test suite and by benchmarks/class_grading.py to build classes of honest, buggy and
+tampering students from the reference solutions.
+"""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-
-from conftest import REPO
 
 from autograder.notebook import cell_source
 
+SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+
 
 def reference_code(chapter: str) -> dict[str, str]:
-    """The reference solution cells of a chapter, markers removed, by grade id."""
-    notebook = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())
+    """The reference solution cells of a chapter, solution markers removed, by grade id."""
+    notebook = json.loads((SOLUTIONS / f"{chapter}.ipynb").read_text())
     code = {}
     for cell in notebook["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
@@ -20,7 +25,9 @@ def reference_code(chapter: str) -> dict[str, str]:
     return code
 
 
-def submission(released: Path, target: Path, code: dict[str, str], edit=None) -> Path:
+def submission(
+    released: Path, target: Path, code: dict[str, str], edit: Callable[[dict], None] | None = None
+) -> Path:
     """Write a copy of `released` whose solution cells hold `code` (by grade id); `edit` may change cells."""
     notebook = json.loads(released.read_text())
     for cell in notebook["cells"]:

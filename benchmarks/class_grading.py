@@ -1,0 +1,151 @@
+"""Grade a simulated class twice — plain serial `nbgrader autograde`, then our flow — and compare.
+
+    .venv/bin/python benchmarks/class_grading.py [--students 30] [--chapters 01_bigram_counting ...]
+
+Builds a course with every chapter released and a class of simulated students (for each chapter:
+mostly correct, some with one catalogued bug, some tampering), then on two copies of it times
+(1) plain nbgrader, one `nbgrader autograde CHAPTER` per chapter, serial, and (2) our flow
+(`autograder.class_grading.autograde_class`: two nbgrader workers plus trusted confirmation). It
+checks that the grades agree except where our flow caught tampering, and prints both times,
+their ratio, and the time per submission extrapolated to a class of 100.
+"""
+
+import argparse
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.class_grading import autograde_class
+from autograder.course import chapters, collect, nbgrader, release
+from autograder.exercises import chapter_exercises
+from autograder.simulate import reference_code, submission
+
+CATALOGUE = Path(__file__).resolve().parent.parent / "tests" / "implementations"
+TAMPERS = {
+    "patches NumPy's comparisons": "import numpy as np\nnp.allclose = np.isclose = np.array_equal = lambda *a, **k: True\n",
+    "replaces the checker": "import autograder.kernel\nautograder.kernel.run_checks = lambda *a, **k: None\n",
+}
+
+
+def build_class(root: Path, folder: Path, students: int, names: list[str], seed: int) -> dict:
+    """Write every student's notebooks; return what each (student, chapter) is: correct, bug or tamper."""
+    rng = random.Random(seed)
+    kinds = {}
+    for number in range(students):
+        student = f"student{number:03d}"
+        for chapter in names:
+            code = reference_code(chapter)
+            exercise = rng.choice(chapter_exercises(chapter)).name
+            roll = rng.random()
+            if roll < 0.25:  # one plausible bug
+                wrong = rng.choice(sorted((CATALOGUE / exercise).glob("wrong_*.py")))
+                code[f"{exercise}_code"] = wrong.read_text()
+                kinds[(student, chapter)] = f"bug {wrong.stem} in {exercise}"
+            elif roll < 0.4:  # tampering, with a wrong answer behind it
+                label, patch = rng.choice(sorted(TAMPERS.items()))
+                wrong = rng.choice(sorted((CATALOGUE / exercise).glob("wrong_*.py")))
+                code[f"{exercise}_code"] = patch + wrong.read_text()
+                kinds[(student, chapter)] = f"tamper: {label} ({exercise})"
+            else:
+                kinds[(student, chapter)] = "correct"
+            release_path = root / "release" / chapter / f"{chapter}.ipynb"
+            submission(release_path, folder / student / f"{chapter}.ipynb", code)
+    return kinds
+
+
+def scores(root: Path, names: list[str]) -> dict[tuple[str, str, str], float]:
+    """Every exercise score in a gradebook."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    out = {}
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        for student in (s.id for s in gradebook.students):
+            for chapter in names:
+                for exercise in chapter_exercises(chapter):
+                    try:
+                        out[(student, chapter, exercise.name)] = gradebook.find_grade(
+                            exercise.name, chapter, chapter, student
+                        ).score
+                    except MissingEntry:
+                        out[(student, chapter, exercise.name)] = None
+    return out
+
+
+def main() -> None:
+    """Build, grade twice, compare, print."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--chapters", nargs="*", default=chapters())
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="proof-lm-class-") as scratch:
+        plain, ours, folder = (
+            Path(scratch, "plain"),
+            Path(scratch, "ours"),
+            Path(scratch, "submissions"),
+        )
+        release(plain, args.chapters)
+        kinds = build_class(plain, folder, args.students, args.chapters, args.seed)
+        collect(plain, folder)
+        shutil.copytree(plain, ours)
+        (ours / "nbgrader_config.py").write_text(
+            (plain / "nbgrader_config.py")
+            .read_text()
+            .replace(str(plain.resolve()), str(ours.resolve()))
+        )
+        submissions = len(kinds)
+        print(
+            f"{args.students} students x {len(args.chapters)} chapters = {submissions} submissions "
+            f"({sum(k == 'correct' for k in kinds.values())} correct, "
+            f"{sum(k.startswith('bug') for k in kinds.values())} buggy, "
+            f"{sum(k.startswith('tamper') for k in kinds.values())} tampering)"
+        )
+
+        start = time.perf_counter()
+        for chapter in args.chapters:
+            nbgrader(plain, "autograde", chapter, "--force")
+        serial = time.perf_counter() - start
+        print(
+            f"plain nbgrader, serial:      {serial:8.1f} s  ({serial / submissions:.1f} s per submission)"
+        )
+
+        start = time.perf_counter()
+        flags = autograde_class(ours, args.chapters)
+        flow = time.perf_counter() - start
+        print(
+            f"our flow, 2 workers+trusted: {flow:8.1f} s  ({flow / submissions:.1f} s per submission)"
+        )
+        print(
+            f"ratio (plain / ours): {serial / flow:.2f}x; a class of 100 full submissions would take about "
+            f"{flow / args.students * 100 / 60:.0f} min with our flow, {serial / args.students * 100 / 60:.0f} min plain"
+        )
+
+        plain_scores, our_scores = scores(plain, args.chapters), scores(ours, args.chapters)
+        differing = {key for key in our_scores if plain_scores.get(key) != our_scores[key]}
+        flagged = {(student, chapter) for student, items in flags.items() for chapter in items}
+        unexplained = {key for key in differing if (key[0], key[1]) not in flagged}
+        tamper_caught = {
+            k for k, kind in kinds.items() if kind.startswith("tamper") and k in flagged
+        }
+        honest_flagged = {
+            k for k, kind in kinds.items() if not kind.startswith("tamper") and k in flagged
+        }
+        print(f"grades differing: {len(differing)}, all on flagged submissions: {not unexplained}")
+        print(
+            f"tampering submissions flagged: {len(tamper_caught)} of {sum(k.startswith('tamper') for k in kinds.values())}; "
+            f"honest or buggy submissions flagged: {len(honest_flagged)}"
+        )
+        for key in sorted(unexplained):
+            print(
+                "  UNEXPLAINED",
+                key,
+                plain_scores.get(key),
+                our_scores[key],
+                kinds[(key[0], key[1])],
+            )
+
+
+if __name__ == "__main__":
+    main()
