@@ -1,5 +1,8 @@
 """Judging helpers: turn a plain answer into a verdict with a hint that names the likely mistake."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
 from autograder.harness import CheckFailed, Outcome, describe_error
@@ -32,14 +35,27 @@ def array_answer(outcome: Outcome, shape: tuple, kinds: str = "f") -> np.ndarray
     return as_array(value_of(outcome), shape, kinds)
 
 
-def number_answer(outcome: Outcome) -> float:
-    """The answer as a float: a Python or NumPy number, or a 0-d / one-element array."""
-    value = value_of(outcome)
+def as_number(value: object) -> float:
+    """A plain answer as a float: a Python or NumPy number, or a 0-d / one-element array."""
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.reshape(()).item()
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CheckFailed(f"returned {type(value).__name__}; expected a single number")
     return float(value)
+
+
+def number_answer(outcome: Outcome) -> float:
+    """The answer of `outcome` as a float."""
+    return as_number(value_of(outcome))
+
+
+@contextmanager
+def labelled(label: str) -> Iterator[None]:
+    """Prefix the hint of any failure inside the block with `label: `."""
+    try:
+        yield
+    except CheckFailed as failure:
+        raise CheckFailed(f"{label}: {failure}") from None
 
 
 def matches(actual: object, expected: object, rtol: float, atol: float) -> bool:

@@ -8,7 +8,14 @@ import numpy as np
 import torch
 
 from autograder.checks.mlp_lm import random_params
-from autograder.expect import as_array, expect_close, expect_unchanged, number_answer, value_of
+from autograder.expect import (
+    as_array,
+    as_number,
+    expect_close,
+    expect_unchanged,
+    labelled,
+    value_of,
+)
 from autograder.harness import Call, Check, CheckFailed, Outcome
 
 # ---------------------------------------------------------------- numerical_gradient
@@ -140,17 +147,14 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
         got_loss, got_dW, got_db = _grad_parts(value_of(outcome), 3, "loss, dW, db")
-        outcome_loss = Outcome(value=got_loss)
-        try:
+        with labelled("loss"):
             expect_close(
-                number_answer(outcome_loss),
+                as_number(got_loss),
                 loss,
                 rtol=1e-8,
                 atol=1e-10,
                 diagnoses=[("the loss is the sum over the batch; return the mean", loss * B)],
             )
-        except CheckFailed as failure:
-            raise CheckFailed(f"loss: {failure}") from None
         if isinstance(got_db, np.ndarray) and got_db.shape == (B, len(bias)) and B > 1:
             raise CheckFailed(
                 f"db has shape {got_db.shape}: sum the bias gradient over the batch, to shape {bias.shape}"
@@ -166,7 +170,7 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
             ("the wrong sign: the gradient of the loss is (p - onehot)", -1),
         ]
         for name, got, ref in [("dW", got_dW, dW), ("db", got_db, db)]:
-            try:
+            with labelled(name):
                 expect_close(
                     got,
                     ref,
@@ -174,8 +178,6 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
                     atol=1e-10,
                     diagnoses=[(hint, ref * factor) for hint, factor in common],
                 )
-            except CheckFailed as failure:
-                raise CheckFailed(f"{name}: {failure}") from None
         expect_unchanged(outcome, (weights, bias, inputs, targets))
 
     return Check(what, [Call((weights, bias, inputs, targets))], judge)

@@ -9,7 +9,15 @@ import numpy as np
 import torch
 
 from autograder.checks.cases import alphabet_vocab, random_vocab, random_words
-from autograder.expect import as_array, expect_close, expect_unchanged, number_answer, value_of
+from autograder.expect import (
+    as_array,
+    as_number,
+    expect_close,
+    expect_unchanged,
+    labelled,
+    number_answer,
+    value_of,
+)
 from autograder.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.baselines import TorchContextMLP, numpy_params
 
@@ -230,24 +238,18 @@ def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
         if not (isinstance(value, tuple | list) and len(value) == 2):
             raise CheckFailed(f"returned {type(value).__name__}; expected a tuple (loss, logits)")
         got_loss, got_logits = value
-        if isinstance(got_loss, np.ndarray) and got_loss.size == 1:
-            got_loss = got_loss.reshape(()).item()
-        if isinstance(got_loss, bool) or not isinstance(got_loss, int | float):
-            raise CheckFailed(f"the loss is a {type(got_loss).__name__}; expected a number")
+        with labelled("loss"):
+            got_loss = as_number(got_loss)
         got_logits = as_array(got_logits, (B, V), kinds="f")
-        try:
+        with labelled("logits"):
             expect_close(got_logits, logits, rtol=1e-7, atol=1e-9, diagnoses=logit_diagnoses)
-        except CheckFailed as failure:
-            raise CheckFailed(f"logits: {failure}") from None
         if not np.isfinite(got_loss):
             raise CheckFailed(
                 f"loss: got {got_loss} for logits up to {np.abs(logits).max():.0f}: "
                 "use a stable log-softmax (subtract the max)"
             )
-        try:
+        with labelled("loss"):
             expect_close(got_loss, loss, rtol=1e-7, atol=1e-9, diagnoses=loss_diagnoses)
-        except CheckFailed as failure:
-            raise CheckFailed(f"loss: {failure}") from None
         expect_unchanged(outcome, (P, X, Y))
 
     return Check(what, [Call((P, X, Y))], judge)

@@ -11,9 +11,11 @@ import numpy as np
 from autograder.expect import (
     array_answer,
     as_array,
+    as_number,
     expect_close,
     expect_raises,
     expect_unchanged,
+    labelled,
     number_answer,
     value_of,
 )
@@ -279,12 +281,10 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
         if not (isinstance(value, tuple | list) and len(value) == 2):
             raise CheckFailed(f"returned {type(value).__name__}; expected a tuple (loss, grad)")
         loss, grad = value
-        if isinstance(loss, np.ndarray) and loss.size == 1:
-            loss = loss.reshape(()).item()
-        if isinstance(loss, bool) or not isinstance(loss, int | float):
-            raise CheckFailed(f"the loss is a {type(loss).__name__}; expected a number")
+        with labelled("loss"):
+            loss = as_number(loss)
         grad = as_array(grad, table.shape, kinds="f")
-        try:
+        with labelled("loss"):
             expect_close(
                 loss,
                 expected_loss,
@@ -294,12 +294,8 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
                     ("the loss is the sum over the batch; return the mean", expected_loss * B)
                 ],
             )
-        except CheckFailed as failure:
-            raise CheckFailed(f"loss: {failure}") from None
-        try:
+        with labelled("gradient"):
             expect_close(grad, expected_grad, rtol=1e-5, atol=1e-8, diagnoses=diagnoses)
-        except CheckFailed as failure:
-            raise CheckFailed(f"gradient: {failure}") from None
         expect_unchanged(outcome, (table, previous, targets))
 
     return Check(what, [Call((table, previous, targets))], judge)
