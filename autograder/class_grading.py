@@ -48,7 +48,9 @@ def run_nbgrader(
         os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     )
     env.pop("NBGRADER_EXECUTION", None)
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")  # one core per worker
+    env.update(
+        OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1"
+    )  # one core per worker
     shards = [jobs[i::workers] for i in range(workers)]
     processes = [
         subprocess.Popen(
