@@ -1,0 +1,20 @@
+"""One switch for the size of the chapters' demonstrations.
+
+Demonstrations carry no points. When nbgrader grades a notebook (it sets NBGRADER_EXECUTION to
+"autograde" in the kernel) or when PROOF_LM_DEMO=small is set, training loops and sample counts in
+the chapters run at a reduced size, and the figures the text quotes — which hold for the full
+size — are asserted only at full size. Exercises and their tests are never affected.
+"""
+
+import os
+
+SMALL = (
+    os.environ.get("PROOF_LM_DEMO", "full") == "small"
+    or os.environ.get("NBGRADER_EXECUTION") == "autograde"
+)
+FULL = not SMALL
+
+
+def size(full: int, small: int) -> int:
+    """`full` normally, `small` when demonstrations run at a reduced size."""
+    return small if SMALL else full
