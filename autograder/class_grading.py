@@ -5,8 +5,9 @@ can patch the checks. So after nbgrader has graded, every submission is graded a
 trusted path (`autograder.cli.grade_notebook`: a fresh, limited process per exercise whose
 references are computed before any student code runs). Where the two disagree, the trusted score
 is written into the gradebook and the submission is flagged with the reason; flags also come from
-the grading process (timeouts, crashes, memory) and from the notebook itself (locked cells edited
-or deleted, nbgrader metadata stripped). Flags are kept in COURSE/flags.json and exported.
+the grading process (timeouts, crashes, memory), from the notebook itself (locked cells edited
+or deleted, nbgrader metadata stripped) and from its code (`autograder.tamper_scan`: tampering
+attempts, flagged even when they changed no score). Flags are kept in COURSE/flags.json and exported.
 """
 
 import contextlib
@@ -23,6 +24,7 @@ from pathlib import Path
 from autograder.cli import grade_notebook
 from autograder.exercises import chapter_exercises
 from autograder.notebook import cell_source, read_notebook
+from autograder.tamper_scan import scan_notebook
 
 KERNEL_MEMORY_LIMIT = 6 * 1024**3  # per grading process; the machine has 24 GiB and two workers
 
@@ -136,6 +138,9 @@ def confirm(
             released = read_notebook(root / "release" / chapter / f"{chapter}.ipynb")
             submitted = read_notebook(root / "submitted" / student / chapter / f"{chapter}.ipynb")
             reasons += structural_flags(released, submitted)
+            findings = scan_notebook(released, submitted)
+            reasons += [f"tampering code in {finding}" for _, finding in findings]
+            tampered_from = {grade_id for grade_id, _ in findings}
             record = manifest.get(student, {}).get(chapter)
             if record and record["not_copied"]:
                 reasons.append(
@@ -153,15 +158,18 @@ def confirm(
                 reasons += [
                     f"{report.exercise}: {flag} in the trusted grader" for flag in report.flags
                 ]
+                earned = 0 if f"{report.exercise}_code" in tampered_from else report.earned
+                if earned != report.earned:
+                    reasons.append(f"{report.exercise}: its solution cell tampers, so it earns 0")
                 grade = gradebook.find_grade(report.exercise, chapter, chapter, student)
                 kernel = grade.auto_score
-                if kernel is None or abs(kernel - report.earned) > 1e-9:
+                if kernel is None or abs(kernel - earned) > 1e-9:
                     if result.get("success", False):
                         reasons.append(
                             f"{report.exercise}: the notebook's own run scored {kernel}, the trusted grader "
-                            f"{report.earned}; the trusted score stands"
+                            f"{earned}; the trusted score stands"
                         )
-                    grade.manual_score = float(report.earned)
+                    grade.manual_score = float(earned)
             notebook = gradebook.find_submission_notebook(chapter, chapter, student)
             notebook.flagged = bool(reasons)
             gradebook.db.commit()

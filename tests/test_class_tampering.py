@@ -152,7 +152,27 @@ def bigram_counts(words, stoi):
         ),
         None,
         {},
-        {"perplexity": 0},
+        {"bigram_counts": 0, "perplexity": 0},
+        True,
+    ),
+    # tampering that changes no answer: the code is right, the attempt still costs its exercise
+    "t_numpy_noop": (
+        code(mean_nll=prefix("mean_nll", "np.isclose = lambda *a, **k: True")),
+        None,
+        {},
+        {"mean_nll": 0},
+        True,
+    ),
+    "t_checker_noop": (
+        code(
+            bigram_probs=prefix(
+                "bigram_probs",
+                "import autograder.kernel as grader\nsetattr(grader, 'run_checks', print)",
+            )
+        ),
+        None,
+        {},
+        {"bigram_probs": 0},
         True,
     ),
     "t_shadow": (
@@ -315,6 +335,10 @@ def test_a_class_with_every_tamperer(tmp_path):
         "the trusted score stands" in reasons["t_checker"]
         and "the trusted score stands" in reasons["t_numpy"]
     )
+    for student in ("t_checker", "t_numpy", "t_transformer", "t_eq", "t_exit", "t_os_exit"):
+        assert "tampering code in cell" in reasons[student], student
+    assert "cell mean_nll_code, line 1: changes the module numpy" in reasons["t_numpy_noop"]
+    assert "bigram_probs: its solution cell tampers, so it earns 0" in reasons["t_checker_noop"]
     assert "numpy/__init__.py" in reasons["t_shadow"]
     assert (
         "not plain data" in reasons["t_eq"]
