@@ -2,8 +2,9 @@
 
 Demonstrations carry no points. When nbgrader grades a notebook (it sets NBGRADER_EXECUTION to
 "autograde" in the kernel) or when PROOF_LM_DEMO=small is set, training loops and sample counts in
-the chapters run at a reduced size, and the figures the text quotes — which hold for the full
-size — are asserted only at full size. Exercises and their tests are never affected.
+the chapters run at a reduced size, the count heatmap leaves out its 1,458 labels (seconds of
+drawing), and the figures the text quotes — which hold for the full size — are asserted only at
+full size. Exercises and their tests are never affected.
 """
 
 import os

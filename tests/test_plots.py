@@ -13,10 +13,20 @@ from proof_lm.plots import plot_count_heatmap, plot_distribution
 def test_heatmap_labels_every_cell_with_its_bigram_and_count():
     itos = [".", "a", "b"]
     counts = np.arange(9).reshape(3, 3)
-    ax = plot_count_heatmap(counts, itos)
+    ax = plot_count_heatmap(counts, itos, labels=True)
     texts = [t.get_text() for t in ax.texts]
     assert len(texts) == 18 and "ab" in texts and "5" in texts
     assert [t.get_text() for t in ax.get_xticklabels()] == itos
+    plt.close("all")
+
+
+def test_heatmap_labels_can_be_left_out_and_are_left_out_when_demonstrations_run_small():
+    counts = np.arange(9).reshape(3, 3)
+    assert len(plot_count_heatmap(counts, [".", "a", "b"], labels=False).texts) == 0
+    import proof_lm.demo
+
+    expected = 18 if proof_lm.demo.FULL else 0
+    assert len(plot_count_heatmap(counts, [".", "a", "b"]).texts) == expected
     plt.close("all")
 
 
