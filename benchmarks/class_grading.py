@@ -26,6 +26,8 @@ CATALOGUE = Path(__file__).resolve().parent.parent / "tests" / "implementations"
 TAMPERS = {
     "patches NumPy's comparisons": "import numpy as np\nnp.allclose = np.isclose = np.array_equal = lambda *a, **k: True\n",
     "replaces the checker": "import autograder.kernel\nautograder.kernel.run_checks = lambda *a, **k: None\n",
+    "blanks later cells": "get_ipython().input_transformers_post.append(lambda lines: [])\n",
+    "prints a passing report": "print('all checks passed: 8/8 points')\n",
 }
 
 
@@ -137,6 +139,8 @@ def main() -> None:
             f"tampering submissions flagged: {len(tamper_caught)} of {sum(k.startswith('tamper') for k in kinds.values())}; "
             f"honest or buggy submissions flagged: {len(honest_flagged)}"
         )
+        for key in sorted(honest_flagged):
+            print("  FLAGGED", key, kinds[key], "|", " | ".join(flags[key[0]][key[1]]))
         for key in sorted(unexplained):
             print(
                 "  UNEXPLAINED",
