@@ -1,6 +1,7 @@
 """The grading process: load the student's code into a fresh interpreter, make the calls, write plain answers.
 
-Run by `autograder.runner` as `python -I -B -m autograder.child REQUEST FD` in an empty working
+Run by `autograder.runner` as `python -I -B -m autograder.child REQUEST FD` (or forked from a
+template that has imported NumPy and IPython, see `autograder.forkserver`) in an empty working
 directory, with no right to write files; the answers go to the parent through the pipe FD. Everything
 it sends is untrusted: the parent decodes it with allow_pickle=False and judges it against
 references it computed itself.
@@ -10,6 +11,7 @@ import ast
 import io
 import os
 import pickle
+import resource
 import sys
 import traceback
 
@@ -17,6 +19,14 @@ import numpy as np
 
 from autograder.harness import Outcome, run_call
 from autograder.plain import dumps
+
+MEMORY_LIMIT_BYTES = 3 * 1024**3
+
+
+def apply_limits() -> None:
+    """Capped memory and no file growth, for this process and anything it starts."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
 
 
 class _NullShell:
@@ -135,6 +145,17 @@ def main() -> None:
     np.savez(buffer, allow_pickle=False, **arrays)
     with result_pipe:  # a pipe to the parent: no file is written
         result_pipe.write(buffer.getvalue())
+
+
+def preload() -> None:
+    """For a fork server of grading processes: import what every one needs before student code."""
+    from IPython.core.inputtransformer2 import TransformerManager  # noqa: F401
+
+
+def run_forked(request: dict) -> None:
+    """In a process forked by `autograder.forkserver` (already its own session): limit, then grade."""
+    apply_limits()
+    main()
 
 
 if __name__ == "__main__":

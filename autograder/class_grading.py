@@ -24,6 +24,7 @@ from pathlib import Path
 from autograder.cli import grade_notebook
 from autograder.exercises import chapter_exercises
 from autograder.notebook import cell_source, read_notebook
+from autograder.runner import grading_template
 from autograder.tamper_scan import scan_notebook
 
 KERNEL_MEMORY_LIMIT = 6 * 1024**3  # per grading process; the machine has 24 GiB and two workers
@@ -120,11 +121,12 @@ def confirm(
 
     def trusted(job: tuple[str, str]) -> list:
         chapter, student = job
-        return grade_notebook(root / "submitted" / student / chapter / f"{chapter}.ipynb", chapter)
+        path = root / "submitted" / student / chapter / f"{chapter}.ipynb"
+        return grade_notebook(path, chapter, template)
 
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with grading_template() as template, ThreadPoolExecutor(max_workers=workers) as pool:
         reports = dict(zip(jobs, pool.map(trusted, jobs), strict=True))
     flags: dict[str, dict[str, list[str]]] = {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:

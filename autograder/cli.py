@@ -12,15 +12,24 @@ from autograder.report import as_json, html_report, text_report
 from autograder.runner import ExerciseReport, check_source
 
 
-def grade_sources(chapter: str, sources: list[str], workers: int = 2) -> list[ExerciseReport]:
+def grade_sources(
+    chapter: str, sources: list[str], workers: int = 2, template: str | None = None
+) -> list[ExerciseReport]:
     """Grade every exercise of `chapter` against `sources`, one fresh grading process each."""
     exercises = chapter_exercises(chapter)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda exercise: check_source(exercise, sources), exercises))
+        return list(
+            pool.map(lambda exercise: check_source(exercise, sources, template=template), exercises)
+        )
 
 
-def grade_notebook(path: str | Path, chapter: str | None = None) -> list[ExerciseReport]:
-    """Grade a chapter notebook by its solution cells; the chapter defaults to the file name."""
+def grade_notebook(
+    path: str | Path, chapter: str | None = None, template: str | None = None
+) -> list[ExerciseReport]:
+    """Grade a chapter notebook by its solution cells; the chapter defaults to the file name.
+
+    `template`: the socket of a running `autograder.runner.grading_template`, to fork from.
+    """
     path = Path(path)
     chapter = chapter or path.stem
     if not chapter_exercises(chapter):
@@ -29,7 +38,7 @@ def grade_notebook(path: str | Path, chapter: str | None = None) -> list[Exercis
             f"no graded chapter called {chapter!r}; pass --chapter, one of {', '.join(chapters)}"
         )
     names = {exercise.name for exercise in chapter_exercises(chapter)}
-    return grade_sources(chapter, solution_sources(read_notebook(path), names))
+    return grade_sources(chapter, solution_sources(read_notebook(path), names), template=template)
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets.config.loader import PyFileConfigLoader
 
+from autograder.forkserver import relay_command, start
 from autograder.warm_kernels import SOCKET_VARIABLE
 
 
@@ -31,8 +32,8 @@ class WarmKernelManager(AsyncKernelManager):
         template = os.environ.get(SOCKET_VARIABLE)
         if not template or "ipykernel_launcher" not in command:
             return command
-        arguments = command[command.index("ipykernel_launcher") + 1 :]
-        return [sys.executable, "-m", "autograder.warm_kernels", "relay", template, *arguments]
+        arguments = command[command.index("ipykernel_launcher") :]
+        return relay_command(template, [0, 1, 2], arguments)
 
 
 def warm_preprocessors() -> list[type]:
@@ -53,15 +54,8 @@ def warm_preprocessors() -> list[type]:
 
 def start_template(folder: str) -> subprocess.Popen:
     """Start the kernel template and wait until it listens; its socket goes in the environment."""
-    path = os.path.join(folder, "template.sock")
-    template = subprocess.Popen(
-        [sys.executable, "-m", "autograder.warm_kernels", "serve", path],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    if template.stdout.readline().strip() != "ready":
-        raise RuntimeError("the kernel template did not start")
+    path = os.path.join(folder, "kernels.sock")
+    template = start(path, "autograder.warm_kernels")
     os.environ[SOCKET_VARIABLE] = path
     return template
 

@@ -1,24 +1,26 @@
 """Run an exercise's checks: in this process (hidden-test cells) or in a fresh, limited grading process."""
 
+import contextlib
 import io
 import json
 import os
 import pickle
 import re
-import resource
 import signal
 import subprocess
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from autograder.child import apply_limits
 from autograder.exercises import Exercise
+from autograder.forkserver import relay_command, start
 from autograder.harness import Check, CheckFailed, Outcome, run_call
 from autograder.plain import decode
 
@@ -30,7 +32,6 @@ TAMPERING = {
     "printed text that looks like a grading report",
     "malformed answers",
 }
-MEMORY_LIMIT_BYTES = 3 * 1024**3
 
 
 @dataclass
@@ -113,8 +114,20 @@ def _limit_resources() -> None:
     which refuses to open files for writing, delete, rename, spawn or connect.
     """
     os.setsid()
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    apply_limits()
+
+
+@contextlib.contextmanager
+def grading_template() -> Iterator[str]:
+    """A fork server of grading processes for as long as the block runs; yields its socket path."""
+    with tempfile.TemporaryDirectory(prefix="proof-lm-graders-") as folder:
+        path = os.path.join(folder, "graders.sock")
+        template = start(path, "autograder.child", ("-I", "-B"))
+        try:
+            yield path
+        finally:
+            template.stdin.close()
+            template.wait()
 
 
 def _read_result(data: bytes, expected: int) -> dict:
@@ -171,9 +184,16 @@ def _read_all(fd: int, limit: int = 256 * 1024**2) -> bytes:
 
 
 def check_source(
-    exercise: Exercise, sources: list[str], timeout: float = TIMEOUT_SECONDS
+    exercise: Exercise,
+    sources: list[str],
+    timeout: float = TIMEOUT_SECONDS,
+    template: str | None = None,
 ) -> ExerciseReport:
-    """Run every check of `exercise` on the function defined by `sources`, in a fresh grading process."""
+    """Run every check of `exercise` on the function defined by `sources`, in a fresh grading process.
+
+    The process is started anew, or forked from the `autograder.forkserver` template of
+    `autograder.child` listening at `template` (see `grading_template`).
+    """
     checks = build_checks(exercise)  # references first, before any student code exists anywhere
     calls = [call for check in checks for call in check.calls]
     report = ExerciseReport(exercise.name, exercise.points)
@@ -195,8 +215,11 @@ def check_source(
             OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg"
         )
         read_end, write_end = os.pipe()
+        argv = ["autograder.child", str(request), str(write_end)]
         process = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-m", "autograder.child", str(request), str(write_end)],
+            relay_command(template, [0, 1, 2, write_end], argv)
+            if template
+            else [sys.executable, "-I", "-B", "-m", *argv],
             cwd=workdir,
             env=env,
             stdin=subprocess.DEVNULL,

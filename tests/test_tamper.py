@@ -1,4 +1,7 @@
-"""The trusted grading path: tampering, crashes, endless loops and memory hogs earn nothing and are flagged."""
+"""The trusted grading path: tampering, crashes, endless loops and memory hogs earn nothing and are flagged.
+
+Every test runs twice: with grading processes started anew, and forked from a grading template.
+"""
 
 import json
 import shutil
@@ -9,14 +12,34 @@ from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.cli import grade_notebook
 from autograder.exercises import get_exercise
-from autograder.runner import check_source
+from autograder.runner import check_source, grading_template
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 WRONG = "def perplexity(token_probs):\n    return 1.0\n"
 
 
+MODE = {"template": None}
+
+
+@pytest.fixture(autouse=True, scope="module", params=["fresh", "forked"])
+def grading_processes(request):
+    if request.param == "fresh":
+        MODE["template"] = None
+        yield
+        return
+    with grading_template() as template:
+        MODE["template"] = template
+        yield
+    MODE["template"] = None
+
+
 def grade(source: str, timeout: float = 20.0):
-    return check_source(get_exercise("perplexity"), [textwrap.dedent(source)], timeout=timeout)
+    return check_source(
+        get_exercise("perplexity"),
+        [textwrap.dedent(source)],
+        timeout=timeout,
+        template=MODE["template"],
+    )
 
 
 def test_correct_code_passes_as_a_baseline():
@@ -140,7 +163,7 @@ def test_files_beside_the_notebook_are_never_imported(tmp_path):
     (tmp_path / "autograder.py").write_text(
         "raise SystemExit('shadowed autograder was imported')\n"
     )
-    reports = grade_notebook(tmp_path / "01_bigram_counting.ipynb")
+    reports = grade_notebook(tmp_path / "01_bigram_counting.ipynb", template=MODE["template"])
     assert all(report.passed for report in reports)
 
 
@@ -150,7 +173,7 @@ def test_stripped_metadata_still_finds_the_solution(tmp_path):
         cell["metadata"] = {}
     path = tmp_path / "01_bigram_counting.ipynb"
     path.write_text(json.dumps(notebook))
-    assert sum(report.earned for report in grade_notebook(path)) == 7
+    assert sum(report.earned for report in grade_notebook(path, template=MODE["template"])) == 7
 
 
 @pytest.mark.parametrize(
