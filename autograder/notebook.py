@@ -2,7 +2,13 @@
 
 import ast
 import json
+import threading
 from pathlib import Path
+
+# CPython 3.11 can raise a spurious "AST constructor recursion depth mismatch" SystemError when
+# threads build ASTs at once (python/cpython#106905); NumPy's .npy header reader builds one too.
+# Grading threads in one process take this lock around anything that parses.
+PARSING = threading.Lock()
 
 
 def read_notebook(path: str | Path) -> dict:
@@ -27,7 +33,8 @@ def cell_source(cell: dict) -> str:
 
 def _defines(source: str, names: set[str]) -> bool:
     try:
-        tree = ast.parse(source)
+        with PARSING:
+            tree = ast.parse(source)
     except SyntaxError:
         return any(f"def {name}(" in source for name in names)
     return any(isinstance(node, ast.FunctionDef) and node.name in names for node in tree.body)

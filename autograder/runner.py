@@ -22,6 +22,7 @@ from autograder.child import apply_limits
 from autograder.exercises import Exercise
 from autograder.forkserver import relay_command, start
 from autograder.harness import Check, CheckFailed, Outcome, run_call
+from autograder.notebook import PARSING
 from autograder.plain import decode
 
 TIMEOUT_SECONDS = 10.0  # per exercise
@@ -132,7 +133,7 @@ def grading_template() -> Iterator[str]:
 
 def _read_result(data: bytes, expected: int) -> dict:
     """Decode the grading process's answers, trusting nothing about their shape."""
-    with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+    with PARSING, np.load(io.BytesIO(data), allow_pickle=False) as stored:
         arrays = {key: stored[key] for key in stored.files}
     summary = decode(json.loads(arrays.pop("__json__").tobytes().decode()), arrays)
     outcomes = []

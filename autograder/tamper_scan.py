@@ -10,7 +10,7 @@ solution cell holds such code earns 0, the flag saying which line and why.
 import ast
 from collections.abc import Iterator
 
-from autograder.notebook import cell_source
+from autograder.notebook import PARSING, cell_source
 
 STOP_CALLS = {"sys.exit", "os._exit", "os.abort", "os.kill", "os.killpg", "exit", "quit"}
 REACH_CALLS = {
@@ -224,7 +224,8 @@ def scan_source(source: str, preamble_modules: dict[str, str] | None = None) -> 
     from IPython.core.inputtransformer2 import TransformerManager
 
     try:
-        tree = ast.parse(TransformerManager().transform_cell(source))
+        with PARSING:
+            tree = ast.parse(TransformerManager().transform_cell(source))
     except SyntaxError:
         return []  # code that does not even parse cannot tamper; the grader reports the syntax error
     modules = _modules(tree, preamble_modules or {"np": "numpy", "math": "math"})
