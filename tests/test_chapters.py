@@ -55,3 +55,16 @@ def test_each_exercise_has_a_solution_cell_and_a_graded_test_cell(chapter):
     )
     for line in PREAMBLES[chapter].strip().splitlines():
         assert line in setup, f"the set-up cell must define what the grader's preamble does: {line}"
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_a_test_cell_never_calls_another_exercise(chapter):
+    """One bug costs one exercise: the notebook's score agrees with the trusted grader's."""
+    cells = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())["cells"]
+    names = [e.name for e in EXERCISES.values() if e.chapter == chapter]
+    for cell in cells:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if grade_id in names:
+            visible = "".join(cell["source"]).split("### END HIDDEN TESTS")[-1]
+            for other in set(names) - {grade_id}:
+                assert f"{other}(" not in visible, f"the test of {grade_id} calls {other}"
