@@ -49,6 +49,14 @@ def number_answer(outcome: Outcome) -> float:
     return as_number(value_of(outcome))
 
 
+def tuple_answer(outcome: Outcome, names: list[str]) -> tuple:
+    """The answer of `outcome` as a tuple of len(names) parts (a list is accepted too)."""
+    value = value_of(outcome)
+    if not (isinstance(value, tuple | list) and len(value) == len(names)):
+        raise CheckFailed(f"returned {type(value).__name__}; expected a tuple ({', '.join(names)})")
+    return tuple(value)
+
+
 @contextmanager
 def labelled(label: str) -> Iterator[None]:
     """Prefix the hint of any failure inside the block with `label: `."""

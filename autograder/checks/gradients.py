@@ -14,6 +14,7 @@ from autograder.expect import (
     expect_close,
     expect_unchanged,
     labelled,
+    tuple_answer,
     value_of,
 )
 from autograder.harness import Call, Check, CheckFailed, Outcome
@@ -134,19 +135,13 @@ def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.
     return loss.item(), W.grad.numpy(), b.grad.numpy()
 
 
-def _grad_parts(answer: object, count: int, names: str) -> tuple:
-    if not (isinstance(answer, tuple | list) and len(answer) == count):
-        raise CheckFailed(f"returned {type(answer).__name__}; expected a tuple ({names})")
-    return tuple(answer)
-
-
 def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
     loss, dW, db = torch_linear(weights, bias, inputs, targets)
     B = len(targets)
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        got_loss, got_dW, got_db = _grad_parts(value_of(outcome), 3, "loss, dW, db")
+        got_loss, got_dW, got_db = tuple_answer(outcome, ["loss", "dW", "db"])
         with labelled("loss"):
             expect_close(
                 as_number(got_loss),

@@ -16,7 +16,7 @@ from autograder.expect import (
     expect_unchanged,
     labelled,
     number_answer,
-    value_of,
+    tuple_answer,
 )
 from autograder.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.baselines import TorchContextMLP, numpy_params
@@ -57,10 +57,7 @@ def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        value = value_of(outcome)
-        if not (isinstance(value, tuple | list) and len(value) == 2):
-            raise CheckFailed(f"returned {type(value).__name__}; expected a tuple (X, Y)")
-        got_X, got_Y = value
+        got_X, got_Y = tuple_answer(outcome, ["X", "Y"])
         if isinstance(got_Y, np.ndarray) and got_Y.ndim == 1 and len(got_Y) == no_end_rows != rows:
             raise CheckFailed(
                 f"{len(got_Y)} examples, expected {rows}: the final '.' of each word is a target too"
@@ -234,10 +231,7 @@ def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        value = value_of(outcome)
-        if not (isinstance(value, tuple | list) and len(value) == 2):
-            raise CheckFailed(f"returned {type(value).__name__}; expected a tuple (loss, logits)")
-        got_loss, got_logits = value
+        got_loss, got_logits = tuple_answer(outcome, ["loss", "logits"])
         with labelled("loss"):
             got_loss = as_number(got_loss)
         got_logits = as_array(got_logits, (B, V), kinds="f")

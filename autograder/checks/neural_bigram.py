@@ -17,7 +17,7 @@ from autograder.expect import (
     expect_unchanged,
     labelled,
     number_answer,
-    value_of,
+    tuple_answer,
 )
 from autograder.harness import Call, Check, CheckFailed, Outcome
 
@@ -277,10 +277,7 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        value = value_of(outcome)
-        if not (isinstance(value, tuple | list) and len(value) == 2):
-            raise CheckFailed(f"returned {type(value).__name__}; expected a tuple (loss, grad)")
-        loss, grad = value
+        loss, grad = tuple_answer(outcome, ["loss", "grad"])
         with labelled("loss"):
             loss = as_number(loss)
         grad = as_array(grad, table.shape, kinds="f")
