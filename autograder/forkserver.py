@@ -169,8 +169,11 @@ def relay(path: str, fds: list[int], argv: list[str]) -> None:
 def start(path: str, module: str, flags: tuple[str, ...] = ()) -> subprocess.Popen:
     """Start a template for `module` (Python run with `flags`) listening at `path`, once it is ready.
 
-    Close the returned process's stdin to stop it (it kills any child still running).
+    Close the returned process's stdin to stop it (it kills any child still running). Raises
+    RuntimeError where it cannot work (it needs Linux's pidfd_open and SOCK_SEQPACKET).
     """
+    if not (hasattr(os, "pidfd_open") and hasattr(socket, "SOCK_SEQPACKET")):
+        raise RuntimeError("a fork server needs Linux 5.3 or later")
     template = subprocess.Popen(
         [sys.executable, *flags, "-m", "autograder.forkserver", "serve", path, module],
         stdin=subprocess.PIPE,

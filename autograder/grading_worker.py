@@ -70,7 +70,11 @@ def main() -> None:
     from nbgrader.coursedir import CourseDirectory
 
     with tempfile.TemporaryDirectory(prefix="proof-lm-kernels-") as folder:
-        template = start_template(folder)
+        try:
+            template = start_template(folder)
+        except (OSError, RuntimeError) as error:  # then nbgrader starts every kernel anew
+            print(f"kernels start anew: {error}", file=sys.stderr)
+            template = None
         api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
         for job in sys.argv[2:]:
             chapter, student = job.split(":", 1)
@@ -87,8 +91,9 @@ def main() -> None:
                 ),
                 flush=True,
             )
-        template.stdin.close()
-        template.wait()
+        if template is not None:
+            template.stdin.close()
+            template.wait()
 
 
 if __name__ == "__main__":

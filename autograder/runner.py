@@ -119,11 +119,19 @@ def _limit_resources() -> None:
 
 
 @contextlib.contextmanager
-def grading_template() -> Iterator[str]:
-    """A fork server of grading processes for as long as the block runs; yields its socket path."""
+def grading_template() -> Iterator[str | None]:
+    """A fork server of grading processes while the block runs: its socket path, or None where none starts.
+
+    With None, `check_source` starts every grading process anew, as it does without a template.
+    """
     with tempfile.TemporaryDirectory(prefix="proof-lm-graders-") as folder:
         path = os.path.join(folder, "graders.sock")
-        template = start(path, "autograder.child", ("-I", "-B"))
+        try:
+            template = start(path, "autograder.child", ("-I", "-B"))
+        except (OSError, RuntimeError) as error:
+            print(f"grading processes start anew: {error}", file=sys.stderr)
+            yield None
+            return
         try:
             yield path
         finally:

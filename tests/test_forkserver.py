@@ -17,3 +17,11 @@ def test_many_concurrent_forked_graders_all_answer():
         )
     failures = [(r.flags, r.notes) for r in reports if not r.passed]
     assert failures == []
+
+
+def test_without_a_fork_server_grading_processes_start_anew(monkeypatch):
+    monkeypatch.delattr("os.pidfd_open")  # as on a system without it
+    code = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
+    with grading_template() as template:
+        assert template is None
+        assert check_source(get_exercise("perplexity"), [code], template=template).passed
