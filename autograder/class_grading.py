@@ -119,10 +119,11 @@ def confirm(
     """Grade every submission on the trusted path, overwrite disagreeing scores, flag; return the flags."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    def submitted_path(chapter: str, student: str) -> Path:
+        return root / "submitted" / student / chapter / f"{chapter}.ipynb"
+
     def trusted(job: tuple[str, str]) -> list:
-        chapter, student = job
-        path = root / "submitted" / student / chapter / f"{chapter}.ipynb"
-        return grade_notebook(path, chapter, template)
+        return grade_notebook(submitted_path(*job), job[0], template)
 
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
@@ -138,7 +139,8 @@ def confirm(
                     "nbgrader could not grade the notebook (its kernel died or was stopped)"
                 )
             released = read_notebook(root / "release" / chapter / f"{chapter}.ipynb")
-            submitted = read_notebook(root / "submitted" / student / chapter / f"{chapter}.ipynb")
+            path = submitted_path(chapter, student)
+            submitted = read_notebook(path)
             reasons += structural_flags(released, submitted)
             findings = scan_notebook(released, submitted)
             reasons += [f"tampering code in {finding}" for _, finding in findings]
@@ -148,7 +150,6 @@ def confirm(
                 reasons.append(
                     f"handed in files beside the notebook (not graded): {', '.join(record['not_copied'])}"
                 )
-            path = root / "submitted" / student / chapter / f"{chapter}.ipynb"
             if record and hashlib.sha256(path.read_bytes()).hexdigest() != record["sha256"]:
                 reasons.append("the submitted notebook changed after it was collected")
             gradebook.update_or_create_student(student)

@@ -30,7 +30,9 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1)
@@ -183,6 +185,24 @@ def start(path: str, module: str, flags: tuple[str, ...] = ()) -> subprocess.Pop
     if template.stdout.readline().strip() != "ready":
         raise RuntimeError(f"the fork server for {module} did not start")
     return template
+
+
+@contextlib.contextmanager
+def serving(module: str, flags: tuple[str, ...] = ()) -> Iterator[str | None]:
+    """A template for `module` while the block runs: its socket path, or None where none can start."""
+    with tempfile.TemporaryDirectory(prefix="proof-lm-forks-") as folder:
+        path = os.path.join(folder, "template.sock")
+        try:
+            template = start(path, module, flags)
+        except (OSError, RuntimeError) as error:  # the caller starts its processes anew
+            print(f"{module}: processes start anew ({error})", file=sys.stderr)
+            yield None
+            return
+        try:
+            yield path
+        finally:
+            template.stdin.close()
+            template.wait()
 
 
 def relay_command(path: str, fds: list[int], argv: list[str]) -> list[str]:

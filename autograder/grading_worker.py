@@ -11,15 +11,13 @@ submission: {"chapter", "student", "success", "error"}.
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.forkserver import relay_command, start
+from autograder.forkserver import relay_command, serving
 from autograder.warm_kernels import SOCKET_VARIABLE
 
 
@@ -52,14 +50,6 @@ def warm_preprocessors() -> list[type]:
     return [WarmExecute if step is Execute else step for step in default]
 
 
-def start_template(folder: str) -> subprocess.Popen:
-    """Start the kernel template and wait until it listens; its socket goes in the environment."""
-    path = os.path.join(folder, "kernels.sock")
-    template = start(path, "autograder.warm_kernels")
-    os.environ[SOCKET_VARIABLE] = path
-    return template
-
-
 def main() -> None:
     """Autograde each CHAPTER:STUDENT given on the command line."""
     root = Path(sys.argv[1]).resolve()
@@ -69,12 +59,9 @@ def main() -> None:
     from nbgrader.apps.api import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    with tempfile.TemporaryDirectory(prefix="proof-lm-kernels-") as folder:
-        try:
-            template = start_template(folder)
-        except (OSError, RuntimeError) as error:  # then nbgrader starts every kernel anew
-            print(f"kernels start anew: {error}", file=sys.stderr)
-            template = None
+    with serving("autograder.warm_kernels") as template:
+        if template is not None:  # else nbgrader starts every kernel anew
+            os.environ[SOCKET_VARIABLE] = template
         api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
         for job in sys.argv[2:]:
             chapter, student = job.split(":", 1)
@@ -91,9 +78,6 @@ def main() -> None:
                 ),
                 flush=True,
             )
-        if template is not None:
-            template.stdin.close()
-            template.wait()
 
 
 if __name__ == "__main__":

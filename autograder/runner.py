@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,7 @@ import numpy as np
 
 from autograder.child import apply_limits
 from autograder.exercises import Exercise
-from autograder.forkserver import relay_command, start
+from autograder.forkserver import relay_command, serving
 from autograder.harness import Check, CheckFailed, Outcome, run_call
 from autograder.notebook import PARSING
 from autograder.plain import decode
@@ -118,25 +118,12 @@ def _limit_resources() -> None:
     apply_limits()
 
 
-@contextlib.contextmanager
-def grading_template() -> Iterator[str | None]:
+def grading_template() -> contextlib.AbstractContextManager[str | None]:
     """A fork server of grading processes while the block runs: its socket path, or None where none starts.
 
     With None, `check_source` starts every grading process anew, as it does without a template.
     """
-    with tempfile.TemporaryDirectory(prefix="proof-lm-graders-") as folder:
-        path = os.path.join(folder, "graders.sock")
-        try:
-            template = start(path, "autograder.child", ("-I", "-B"))
-        except (OSError, RuntimeError) as error:
-            print(f"grading processes start anew: {error}", file=sys.stderr)
-            yield None
-            return
-        try:
-            yield path
-        finally:
-            template.stdin.close()
-            template.wait()
+    return serving("autograder.child", ("-I", "-B"))
 
 
 def _read_result(data: bytes, expected: int) -> dict:

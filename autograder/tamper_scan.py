@@ -221,12 +221,7 @@ def scan_source(source: str, preamble_modules: dict[str, str] | None = None) -> 
     except SyntaxError:
         return []  # code that does not even parse cannot tamper; the grader reports the syntax error
     modules = _modules(tree, preamble_modules or {"np": "numpy", "math": "math"})
-    seen = []
-    for line, what in sorted(set(_findings(tree, modules))):
-        text = f"line {line}: {what}"
-        if text not in seen:
-            seen.append(text)
-    return seen
+    return [f"line {line}: {what}" for line, what in sorted(set(_findings(tree, modules)))]
 
 
 def scan_notebook(released: dict, submitted: dict) -> list[tuple[str | None, str]]:

@@ -62,6 +62,8 @@ def strip_metadata(notebook):
         cell["metadata"] = {}
 
 
+NOTHING = {name: 0 for name in ("bigram_counts", "bigram_probs", "mean_nll", "perplexity")}
+
 STUDENTS = {
     # name: (solution code, notebook edit, extra files, expected points per exercise, flagged?)
     "h_correct": (code(), None, {}, {}, False),
@@ -232,21 +234,21 @@ return Always()
         code(bigram_counts=GOOD["bigram_counts_code"] + "\nimport sys\nsys.exit(0)\n"),
         None,
         {},
-        {name: 0 for name in ("bigram_counts", "bigram_probs", "mean_nll", "perplexity")},
+        NOTHING,
         True,
     ),
     "t_os_exit": (
         code(perplexity=GOOD["perplexity_code"] + "\nimport os\nos._exit(0)\n"),
         None,
         {},
-        {name: 0 for name in ("bigram_counts", "bigram_probs", "mean_nll", "perplexity")},
+        NOTHING,
         True,
     ),
     "t_loop": (
         code(mean_nll=GOOD["mean_nll_code"] + "\nwhile True:\n    pass\n"),
         None,
         {},
-        {name: 0 for name in ("bigram_counts", "bigram_probs", "mean_nll", "perplexity")},
+        NOTHING,
         True,
     ),
     "t_loop_fn": (
@@ -271,14 +273,14 @@ return Always()
         ),
         None,
         {},
-        {name: 0 for name in ("bigram_counts", "bigram_probs", "mean_nll", "perplexity")},
+        NOTHING,
         True,
     ),
     "t_write": (
         code(bigram_probs=prefix("bigram_probs", f"open({str(PWNED)!r}, 'w').write('pwned')")),
         None,
         {},
-        {name: 0 for name in ("bigram_counts", "bigram_probs", "mean_nll", "perplexity")},
+        NOTHING,
         True,
     ),
 }

@@ -8,15 +8,21 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder.grading_worker import WarmKernelManager, start_template
+from autograder.forkserver import start
+from autograder.grading_worker import WarmKernelManager
 from autograder.warm_kernels import SOCKET_VARIABLE
+
+
+def start_template(folder, monkeypatch):
+    path = os.path.join(folder, "kernels.sock")
+    process = start(path, "autograder.warm_kernels")
+    monkeypatch.setenv(SOCKET_VARIABLE, path)
+    return process
 
 
 @pytest.fixture
 def template(tmp_path, monkeypatch):
-    monkeypatch.delenv(SOCKET_VARIABLE, raising=False)
-    process = start_template(str(tmp_path))
-    monkeypatch.setenv(SOCKET_VARIABLE, os.environ[SOCKET_VARIABLE])
+    process = start_template(str(tmp_path), monkeypatch)
     yield process
     process.stdin.close()
     process.wait(timeout=30)
@@ -88,9 +94,7 @@ def test_interrupts_reach_the_kernel_and_a_killed_relay_takes_its_kernel_along(t
 
 
 def test_the_template_ends_with_its_worker(tmp_path, monkeypatch):
-    monkeypatch.delenv(SOCKET_VARIABLE, raising=False)
-    process = start_template(str(tmp_path))
-    monkeypatch.setenv(SOCKET_VARIABLE, os.environ[SOCKET_VARIABLE])
+    process = start_template(str(tmp_path), monkeypatch)
     socket_path = os.environ[SOCKET_VARIABLE]
     assert os.path.exists(socket_path)
     process.stdin.close()
