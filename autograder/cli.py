@@ -9,22 +9,36 @@ from pathlib import Path
 from autograder.exercises import EXERCISES, chapter_exercises
 from autograder.notebook import read_notebook, solution_sources
 from autograder.report import as_json, html_report, text_report
-from autograder.runner import ExerciseReport, check_source
+from autograder.runner import ExerciseReport, check_source, new_seed
 
 
 def grade_sources(
-    chapter: str, sources: list[str], workers: int = 2, template: str | None = None
+    chapter: str,
+    sources: list[str],
+    workers: int = 2,
+    template: str | None = None,
+    seed: int | None = None,
 ) -> list[ExerciseReport]:
-    """Grade every exercise of `chapter` against `sources`, one fresh grading process each."""
+    """Grade every exercise of `chapter` against `sources`, one fresh grading process each.
+
+    One `seed` (chosen now unless given) draws the hidden cases of every exercise of this run.
+    """
     exercises = chapter_exercises(chapter)
+    seed = new_seed() if seed is None else seed
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(
-            pool.map(lambda exercise: check_source(exercise, sources, template=template), exercises)
+            pool.map(
+                lambda exercise: check_source(exercise, sources, template=template, seed=seed),
+                exercises,
+            )
         )
 
 
 def grade_notebook(
-    path: str | Path, chapter: str | None = None, template: str | None = None
+    path: str | Path,
+    chapter: str | None = None,
+    template: str | None = None,
+    seed: int | None = None,
 ) -> list[ExerciseReport]:
     """Grade a chapter notebook by its solution cells; the chapter defaults to the file name.
 
@@ -38,7 +52,11 @@ def grade_notebook(
             f"no graded chapter called {chapter!r}; pass --chapter, one of {', '.join(chapters)}"
         )
     names = {exercise.name for exercise in chapter_exercises(chapter)}
-    return grade_sources(chapter, solution_sources(read_notebook(path), names), template=template)
+    sources = solution_sources(read_notebook(path), names)
+    return grade_sources(chapter, sources, template=template, seed=seed)
+
+
+SEED_HELP = "seed of the hidden cases, to replay a run (default: a new one, printed in the report)"
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -63,14 +81,16 @@ def _check(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"no such file: {path}", file=sys.stderr)
         return 2
-    report = check_source(EXERCISES[args.exercise], [path.read_text(encoding="utf-8")])
+    report = check_source(
+        EXERCISES[args.exercise], [path.read_text(encoding="utf-8")], seed=args.seed
+    )
     print(json.dumps(as_json(report), indent=2) if args.json else text_report(report))
     return 0 if report.passed else 1
 
 
 def _grade(args: argparse.Namespace) -> int:
     try:
-        reports = grade_notebook(args.notebook, args.chapter)
+        reports = grade_notebook(args.notebook, args.chapter, seed=args.seed)
     except (ValueError, FileNotFoundError) as error:
         print(error, file=sys.stderr)
         return 2
@@ -83,6 +103,7 @@ def _grade(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "notebook": str(notebook),
+                    "seed": reports[0].seed,
                     "score": earned,
                     "max_score": possible,
                     "exercises": {r.exercise: r.earned for r in reports},
@@ -94,7 +115,9 @@ def _grade(args: argparse.Namespace) -> int:
         )
     else:
         print("\n\n".join(text_report(report) for report in reports))
-        print(f"\nScore: {earned}/{possible}   feedback: {feedback}")
+        print(
+            f"\nScore: {earned}/{possible}   hidden cases: seed {reports[0].seed}   feedback: {feedback}"
+        )
     return 0
 
 
@@ -111,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("exercise")
     check.add_argument("file")
     check.add_argument("--json", action="store_true")
+    check.add_argument("--seed", type=int, help=SEED_HELP)
     check.set_defaults(run=_check)
     grade = commands.add_parser(
         "grade", help="grade a chapter notebook with the full hidden checks"
@@ -123,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         "--html", help="where to write the feedback page (default: NOTEBOOK.feedback.html)"
     )
     grade.add_argument("--json", action="store_true")
+    grade.add_argument("--seed", type=int, help=SEED_HELP)
     grade.set_defaults(run=_grade)
     args = parser.parse_args(argv)
     return args.run(args)

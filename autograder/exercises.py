@@ -1,7 +1,10 @@
 """The graded exercises: name, chapter, points and where their checks live."""
 
 import importlib
+import zlib
 from dataclasses import dataclass
+
+import numpy as np
 
 from autograder.harness import Check
 
@@ -22,12 +25,13 @@ class Exercise:
     name: str
     chapter: str
     points: int
-    module: str  # module in autograder.checks holding `<name>_checks()`
+    module: str  # module in autograder.checks holding `<name>_checks(rng)`
 
-    def checks(self) -> list[Check]:
-        """Build this exercise's checks; references are computed here, before any student code runs."""
+    def checks(self, seed: int) -> list[Check]:
+        """Build this exercise's checks from the grading run's `seed`; references are computed here."""
         module = importlib.import_module(f"autograder.checks.{self.module}")
-        return getattr(module, f"{self.name}_checks")()
+        rng = np.random.default_rng([seed, zlib.crc32(self.name.encode())])
+        return getattr(module, f"{self.name}_checks")(rng)
 
     @property
     def preamble(self) -> str:

@@ -104,6 +104,13 @@ def expect_close(
         np.asarray(actual, dtype=np.float64),
         np.asarray(expected, dtype=np.float64),
     )
+    if actual_arr.shape == expected_arr.shape and np.any(
+        ~np.isfinite(actual_arr) & np.isfinite(expected_arr)
+    ):
+        raise CheckFailed(
+            "got nan or inf where the answer is finite: exp overflows at large values "
+            "(subtract each row's max before exponentiating, or use log-sum-exp)"
+        )
     if actual_arr.ndim == 0:
         raise CheckFailed(
             f"got {actual_arr.item():.10g}, expected {expected_arr.item():.10g}{note}"

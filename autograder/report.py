@@ -27,6 +27,7 @@ def as_json(report: ExerciseReport) -> dict:
         "points": report.points,
         "earned": report.earned,
         "passed": report.passed,
+        "seed": report.seed,
         "notes": report.notes,
         "flags": report.flags,
         "checks": [{"name": r.name, "passed": r.passed, "hint": r.hint} for r in report.results],
@@ -44,6 +45,9 @@ def html_report(title: str, reports: list[ExerciseReport]) -> str:
         ".pass{color:#1a7f37}.fail{color:#cf222e}li{margin:.3em 0}</style></head><body>",
         f"<h1>{html.escape(title)}</h1><p><strong>Score: {earned} / {possible}</strong></p>",
     ]
+    seeds = sorted({report.seed for report in reports if report.seed is not None})
+    if seeds:
+        parts.append(f"<p>Hidden cases drawn from seed {', '.join(map(str, seeds))}.</p>")
     for report in reports:
         parts.append(
             f"<h2>{html.escape(report.exercise)}: {report.earned} / {report.points}</h2><ul>"

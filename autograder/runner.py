@@ -6,6 +6,7 @@ import json
 import os
 import pickle
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -53,6 +54,7 @@ class ExerciseReport:
     results: list[CheckResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # problems loading the code, timeouts, crashes
     flags: list[str] = field(default_factory=list)  # reasons an instructor should look
+    seed: int | None = None  # the grading run's seed for the hidden cases (replay with --seed)
 
     @property
     def passed(self) -> bool:
@@ -94,18 +96,24 @@ def _judge_one(check: Check, mine: list[Outcome]) -> CheckResult:
         )
 
 
-def build_checks(exercise: Exercise) -> list[Check]:
-    """The exercise's checks with their references, built with warnings silenced."""
+def new_seed() -> int:
+    """A seed for one grading run's hidden cases, chosen when grading starts."""
+    return secrets.randbits(32)
+
+
+def build_checks(exercise: Exercise, seed: int) -> list[Check]:
+    """The exercise's checks with their references for `seed`, built with warnings silenced."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return exercise.checks()
+        return exercise.checks(seed)
 
 
-def check_function(exercise: Exercise, fn: Callable) -> ExerciseReport:
+def check_function(exercise: Exercise, fn: Callable, seed: int | None = None) -> ExerciseReport:
     """Run every check of `exercise` on `fn` in this process (used by hidden-test cells)."""
-    checks = build_checks(exercise)
+    seed = new_seed() if seed is None else seed
+    checks = build_checks(exercise, seed)
     outcomes = [run_call(fn, call) for check in checks for call in check.calls]
-    return ExerciseReport(exercise.name, exercise.points, judge(checks, outcomes))
+    return ExerciseReport(exercise.name, exercise.points, judge(checks, outcomes), seed=seed)
 
 
 def _limit_resources() -> None:
@@ -184,15 +192,19 @@ def check_source(
     sources: list[str],
     timeout: float = TIMEOUT_SECONDS,
     template: str | None = None,
+    seed: int | None = None,
 ) -> ExerciseReport:
     """Run every check of `exercise` on the function defined by `sources`, in a fresh grading process.
 
     The process is started anew, or forked from the `autograder.forkserver` template of
     `autograder.child` listening at `template` (see `grading_template`).
     """
-    checks = build_checks(exercise)  # references first, before any student code exists anywhere
+    seed = new_seed() if seed is None else seed
+    checks = build_checks(
+        exercise, seed
+    )  # references first, before any student code exists anywhere
     calls = [call for check in checks for call in check.calls]
-    report = ExerciseReport(exercise.name, exercise.points)
+    report = ExerciseReport(exercise.name, exercise.points, seed=seed)
     with tempfile.TemporaryDirectory(prefix="proof-lm-grade-") as tmp:
         request, workdir = Path(tmp, "request.pkl"), Path(tmp, "work")
         workdir.mkdir()

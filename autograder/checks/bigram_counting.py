@@ -88,9 +88,8 @@ def _judge_counts(words: list[str], stoi: dict[str, int], what: str, note: str =
     return Check(what, [Call((words, stoi))], judge)
 
 
-def bigram_counts_checks() -> list[Check]:
+def bigram_counts_checks(rng: np.random.Generator) -> list[Check]:
     """Worked example, the course alphabet, shuffled vocabularies, short and repeated words."""
-    rng = np.random.default_rng(101)
     alphabet = alphabet_vocab()
     checks = [
         _judge_counts(["ab", "b"], {".": 0, "a": 1, "b": 2}, "the visible example 'ab', 'b'"),
@@ -189,9 +188,8 @@ def _judge_probs(counts: np.ndarray, k: float | None, what: str, keyword: bool =
     return Check(what, [call], judge)
 
 
-def bigram_probs_checks() -> list[Check]:
+def bigram_probs_checks(rng: np.random.Generator) -> list[Check]:
     """Plain rows, add-k for several k (positional, keyword, default), empty rows, inputs untouched."""
-    rng = np.random.default_rng(202)
     visible = np.array([[1, 3], [0, 0]], dtype=np.int64)
     checks = [
         _judge_probs(visible, None, "the visible example [[1, 3], [0, 0]], default k"),
@@ -284,9 +282,8 @@ def _judge_mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int], w
     return Check(what, [Call((probs, words, stoi))], judge)
 
 
-def mean_nll_checks() -> list[Check]:
+def mean_nll_checks(rng: np.random.Generator) -> list[Check]:
     """A tiny worked table, random tables and vocabularies, zeros that matter and zeros that don't."""
-    rng = np.random.default_rng(303)
     tiny = np.array([[0.0, 0.5, 0.5], [0.25, 0.25, 0.5], [0.5, 0.5, 0.0]])
     stoi_ab = {".": 0, "a": 1, "b": 2}
     checks = [
@@ -366,9 +363,8 @@ def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
     return Check(what, [Call((token_probs,))], judge)
 
 
-def perplexity_checks() -> list[Check]:
+def perplexity_checks(rng: np.random.Generator) -> list[Check]:
     """The worked example, uniform 1/27, random probabilities, a zero, one certain token, underflow."""
-    rng = np.random.default_rng(404)
     return [
         _judge_perplexity(
             np.array([0.05, 0.01, 0.20]), "the worked example 0.05, 0.01, 0.20 (about 21.5)"

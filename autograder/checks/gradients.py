@@ -99,9 +99,8 @@ def _judge_numerical(
     return Check(what, [call], judge)
 
 
-def numerical_gradient_checks() -> list[Check]:
+def numerical_gradient_checks(rng: np.random.Generator) -> list[Check]:
     """Shapes 1-D to 3-D, a closure over x, a given eps, exact restoration, one entry at a time."""
-    rng = np.random.default_rng(1111)
     checks = []
     for shape, closure, eps in [
         ((4,), False, None),
@@ -178,9 +177,8 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
     return Check(what, [Call((weights, bias, inputs, targets))], judge)
 
 
-def linear_loss_and_grad_checks() -> list[Check]:
+def linear_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
     """Random shapes, B = 1 and B > 1, repeated targets, large logits, against autograd."""
-    rng = np.random.default_rng(1212)
     checks = [
         _judge_linear(
             np.zeros((2, 3)),
@@ -334,9 +332,8 @@ def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
     return Check(what, [Call((P, X, Y))], judge)
 
 
-def nplm_grads_checks() -> list[Check]:
+def nplm_grads_checks(rng: np.random.Generator) -> list[Check]:
     """Random configurations, tokens repeated across the context and the batch, B = 1, larger widths."""
-    rng = np.random.default_rng(1313)
     checks = []
     configs = [
         (5, 2, 2, 3, 4, "spread"),

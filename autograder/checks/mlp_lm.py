@@ -75,9 +75,8 @@ def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what
     return Check(what, [Call((words, stoi, block_size))], judge)
 
 
-def context_windows_checks() -> list[Check]:
+def context_windows_checks(rng: np.random.Generator) -> list[Check]:
     """The visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies."""
-    rng = np.random.default_rng(808)
     alphabet = alphabet_vocab()
     checks = [
         _judge_windows(["emma"], alphabet, 3, "the visible example 'emma', block size 3"),
@@ -135,9 +134,8 @@ def _judge_params(
     return Check(what, [call], judge)
 
 
-def nplm_params_checks() -> list[Check]:
+def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
     """The Brown configuration with and without direct connections, n = 2, and random configurations."""
-    rng = np.random.default_rng(909)
     checks = [
         _judge_params(16383, 30, 5, 100, False, "the Brown configuration (2,158,273)"),
         _judge_params(16383, 30, 5, 100, True, "the Brown configuration with direct connections"),
@@ -249,9 +247,8 @@ def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
     return Check(what, [Call((P, X, Y))], judge)
 
 
-def nplm_loss_checks() -> list[Check]:
+def nplm_loss_checks(rng: np.random.Generator) -> list[Check]:
     """Random configurations with and without W3, order-sensitive contexts, logits near 1000."""
-    rng = np.random.default_rng(1010)
     visible = np.random.default_rng(0)
     P_small = {
         "E": visible.normal(size=(5, 2)),
@@ -262,7 +259,7 @@ def nplm_loss_checks() -> list[Check]:
         "W3": None,
     }
     X_small, Y_small = np.array([[1, 2], [3, 4], [0, 0]]), np.array([3, 0, 2])
-    torch.manual_seed(0)
+    torch.manual_seed(int(rng.integers(0, 2**31)))
     mlp = TorchContextMLP(
         vocab_size=5, context_length=2, embedding_dim=2, hidden_dim=3, direct=True
     )

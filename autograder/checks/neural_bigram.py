@@ -116,9 +116,8 @@ def _judge_softmax(logits: np.ndarray, axis: int | None, what: str) -> Check:
     return Check(what, [call], judge)
 
 
-def softmax_checks() -> list[Check]:
+def softmax_checks(rng: np.random.Generator) -> list[Check]:
     """Small visible cases, random shapes and axes, logits of +-1000, rows on very different scales."""
-    rng = np.random.default_rng(505)
     checks = [
         _judge_softmax(np.array([1.0, 2.0, 3.0]), None, "the visible example [1, 2, 3]"),
         _judge_softmax(
@@ -198,9 +197,8 @@ def _judge_ce_rejects(logits: np.ndarray, targets: np.ndarray, what: str) -> Che
     return Check(what, [Call((logits, targets))], judge)
 
 
-def cross_entropy_checks() -> list[Check]:
+def cross_entropy_checks(rng: np.random.Generator) -> list[Check]:
     """Visible cases, random batches, repeated targets, logits of +-1000, and shapes to reject."""
-    rng = np.random.default_rng(606)
     checks = [
         _judge_ce(np.zeros((2, 4)), np.array([0, 3]), "the visible example: zero logits give ln V"),
         _judge_ce(
@@ -298,9 +296,8 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
     return Check(what, [Call((table, previous, targets))], judge)
 
 
-def bigram_loss_and_grad_checks() -> list[Check]:
+def bigram_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
     """Visible case, random tables and batches, one previous token repeated many times, large values."""
-    rng = np.random.default_rng(707)
     checks = [
         _judge_bigram(
             np.zeros((3, 3)),

@@ -106,9 +106,8 @@ def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Che
     return _judge_probs((logits, temperature), {}, logits, expected, what, diagnoses)
 
 
-def temperature_probs_checks() -> list[Check]:
+def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
     """The worked table, random logits and temperatures, logits of +-1000, tiny temperatures, bad ones."""
-    rng = np.random.default_rng(1414)
     checks = [
         _temperature_check(WORKED, t, f"the worked table, temperature {t}") for t in (1.0, 0.5, 2.0)
     ]
@@ -162,9 +161,8 @@ def _top_k_check(logits: np.ndarray, k: int, temperature: float | None, what: st
     return _judge_probs((logits, k), kwargs, logits, expected, what, diagnoses)
 
 
-def top_k_probs_checks() -> list[Check]:
+def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
     """The worked example, random k and V, k >= V, temperature first, bad k and temperature."""
-    rng = np.random.default_rng(1515)
     checks = [
         _top_k_check(WORKED, 1, None, "the worked example, k = 1 (greedy)"),
         _top_k_check(WORKED, 2, None, "the worked example, k = 2"),
@@ -217,9 +215,8 @@ def _top_p_check(logits: np.ndarray, p: float, temperature: float | None, what: 
     return _judge_probs((logits, p), kwargs, logits, expected, what, diagnoses)
 
 
-def top_p_probs_checks() -> list[Check]:
+def top_p_probs_checks(rng: np.random.Generator) -> list[Check]:
     """The worked example, the crossing token kept, a tiny p, p = 1, temperature first, bad temperature."""
-    rng = np.random.default_rng(1616)
     checks = [
         _top_p_check(WORKED, 0.9, None, "the worked example, p = 0.9 keeps two tokens"),
         _top_p_check(
@@ -328,28 +325,32 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
     return Check(what, [call], judge)
 
 
-def sample_next_checks() -> list[Check]:
+def sample_next_checks(rng: np.random.Generator) -> list[Check]:
     """Plain sampling, temperature, greedy top_k=1, top-k then top-p, reproducibility, no global state."""
-    rng = np.random.default_rng(1717)
     logits = distinct_logits(rng, 6, scale=1.0)
+    seeds = [int(seed) for seed in rng.integers(0, 2**31, size=8)]
     return [
-        _sample_check(WORKED, {}, 0, 3000, "the worked logits at temperature 1"),
-        _sample_check(logits, {"temperature": 0.5}, 1, 3000, "random logits at temperature 0.5"),
-        _sample_check(logits, {"temperature": 3.0}, 2, 3000, "random logits at temperature 3"),
-        _sample_check(logits, {"top_k": 1}, 3, 200, "top_k=1 is greedy"),
-        _sample_check(logits, {"top_k": 3}, 4, 3000, "top_k=3"),
-        _sample_check(logits, {"top_p": 0.7}, 5, 3000, "top_p=0.7"),
+        _sample_check(WORKED, {}, seeds[0], 3000, "the worked logits at temperature 1"),
+        _sample_check(
+            logits, {"temperature": 0.5}, seeds[1], 3000, "random logits at temperature 0.5"
+        ),
+        _sample_check(
+            logits, {"temperature": 3.0}, seeds[2], 3000, "random logits at temperature 3"
+        ),
+        _sample_check(logits, {"top_k": 1}, seeds[3], 200, "top_k=1 is greedy"),
+        _sample_check(logits, {"top_k": 3}, seeds[4], 3000, "top_k=3"),
+        _sample_check(logits, {"top_p": 0.7}, seeds[5], 3000, "top_p=0.7"),
         _sample_check(
             logits,
             {"top_k": 4, "top_p": 0.8, "temperature": 1.5},
-            6,
+            seeds[6],
             3000,
             "temperature 1.5, then top_k=4, then top_p=0.8 on the renormalised top 4",
         ),
         _sample_check(
             np.log(np.array([0.3, 0.25, 0.2, 0.15, 0.1])),
             {"top_k": 2, "top_p": 0.5},
-            7,
+            seeds[7],
             2000,
             "top_k=2 then top_p=0.5 keeps one token (top-p sees the renormalised top 2)",
         ),
