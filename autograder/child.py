@@ -1,17 +1,17 @@
 """The grading process: load the student's code into a fresh interpreter, make the calls, write plain answers.
 
-Run by `autograder.runner` as `python -I -B -m autograder.child REQUEST FD` (or forked from a
-template that has imported NumPy and IPython, see `autograder.forkserver`) in an empty working
-directory, with no right to write files; the answers go to the parent through the pipe FD. Everything
-it sends is untrusted: the parent decodes it with allow_pickle=False and judges it against
-references it computed itself.
+Run by `autograder.runner` as `python -I -B -m autograder.child FD` inside the OS sandbox
+(`autograder.sandbox`). The request (preamble, the student's sources, the reference sources of the
+chapter's other exercises, the calls) arrives on stdin and is read whole before any student code
+runs; the answers go to the parent through the pipe FD. Everything sent is untrusted data: the
+parent checks its size and format, decodes it with allow_pickle=False and judges it against
+references it computed itself, which never enter the sandbox.
 """
 
 import ast
 import io
 import os
 import pickle
-import resource
 import sys
 import traceback
 
@@ -20,70 +20,12 @@ import numpy as np
 from autograder.harness import Outcome, run_call
 from autograder.plain import dumps
 
-MEMORY_LIMIT_BYTES = 3 * 1024**3
-
-
-def apply_limits() -> None:
-    """Capped memory and no file growth, for this process and anything it starts."""
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-
 
 class _NullShell:
     """Stands in for get_ipython() so that magics in a solution cell do nothing."""
 
     def __getattr__(self, name: str) -> object:
         return lambda *args, **kwargs: None
-
-
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-FORBIDDEN = {
-    "os.remove",
-    "os.unlink",
-    "os.rename",
-    "os.replace",
-    "os.rmdir",
-    "os.mkdir",
-    "os.truncate",
-    "os.chmod",
-    "os.chown",
-    "os.link",
-    "os.symlink",
-    "os.utime",
-    "shutil.rmtree",
-    "shutil.move",
-    "os.system",
-    "os.exec",
-    "os.posix_spawn",
-    "os.spawn",
-    "os.fork",
-    "os.forkpty",
-    "os.kill",
-    "os.killpg",
-    "subprocess.Popen",
-    "pty.spawn",
-    "socket.connect",
-    "socket.bind",
-    "ctypes.dlopen",
-    "ctypes.dlsym",
-    "ctypes.cdata",
-    "ctypes.addressof",
-    "sys.addaudithook",
-    "sys.setprofile",
-    "sys.settrace",
-}
-
-
-def guard(event: str, args: tuple) -> None:
-    """Audit hook: from here on no file may be opened for writing, and nothing may leave the process."""
-    if event == "open" and len(args) >= 3:
-        path, mode, flags = args[0], args[1], args[2]
-        if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-            isinstance(flags, int) and flags & WRITE_FLAGS
-        ):
-            raise PermissionError(f"grading forbids writing files ({path!r})")
-    elif event in FORBIDDEN:
-        raise PermissionError(f"grading forbids {event}")
 
 
 def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[str]]:
@@ -110,17 +52,22 @@ def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[str
     return namespace, problems
 
 
+def install_references(namespace: dict, preamble: str, references: dict[str, str]) -> None:
+    """Bind the chapter's other graded functions to their references: one bug costs one exercise."""
+    trusted: dict = {"__name__": "__reference__"}
+    exec(compile(preamble, "<preamble>", "exec"), trusted)
+    for name, source in references.items():
+        exec(compile(source, f"<reference {name}>", "exec"), trusted)
+        namespace[name] = trusted[name]
+
+
 def main() -> None:
     """Read the request, run the calls, write the answers."""
-    request_path, result_fd = sys.argv[1], int(sys.argv[2])
-    with open(request_path, "rb") as handle:
-        request = pickle.load(handle)  # written by the trusted parent
-    from IPython.core.inputtransformer2 import TransformerManager  # noqa: F401 - imported before the guard
-
-    result_pipe = os.fdopen(result_fd, "wb")  # opened before the guard, which forbids writes
-    sys.addaudithook(guard)  # cannot be removed: everything after this runs under it
+    request = pickle.loads(sys.stdin.buffer.read())  # written by the trusted parent
+    result_pipe = os.fdopen(int(sys.argv[1]), "wb")
     namespace, problems = load_student_code(request["preamble"], request["sources"])
     fn = namespace.get(request["function"])
+    install_references(namespace, request["preamble"], request["references"])
     outcomes: list[Outcome] = []
     if callable(fn):
         for call in request["calls"]:
@@ -143,19 +90,8 @@ def main() -> None:
     arrays["__json__"] = np.frombuffer(text.encode(), dtype=np.uint8)
     buffer = io.BytesIO()
     np.savez(buffer, allow_pickle=False, **arrays)
-    with result_pipe:  # a pipe to the parent: no file is written
+    with result_pipe:
         result_pipe.write(buffer.getvalue())
-
-
-def preload() -> None:
-    """For a fork server of grading processes: import what every one needs before student code."""
-    from IPython.core.inputtransformer2 import TransformerManager  # noqa: F401
-
-
-def run_forked(request: dict) -> None:
-    """In a process forked by `autograder.forkserver` (already its own session): limit, then grade."""
-    apply_limits()
-    main()
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from autograder import sandbox
 from autograder.exercises import EXERCISES, chapter_exercises
-from autograder.notebook import read_notebook, solution_sources
+from autograder.notebook import read_notebook, student_sources
 from autograder.report import as_json, html_report, text_report
 from autograder.runner import ExerciseReport, check_source, new_seed
 
@@ -16,10 +17,10 @@ def grade_sources(
     chapter: str,
     sources: list[str],
     workers: int = 2,
-    template: str | None = None,
     seed: int | None = None,
+    sandboxed: bool = True,
 ) -> list[ExerciseReport]:
-    """Grade every exercise of `chapter` against `sources`, one fresh grading process each.
+    """Grade every exercise of `chapter` against `sources`, one new grading process (sandbox) each.
 
     One `seed` (chosen now unless given) draws the hidden cases of every exercise of this run.
     """
@@ -28,7 +29,7 @@ def grade_sources(
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(
             pool.map(
-                lambda exercise: check_source(exercise, sources, template=template, seed=seed),
+                lambda exercise: check_source(exercise, sources, seed=seed, sandboxed=sandboxed),
                 exercises,
             )
         )
@@ -37,13 +38,11 @@ def grade_sources(
 def grade_notebook(
     path: str | Path,
     chapter: str | None = None,
-    template: str | None = None,
     seed: int | None = None,
+    sandboxed: bool = True,
+    released: dict | None = None,
 ) -> list[ExerciseReport]:
-    """Grade a chapter notebook by its solution cells; the chapter defaults to the file name.
-
-    `template`: the socket of a running `autograder.runner.grading_template`, to fork from.
-    """
+    """Grade a chapter notebook by the student's code cells (see `student_sources`); the chapter defaults to the file name."""
     path = Path(path)
     chapter = chapter or path.stem
     if not chapter_exercises(chapter):
@@ -52,8 +51,19 @@ def grade_notebook(
             f"no graded chapter called {chapter!r}; pass --chapter, one of {', '.join(chapters)}"
         )
     names = {exercise.name for exercise in chapter_exercises(chapter)}
-    sources = solution_sources(read_notebook(path), names)
-    return grade_sources(chapter, sources, template=template, seed=seed)
+    sources = student_sources(read_notebook(path), names, released)
+    return grade_sources(chapter, sources, seed=seed, sandboxed=sandboxed)
+
+
+def self_grade_sandbox() -> bool:
+    """Whether a student's own grading can use the OS sandbox; says so on stderr when it cannot."""
+    if sandbox.available():
+        return True
+    print(
+        "note: the OS sandbox is off (bubblewrap is not installed); scores are the same either way",
+        file=sys.stderr,
+    )
+    return False
 
 
 SEED_HELP = "seed of the hidden cases, to replay a run (default: a new one, printed in the report)"
@@ -90,7 +100,9 @@ def _check(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     try:
-        reports = grade_notebook(args.notebook, args.chapter, seed=args.seed)
+        reports = grade_notebook(
+            args.notebook, args.chapter, seed=args.seed, sandboxed=self_grade_sandbox()
+        )
     except (ValueError, FileNotFoundError) as error:
         print(error, file=sys.stderr)
         return 2

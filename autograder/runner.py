@@ -1,17 +1,18 @@
-"""Run an exercise's checks: in this process (hidden-test cells) or in a fresh, limited grading process."""
+"""Run an exercise's checks: in this process (hidden-test cells) or in a new grading process in the OS sandbox."""
 
 import contextlib
 import io
 import json
 import os
 import pickle
-import re
 import secrets
+import select
 import signal
 import subprocess
 import sys
-import tempfile
+import time
 import warnings
+import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -19,20 +20,19 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.child import apply_limits
+from autograder import answer_key, sandbox
 from autograder.exercises import Exercise
-from autograder.forkserver import relay_command, serving
 from autograder.harness import Check, CheckFailed, Outcome, run_call
 from autograder.notebook import PARSING
 from autograder.plain import decode
 
-TIMEOUT_SECONDS = 10.0  # per exercise
+TIMEOUT_SECONDS = 30.0  # per exercise: loading the student's cells and every call
+GRADING_LIMITS = sandbox.Limits()
 TAMPERING = {
     "tried to exit the interpreter",
-    "tried to write a file",
     "returned an object that is not plain data",
-    "printed text that looks like a grading report",
     "malformed answers",
+    "called the library's implementation of the exercise",
 }
 
 
@@ -116,26 +116,37 @@ def check_function(exercise: Exercise, fn: Callable, seed: int | None = None) ->
     return ExerciseReport(exercise.name, exercise.points, judge(checks, outcomes), seed=seed)
 
 
-def _limit_resources() -> None:
-    """In the grading process, before it starts: a new process group, capped memory, no file growth.
-
-    The process also installs an audit hook (autograder.child.guard) before any student code runs,
-    which refuses to open files for writing, delete, rename, spawn or connect.
-    """
-    os.setsid()
-    apply_limits()
+RESULT_LIMIT = 64 * 1024**2  # bytes of answers a grading process may send
+PRINT_LIMIT = (
+    64 * 1024
+)  # bytes of its stdout / stderr the parent keeps (the rest is read and dropped)
 
 
-def grading_template() -> contextlib.AbstractContextManager[str | None]:
-    """A fork server of grading processes while the block runs: its socket path, or None where none starts.
-
-    With None, `check_source` starts every grading process anew, as it does without a template.
-    """
-    return serving("autograder.child", ("-I", "-B"))
+def _drain(fd: int, limit: int, deadline: float) -> bytes:
+    """Read a pipe until it closes or `deadline` passes, keeping at most `limit` bytes."""
+    kept, size = [], 0
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            if size < limit:
+                kept.append(chunk[: limit - size])
+                size += len(kept[-1])
+    finally:
+        os.close(fd)
+    return b"".join(kept)
 
 
 def _read_result(data: bytes, expected: int) -> dict:
-    """Decode the grading process's answers, trusting nothing about their shape."""
+    """Decode the grading process's answers, trusting nothing about their shape or size."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = archive.infolist()
+        if any(m.compress_type != zipfile.ZIP_STORED or m.file_size > len(data) for m in members):
+            raise ValueError("compressed or oversized members")
     with PARSING, np.load(io.BytesIO(data), allow_pickle=False) as stored:
         arrays = {key: stored[key] for key in stored.files}
     summary = decode(json.loads(arrays.pop("__json__").tobytes().decode()), arrays)
@@ -144,22 +155,19 @@ def _read_result(data: bytes, expected: int) -> dict:
         outcome = Outcome(**raw)
         if not (outcome.error is None or isinstance(outcome.error, str)):
             raise ValueError("malformed outcome")
-        outcome.error_bases = tuple(outcome.error_bases)
+        outcome.error_bases = tuple(str(base) for base in outcome.error_bases)
         outcomes.append(outcome)
     if summary["found"] and len(outcomes) != expected:
         raise ValueError(f"{len(outcomes)} answers for {expected} calls")
     return {
         "found": bool(summary["found"]),
-        "problems": [str(p) for p in summary["problems"]],
+        "problems": [str(p)[:500] for p in summary["problems"]][:50],
         "outcomes": outcomes,
     }
 
 
-FAKE_REPORT = re.compile(r"\d+/\d+ points|\bPASS\b|Score: \d+/\d+")
-
-
-def _behaviour_flags(problems: list[str], outcomes: list[Outcome], printed: str) -> list[str]:
-    """What the submission did that an honest one does not: exit, exhaust memory, return objects, fake reports."""
+def _behaviour_flags(problems: list[str], outcomes: list[Outcome]) -> list[str]:
+    """What the submission did that an honest one does not: exit, exhaust memory, return objects."""
     flags = []
     if any("SystemExit" in p or "KeyboardInterrupt" in p for p in problems) or any(
         o.error == "BaseException" for o in outcomes
@@ -169,35 +177,98 @@ def _behaviour_flags(problems: list[str], outcomes: list[Outcome], printed: str)
         flags.append("memory limit")
     if any(o.error == "NotPlain" for o in outcomes):
         flags.append("returned an object that is not plain data")
-    messages = [*problems, *(o.message for o in outcomes if o.error)]
-    if any("grading forbids" in m or "File too large" in m for m in messages):
-        flags.append("tried to write a file")
-    if FAKE_REPORT.search(printed):
-        flags.append("printed text that looks like a grading report")
+    if any("AnswerKeyError" in p for p in problems) or any(
+        o.error == "AnswerKeyError" for o in outcomes
+    ):
+        flags.append("called the library's implementation of the exercise")
     return flags
 
 
-def _read_all(fd: int, limit: int = 256 * 1024**2) -> bytes:
-    """Everything written to a pipe until it closes (at most `limit` bytes)."""
-    chunks, size = [], 0
-    with os.fdopen(fd, "rb") as pipe:
-        while size < limit and (chunk := pipe.read(1 << 20)):
-            chunks.append(chunk)
-            size += len(chunk)
-    return b"".join(chunks)
+@dataclass
+class ChildRun:
+    """What one run of the grading process left: its exit status, answers and (capped) output."""
+
+    returncode: int | None
+    result: bytes
+    stderr: bytes
+
+
+def reference_sources(exercise: Exercise) -> dict[str, str]:
+    """The reference solutions of the chapter's other exercises (from the source notebook)."""
+    from autograder.references import reference_solutions
+
+    solutions = reference_solutions(exercise.chapter)
+    return {name: source for name, source in solutions.items() if name != exercise.name}
+
+
+def _run_child(
+    request: bytes, exercise: Exercise, timeout: float, sandboxed: bool, limits: sandbox.Limits
+) -> ChildRun:
+    """Start the grading process (in the OS sandbox unless told not to), feed it, read it, end it."""
+    argv = [sys.executable, "-I", "-B", "-m", "autograder.child"]
+    with sandbox.private_dir("proof-lm-grade-") as home:
+        read_end, write_end = os.pipe()
+        argv.append(str(write_end))
+        command = (
+            sandbox.bwrap_command(argv, Path(home), readonly=answer_key.mounts(exercise.name))
+            if sandboxed
+            else argv
+        )
+        env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+        env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+        env["MPLBACKEND"] = "Agg"
+        deadline = time.monotonic() + timeout
+        process = subprocess.Popen(
+            command,
+            cwd=home,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=(write_end,),
+            preexec_fn=sandbox.preexec(limits),
+        )
+        os.close(write_end)
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            pool.submit(_feed, process.stdin, request)
+            result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
+            stderr = pool.submit(_drain, process.stderr.fileno(), PRINT_LIMIT, deadline)
+            try:
+                returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                returncode = None
+            _end(process)
+            return ChildRun(returncode, result.result(), stderr.result())
+
+
+def _feed(pipe: object, request: bytes) -> None:
+    """Write the request to the grading process's stdin and close it (a dead process is fine)."""
+    with contextlib.suppress(OSError):
+        pipe.write(request)
+        pipe.close()
+
+
+def _end(process: subprocess.Popen) -> None:
+    """End the grading process and everything it started: its group, and with bwrap its pid namespace."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    process.wait()
+    process.stderr.detach()  # its descriptor was closed by _drain
 
 
 def check_source(
     exercise: Exercise,
     sources: list[str],
     timeout: float = TIMEOUT_SECONDS,
-    template: str | None = None,
     seed: int | None = None,
+    sandboxed: bool = True,
+    limits: sandbox.Limits = GRADING_LIMITS,
 ) -> ExerciseReport:
-    """Run every check of `exercise` on the function defined by `sources`, in a fresh grading process.
+    """Run every check of `exercise` on the function defined by `sources`, in a new grading process.
 
-    The process is started anew, or forked from the `autograder.forkserver` template of
-    `autograder.child` listening at `template` (see `grading_template`).
+    The process runs in the OS sandbox (`autograder.sandbox`) unless `sandboxed` is False.
     """
     seed = new_seed() if seed is None else seed
     checks = build_checks(
@@ -205,66 +276,40 @@ def check_source(
     )  # references first, before any student code exists anywhere
     calls = [call for check in checks for call in check.calls]
     report = ExerciseReport(exercise.name, exercise.points, seed=seed)
-    with tempfile.TemporaryDirectory(prefix="proof-lm-grade-") as tmp:
-        request, workdir = Path(tmp, "request.pkl"), Path(tmp, "work")
-        workdir.mkdir()
-        request.write_bytes(
-            pickle.dumps(
-                {
-                    "preamble": exercise.preamble,
-                    "sources": sources,
-                    "function": exercise.name,
-                    "calls": calls,
-                }
-            )
-        )
-        env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-        env.update(
-            OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg"
-        )
-        read_end, write_end = os.pipe()
-        argv = ["autograder.child", str(request), str(write_end)]
-        process = subprocess.Popen(
-            relay_command(template, [0, 1, 2, write_end], argv)
-            if template
-            else [sys.executable, "-I", "-B", "-m", *argv],
-            cwd=workdir,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            pass_fds=(write_end,),
-            preexec_fn=_limit_resources,
-        )
-        os.close(write_end)
-        with ThreadPoolExecutor(max_workers=1) as reader:
-            answers = reader.submit(_read_all, read_end)
-            try:
-                printed, stderr = process.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.communicate()
-                report.notes.append(f"timed out after {timeout:g} s: is there an endless loop?")
-                report.flags.append("timeout")
-                return report
-            data = answers.result()
-        if process.returncode != 0 or not data:
-            tail = stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-            report.notes.append(
-                f"the grading process stopped with exit code {process.returncode} before answering {tail[0]}".strip()
-            )
-            report.flags.append("memory limit" if "MemoryError" in tail[0] else "crashed")
-            return report
-        try:
-            summary = _read_result(data, len(calls))
-        except Exception as error:  # anything malformed is the submission's doing
-            report.notes.append(f"the grading process returned malformed answers ({error})")
-            report.flags.append("malformed answers")
-            return report
-    report.flags.extend(
-        _behaviour_flags(summary["problems"], summary["outcomes"], printed.decode(errors="replace"))
+    request = pickle.dumps(
+        {
+            "preamble": exercise.preamble,
+            "sources": sources,
+            "references": reference_sources(exercise),
+            "function": exercise.name,
+            "calls": calls,
+        }
     )
+    run = _run_child(request, exercise, timeout, sandboxed, limits)
+    if run.returncode is None:
+        report.notes.append(f"timed out after {timeout:g} s: is there an endless loop?")
+        report.flags.append("timeout")
+        return report
+    if run.returncode != 0 or not run.result:
+        tail = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
+        report.notes.append(
+            f"the grading process stopped with exit code {run.returncode} before answering {tail[0][:300]}".strip()
+        )
+        report.flags.append("memory limit" if "MemoryError" in tail[0] else "crashed")
+        return report
+    try:
+        summary = _read_result(run.result, len(calls))
+    except Exception as error:  # anything malformed is the submission's doing
+        report.notes.append(f"the grading process returned malformed answers ({str(error)[:200]})")
+        report.flags.append("malformed answers")
+        return report
+    report.flags.extend(_behaviour_flags(summary["problems"], summary["outcomes"]))
     report.notes.extend(summary["problems"])
+    if "called the library's implementation of the exercise" in report.flags:
+        report.notes.append(
+            "the solution calls the library's own implementation of this exercise, "
+            "which grading does not allow: it earns 0"
+        )
     if not summary["found"]:
         report.notes.append(f"no function named {exercise.name} is defined")
         report.results.append(

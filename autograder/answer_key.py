@@ -1,0 +1,109 @@
+"""What the grading sandbox of one exercise may import: no implementation of that exercise, anywhere.
+
+The sandbox sees two project packages, both built here as read-only copies: `autograder` with only
+the grading process's own modules (no checks, no references, no exercise list), and `proof_lm` with
+every function that answers the exercise being graded replaced by one that raises
+`AnswerKeyError`. The real files are not mounted, so no import trick can reach them. The other
+exercises' library functions stay usable, as does everything else in the library.
+"""
+
+import atexit
+import functools
+import shutil
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+GRADING_MODULES = ("__init__.py", "child.py", "harness.py", "plain.py", "probes.py")
+
+# Library functions that implement (all or the heart of) each graded exercise.
+LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
+    "bigram_counts": ("ngram:bigram_count_table", "ngram:ngram_counts"),
+    "bigram_probs": ("ngram:add_k_probs",),
+    "mean_nll": ("metrics:bigram_mean_nll",),
+    "perplexity": ("metrics:perplexity_from_nll",),
+    "softmax": ("functional:softmax", "functional:log_softmax"),
+    "cross_entropy": ("functional:cross_entropy",),
+    "bigram_loss_and_grad": ("table_fit:table_loss_and_grad", "functional:cross_entropy_grad"),
+    "context_windows": (
+        "vocab:padded_windows",
+        "datasets:name_windows",
+        "baselines:make_context_dataset",
+    ),
+    "nplm_loss": ("nplm:nplm_logits", "nplm:nplm_mean_loss"),
+    "numerical_gradient": ("gradcheck:central_difference",),
+    "linear_loss_and_grad": ("functional:cross_entropy_grad",),
+    "temperature_probs": ("sampling:filter_probs",),
+    "top_k_probs": ("sampling:filter_probs",),
+    "top_p_probs": ("sampling:filter_probs",),
+    "sample_next": ("sampling:filter_probs", "sampling:draw"),
+}
+
+STUB = '''
+
+class AnswerKeyError(RuntimeError):
+    """Raised by a library function that implements the exercise being graded."""
+
+
+def _answer_key(name):
+    def refuse(*args, **kwargs):
+        raise AnswerKeyError(
+            f"proof_lm.{__name__.split('.')[-1]}.{name} implements the exercise being graded ({EXERCISE}); "
+            "grading does not let a solution call it: write the function yourself"
+        )
+
+    refuse.__name__ = name
+    return refuse
+
+'''
+
+
+@functools.cache
+def _root() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="proof-lm-answer-key-"))
+    root.chmod(0o755)
+    atexit.register(shutil.rmtree, root, True)
+    return root
+
+
+def _copy_tree(source: Path, target: Path, keep: tuple[str, ...] | None = None) -> None:
+    target.mkdir(mode=0o755, parents=True)
+    target.chmod(0o755)
+    for path in sorted(source.glob("*.py")):
+        if keep is None or path.name in keep:
+            shutil.copyfile(path, target / path.name)
+            (target / path.name).chmod(0o644)
+
+
+@functools.cache
+def grading_package() -> Path:
+    """A copy of `autograder` holding only what the grading process runs."""
+    target = _root() / "autograder"
+    _copy_tree(REPO / "autograder", target, GRADING_MODULES)
+    return target
+
+
+@functools.cache
+def library_without(exercise: str) -> Path:
+    """A copy of `proof_lm` in which every function answering `exercise` raises AnswerKeyError."""
+    target = _root() / f"proof_lm-{exercise}"
+    _copy_tree(REPO / "proof_lm", target)
+    by_module: dict[str, list[str]] = {}
+    for entry in LIBRARY_ANSWERS.get(exercise, ()):
+        module, name = entry.split(":")
+        by_module.setdefault(module, []).append(name)
+    for module, names in by_module.items():
+        path = target / f"{module}.py"
+        lines = [STUB.replace("{EXERCISE}", exercise)]
+        lines += [f"{name} = _answer_key({name!r})\n" for name in names]
+        path.write_text(path.read_text() + "".join(lines))
+    return target
+
+
+def mounts(exercise: str) -> list[tuple[Path, str]]:
+    """Read-only binds for grading `exercise`: the two packages above and the data folder."""
+    return [
+        (grading_package(), str(REPO / "autograder")),
+        (library_without(exercise), str(REPO / "proof_lm")),
+        (REPO / "data", str(REPO / "data")),
+    ]

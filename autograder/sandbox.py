@@ -1,0 +1,211 @@
+"""The operating-system sandbox around every run of student code: bubblewrap, an unprivileged uid, limits.
+
+Each run gets new pid, ipc, uts, network and mount namespaces (no network at all); a read-only view
+of the system, the Python installation and only those parts of the project it needs; one private
+writable directory; a new session; limits on memory, CPU time, processes, open files and file size.
+When the grader runs as root, the code runs as the unprivileged uid 65534 (nobody), so the files
+of the machine are as closed to it as to any stranger; otherwise it keeps the instructor's uid but
+sees only what is mounted. Killing the outer `bwrap` process ends the whole sandbox: its pid 1 is
+bound to it (`--die-with-parent`), and the kernel kills every process of a pid namespace whose
+pid 1 dies, so nothing a submission starts outlives its run.
+"""
+
+import functools
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+NOBODY = 65534
+HOME = "/home/student"
+INSTALL_HINT = (
+    "bubblewrap (bwrap) is not installed: install it with `apt-get install bubblewrap` "
+    "(Debian/Ubuntu), `dnf install bubblewrap` (Fedora) or `pacman -S bubblewrap` (Arch)"
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or cannot create namespaces on this machine."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to everything inside one sandbox."""
+
+    memory_bytes: int = 3 * 1024**3
+    cpu_seconds: int = 120
+    processes: int = 256
+    open_files: int = 256
+    file_bytes: int = 64 * 1024**2
+
+    def apply(self) -> None:
+        """Set the limits on this process (inherited by the sandbox)."""
+        for limit, value in (
+            (resource.RLIMIT_AS, self.memory_bytes),
+            (resource.RLIMIT_CPU, self.cpu_seconds),
+            (resource.RLIMIT_NPROC, self.processes),
+            (resource.RLIMIT_NOFILE, self.open_files),
+            (resource.RLIMIT_FSIZE, self.file_bytes),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            resource.setrlimit(limit, (value, value))
+
+
+def _system_mounts() -> list[str]:
+    """Read-only binds of the system: /usr, /etc and the merged-/usr links."""
+    args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/", name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def _python_paths() -> list[Path]:
+    """What the interpreter needs: its installation and the environment's prefix (the venv)."""
+    paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
+    executable = Path(sys.executable)
+    paths.add(executable.resolve().parent.parent)
+    return sorted(paths)
+
+
+def _open_parents(destinations: Iterable[str]) -> list[str]:
+    """bwrap creates missing parent directories 0700; make them 0755 so that uid nobody can pass."""
+    parents: set[str] = set()
+    for destination in destinations:
+        for parent in Path(destination).parents:
+            if str(parent) not in ("/", "/usr", "/etc", "/tmp", "/proc", "/dev"):
+                parents.add(str(parent))
+    args = []
+    for parent in sorted(parents, key=lambda p: p.count("/")):
+        args += ["--perms", "0755", "--dir", parent]
+    return args
+
+
+def bwrap_command(
+    argv: list[str],
+    workdir: Path,
+    readonly: Iterable[tuple[Path | str, str]] = (),
+    writable: Iterable[tuple[Path | str, str]] = (),
+    env: dict[str, str] | None = None,
+) -> list[str]:
+    """The bwrap command line that runs `argv` in a new sandbox with `workdir` as its home.
+
+    readonly / writable: (source on the host, path inside) pairs bound into the sandbox; nothing of
+    the host is visible but these, the system, the Python installation and `workdir`.
+    """
+    binds = [(str(path), str(path)) for path in _python_paths()]
+    binds += [(str(source), inside) for source, inside in readonly]
+    rw = [(str(source), inside) for source, inside in writable]
+    command = [
+        shutil.which("bwrap") or "bwrap",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-net",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+        *_system_mounts(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+        *_open_parents([inside for _, inside in [*binds, *rw]] + [HOME]),
+    ]
+    for source, inside in binds:
+        command += ["--ro-bind", source, inside]
+    for source, inside in rw:
+        command += ["--bind", source, inside]
+    command += ["--bind", str(workdir), HOME, "--chdir", HOME, "--clearenv"]
+    environment = {
+        "HOME": HOME,
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "TMPDIR": "/tmp",
+        "MPLCONFIGDIR": f"{HOME}/.matplotlib",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        **(env or {}),
+    }
+    for key, value in environment.items():
+        command += ["--setenv", key, value]
+    if (
+        os.geteuid() == 0
+    ):  # bwrap mounts as root; the code itself runs as nobody, without privileges
+        command += [
+            "--",
+            "setpriv",
+            f"--reuid={NOBODY}",
+            f"--regid={NOBODY}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--no-new-privs",
+        ]
+    return [*command, "--", *argv]
+
+
+def private_dir(prefix: str) -> tempfile.TemporaryDirectory:
+    """A fresh directory the sandboxed uid may write: the sandbox's home."""
+    directory = tempfile.TemporaryDirectory(prefix=prefix)
+    if os.geteuid() == 0:
+        os.chown(directory.name, NOBODY, NOBODY)
+    return directory
+
+
+def preexec(limits: Limits) -> Callable[[], None]:
+    """What runs in the child before bwrap starts: its own session, then the limits."""
+
+    def setup() -> None:
+        os.setsid()
+        limits.apply()
+
+    return setup
+
+
+@functools.cache
+def check_available() -> None:
+    """Raise SandboxUnavailable with install instructions unless a trivial sandbox runs here."""
+    if shutil.which("bwrap") is None:
+        raise SandboxUnavailable(INSTALL_HINT)
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
+    with private_dir("proof-lm-probe-") as work:
+        done = subprocess.run(
+            bwrap_command([sys.executable, "-I", "-c", "print('ok')"], Path(work)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    if done.returncode != 0 or done.stdout.strip() != "ok":
+        raise SandboxUnavailable(
+            f"bubblewrap is installed but cannot create a sandbox here: {done.stderr.strip()[-500:]}"
+            " (are unprivileged user namespaces disabled? see README: Grading safely)"
+        )
+
+
+def available() -> bool:
+    """True when `check_available` passes."""
+    try:
+        check_available()
+    except SandboxUnavailable:
+        return False
+    return True
+
+
+def project_mounts(*parts: str) -> list[tuple[Path, str]]:
+    """Read-only binds of some top-level parts of the project (e.g. "proof_lm", "data"), at their paths."""
+    return [(REPO / part, str(REPO / part)) for part in parts]
