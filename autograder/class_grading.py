@@ -15,23 +15,25 @@ import csv
 import hashlib
 import json
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.cli import grade_notebook
 from autograder.exercises import chapter_exercises
+from autograder.grading_worker import KERNEL_LIMITS, SANDBOX_VARIABLE
 from autograder.notebook import cell_source, read_notebook
-from autograder.runner import grading_template
+from autograder.runner import new_seed
+from autograder.sandbox import preexec
 from autograder.tamper_scan import scan_notebook
 
-KERNEL_MEMORY_LIMIT = 6 * 1024**3  # per grading process; the machine has 24 GiB and two workers
+WORKER_ATTEMPTS = 3  # a job whose worker died is given to a new worker this many times in all
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (KERNEL_MEMORY_LIMIT, KERNEL_MEMORY_LIMIT))
+class GradingIncomplete(RuntimeError):
+    """Some submissions could not be graded (a worker kept dying); the rest are in the gradebook."""
 
 
 def submissions(root: Path, chapters: list[str]) -> list[tuple[str, str]]:
@@ -43,47 +45,65 @@ def submissions(root: Path, chapters: list[str]) -> list[tuple[str, str]]:
     )
 
 
-def run_nbgrader(
-    root: Path, jobs: list[tuple[str, str]], workers: int = 2
+def _run_workers(
+    root: Path, jobs: list[tuple[str, str]], workers: int, sandboxed: bool
 ) -> dict[tuple[str, str], dict]:
-    """nbgrader autograde for every job, in `workers` long-lived processes with a memory limit each."""
+    """One round of nbgrader workers over `jobs`; the results they recorded (a dead worker's are missing)."""
     env = dict(
         os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     )
     env.pop("NBGRADER_EXECUTION", None)
-    env.update(
-        OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1"
-    )  # one core per worker
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    if not sandboxed:
+        env[SANDBOX_VARIABLE] = "off"
     shards = [jobs[i::workers] for i in range(workers)]
-    processes = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "autograder.grading_worker",
-                str(root),
-                *(f"{c}:{s}" for c, s in shard),
-            ],
-            cwd=root,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            preexec_fn=_limit_memory,
-        )
-        for shard in shards
-        if shard
-    ]
-    results = {}
-    for process in processes:
-        stdout, _ = process.communicate()
-        for line in stdout.splitlines():
-            if line.startswith("{"):
+    with tempfile.TemporaryDirectory(prefix="proof-lm-results-") as tmp:
+        paths = [Path(tmp, f"worker{i}.jsonl") for i in range(len(shards))]
+        processes = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "autograder.grading_worker",
+                    str(root),
+                    str(path),
+                    *(f"{c}:{s}" for c, s in shard),
+                ],
+                cwd=root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                preexec_fn=preexec(KERNEL_LIMITS),
+            )
+            for shard, path in zip(shards, paths, strict=False)
+            if shard
+        ]
+        for process in processes:
+            process.wait()
+        results = {}
+        for path in paths:
+            lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+            for line in lines:
                 result = json.loads(line)
                 results[(result["chapter"], result["student"])] = result
-    for job in jobs:  # a worker that died takes its remaining jobs with it: they count as failed
+        return results
+
+
+def run_nbgrader(
+    root: Path, jobs: list[tuple[str, str]], workers: int = 2, sandboxed: bool = True
+) -> dict[tuple[str, str], dict]:
+    """nbgrader autograde for every job in `workers` processes; jobs of a worker that died are retried."""
+    results: dict[tuple[str, str], dict] = {}
+    for _ in range(WORKER_ATTEMPTS):
+        missing = [job for job in jobs if job not in results]
+        if not missing:
+            break
+        results.update(_run_workers(root, missing, workers, sandboxed))
+    for job in jobs:
         results.setdefault(
-            job, {"chapter": job[0], "student": job[1], "success": False, "error": "worker died"}
+            job,
+            {"chapter": job[0], "student": job[1], "success": False, "error": "worker died"},
         )
     return results
 
@@ -113,79 +133,153 @@ def structural_flags(released: dict, submitted: dict) -> list[str]:
     return flags
 
 
+def _submitted_path(root: Path, chapter: str, student: str) -> Path:
+    return root / "submitted" / student / chapter / f"{chapter}.ipynb"
+
+
+def _notebook_flags(
+    root: Path, chapter: str, student: str, released: dict, manifest: dict
+) -> tuple[list[str], set[str]]:
+    """Flags read off the submitted file itself, and the grade ids of solution cells that tamper."""
+    path = _submitted_path(root, chapter, student)
+    reasons = []
+    record = manifest.get(student, {}).get(chapter)
+    if record and record["not_copied"]:
+        reasons.append(
+            f"handed in files beside the notebook (not graded): {', '.join(record['not_copied'])}"
+        )
+    if record and hashlib.sha256(path.read_bytes()).hexdigest() != record["sha256"]:
+        reasons.append("the submitted notebook changed after it was collected")
+    submitted = read_notebook(path)
+    reasons += structural_flags(released, submitted)
+    findings = scan_notebook(released, submitted)
+    reasons += [f"tampering code in {finding}" for _, finding in findings]
+    return reasons, {grade_id for grade_id, _ in findings}
+
+
+def _record_scores(
+    gradebook: object, chapter: str, student: str, reports: list, tampered_from: set[str], ran: bool
+) -> list[str]:
+    """Write the trusted scores into the gradebook; the reasons to flag what was found on the way."""
+    from nbgrader.api import MissingEntry
+
+    reasons = []
+    gradebook.update_or_create_student(student)
+    try:
+        gradebook.find_submission(chapter, student)
+    except MissingEntry:
+        gradebook.add_submission(chapter, student)
+    for report in reports:
+        reasons += [f"{report.exercise}: {flag} in the trusted grader" for flag in report.flags]
+        earned = 0 if f"{report.exercise}_code" in tampered_from else report.earned
+        if earned != report.earned:
+            reasons.append(f"{report.exercise}: its solution cell tampers, so it earns 0")
+        try:
+            grade = gradebook.find_grade(report.exercise, chapter, chapter, student)
+        except MissingEntry:
+            continue  # nbgrader never got as far as this notebook: export counts it as 0
+        kernel = grade.auto_score
+        if kernel is None or abs(kernel - earned) > 1e-9:
+            if ran and kernel is not None and kernel > earned:
+                reasons.append(
+                    f"{report.exercise}: the notebook's own run scored {kernel}, the trusted grader "
+                    f"{earned}; the trusted score stands"
+                )
+            grade.manual_score = float(earned)
+    with contextlib.suppress(MissingEntry):
+        gradebook.find_submission_notebook(chapter, chapter, student).flagged = bool(reasons)
+    return reasons
+
+
+def _zero_scores(gradebook: object, chapter: str, student: str) -> None:
+    """Every exercise of an unreadable submission scores 0 (where nbgrader recorded a grade)."""
+    from nbgrader.api import MissingEntry
+
+    for exercise in chapter_exercises(chapter):
+        with contextlib.suppress(MissingEntry):
+            gradebook.find_grade(exercise.name, chapter, chapter, student).manual_score = 0.0
+
+
 def confirm(
-    root: Path, jobs: list[tuple[str, str]], nbgrader_results: dict, workers: int = 2
+    root: Path,
+    jobs: list[tuple[str, str]],
+    nbgrader_results: dict,
+    workers: int = 2,
+    sandboxed: bool = True,
+    seed: int | None = None,
 ) -> dict:
-    """Grade every submission on the trusted path, overwrite disagreeing scores, flag; return the flags."""
-    from nbgrader.api import Gradebook, MissingEntry
+    """Grade every submission on the trusted path, overwrite disagreeing scores, flag; return the flags.
 
-    def submitted_path(chapter: str, student: str) -> Path:
-        return root / "submitted" / student / chapter / f"{chapter}.ipynb"
+    Each submission is confirmed on its own: a file that cannot be read, or anything else that goes
+    wrong with it, flags that submission and scores it 0; every other student is still graded.
+    """
+    from nbgrader.api import Gradebook
 
-    def trusted(job: tuple[str, str]) -> list:
-        return grade_notebook(submitted_path(*job), job[0], template)
-
+    seed = new_seed() if seed is None else seed
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    with grading_template() as template, ThreadPoolExecutor(max_workers=workers) as pool:
-        reports = dict(zip(jobs, pool.map(trusted, jobs), strict=True))
+    released = {
+        chapter: read_notebook(root / "release" / chapter / f"{chapter}.ipynb")
+        for chapter in {chapter for chapter, _ in jobs}
+    }
+
+    def trusted(job: tuple[str, str]) -> tuple[list | None, str]:
+        chapter, student = job
+        try:
+            path = _submitted_path(root, chapter, student)
+            reports = grade_notebook(path, chapter, seed, sandboxed, released[chapter])
+            return reports, ""
+        except Exception as error:
+            return None, f"the submission could not be graded: {str(error)[:300]}"
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        outcomes = dict(zip(jobs, pool.map(trusted, jobs), strict=True))
     flags: dict[str, dict[str, list[str]]] = {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        for (chapter, student), chapter_reports in reports.items():
-            reasons = []
-            result = nbgrader_results.get((chapter, student), {})
-            if not result.get("success", False):
-                reasons.append(
-                    "nbgrader could not grade the notebook (its kernel died or was stopped)"
-                )
-            released = read_notebook(root / "release" / chapter / f"{chapter}.ipynb")
-            path = submitted_path(chapter, student)
-            submitted = read_notebook(path)
-            reasons += structural_flags(released, submitted)
-            findings = scan_notebook(released, submitted)
-            reasons += [f"tampering code in {finding}" for _, finding in findings]
-            tampered_from = {grade_id for grade_id, _ in findings}
-            record = manifest.get(student, {}).get(chapter)
-            if record and record["not_copied"]:
-                reasons.append(
-                    f"handed in files beside the notebook (not graded): {', '.join(record['not_copied'])}"
-                )
-            if record and hashlib.sha256(path.read_bytes()).hexdigest() != record["sha256"]:
-                reasons.append("the submitted notebook changed after it was collected")
-            gradebook.update_or_create_student(student)
+        for (chapter, student), (reports, problem) in outcomes.items():
+            ran = nbgrader_results.get((chapter, student), {}).get("success", False)
+            reasons = [] if ran else [NBGRADER_FAILED]
             try:
-                gradebook.find_submission(chapter, student)
-            except MissingEntry:
-                gradebook.add_submission(chapter, student)
-            for report in chapter_reports:
-                reasons += [
-                    f"{report.exercise}: {flag} in the trusted grader" for flag in report.flags
-                ]
-                earned = 0 if f"{report.exercise}_code" in tampered_from else report.earned
-                if earned != report.earned:
-                    reasons.append(f"{report.exercise}: its solution cell tampers, so it earns 0")
-                grade = gradebook.find_grade(report.exercise, chapter, chapter, student)
-                kernel = grade.auto_score
-                if kernel is None or abs(kernel - earned) > 1e-9:
-                    if result.get("success", False):
-                        reasons.append(
-                            f"{report.exercise}: the notebook's own run scored {kernel}, the trusted grader "
-                            f"{earned}; the trusted score stands"
-                        )
-                    grade.manual_score = float(earned)
-            notebook = gradebook.find_submission_notebook(chapter, chapter, student)
-            notebook.flagged = bool(reasons)
+                if reports is None:
+                    raise ValueError(problem)
+                found, tampered_from = _notebook_flags(
+                    root, chapter, student, released[chapter], manifest
+                )
+                reasons += found
+                reasons += _record_scores(gradebook, chapter, student, reports, tampered_from, ran)
+            except Exception as error:
+                reasons.append(str(error)[:300] or type(error).__name__)
+                _zero_scores(gradebook, chapter, student)
             gradebook.db.commit()
             if reasons:
                 flags.setdefault(student, {})[chapter] = reasons
     (root / "flags.json").write_text(json.dumps(flags, indent=2, sort_keys=True))
+    (root / "autograde.json").write_text(json.dumps({"seed": seed, "sandbox": sandboxed}, indent=2))
     return flags
 
 
-def autograde_class(root: Path, chapters: list[str], workers: int = 2) -> dict:
-    """nbgrader autograde on both cores, then trusted confirmation; return the flags."""
+NBGRADER_FAILED = (
+    "nbgrader could not grade the notebook (its kernel died, was stopped or ran out of time)"
+)
+
+
+def autograde_class(
+    root: Path, chapters: list[str], workers: int = 2, sandboxed: bool = True
+) -> dict:
+    """nbgrader autograde on every core, then trusted confirmation; return the flags.
+
+    GradingIncomplete when a submission could not be graded because a worker kept dying.
+    """
     jobs = submissions(root, chapters)
-    return confirm(root, jobs, run_nbgrader(root, jobs, workers), workers)
+    results = run_nbgrader(root, jobs, workers, sandboxed)
+    flags = confirm(root, jobs, results, workers, sandboxed)
+    lost = [job for job, result in results.items() if result.get("error") == "worker died"]
+    if lost:
+        raise GradingIncomplete(
+            f"{len(lost)} submissions could not be run by nbgrader (a worker died "
+            f"{WORKER_ATTEMPTS} times): {', '.join(f'{s}/{c}' for c, s in lost)}"
+        )
+    return flags
 
 
 def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
@@ -198,7 +292,8 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
         to.open("w", newline="") as handle,
     ):
         writer = csv.writer(handle)
-        writer.writerow(["student", *chapters, "total", "max_total", "flagged", "flags"])
+        writer.writerow(["student", *chapters, "total", "max_total", "flagged", "flags", "sandbox"])
+        sandboxed = _graded_with_sandbox(root)
         maximum = sum(e.points for chapter in chapters for e in chapter_exercises(chapter))
         for student in sorted(s.id for s in gradebook.students):
             points = []
@@ -224,6 +319,13 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
                     maximum,
                     "yes" if reasons else "",
                     " | ".join(reasons),
+                    "on" if sandboxed else "OFF (--no-sandbox)",
                 ]
             )
     return to
+
+
+def _graded_with_sandbox(root: Path) -> bool:
+    """Whether the last autograde of this course ran student code in the OS sandbox."""
+    path = root / "autograde.json"
+    return bool(json.loads(path.read_text()).get("sandbox", False)) if path.exists() else True

@@ -11,13 +11,15 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from autograder.class_grading import autograde_class, export_csv
+from autograder import sandbox
+from autograder.class_grading import GradingIncomplete, autograde_class, export_csv
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
@@ -77,16 +79,39 @@ def student_notebooks(target: Path) -> list[Path]:
         return written
 
 
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
+
+
+def _refuse(why: str) -> None:
+    raise ValueError(f"collect refuses {why}")
+
+
+def _check_name(kind: str, name: str) -> None:
+    """Student and file names: letters, digits and _.@+- only (no glob characters, no separators)."""
+    if not SAFE_NAME.fullmatch(name) or name in (".", ".."):
+        _refuse(f"the {kind} name {name!r}: use letters, digits and _ . @ + - only")
+
+
 def collect(root: Path, submissions: Path) -> list[tuple[str, str]]:
     """Copy SUBMISSIONS/<student>/<chapter>.ipynb into submitted/, notebooks only; return (student, chapter).
 
-    Anything else a student handed in (.py files, folders, ...) is not copied, and is recorded in
-    COURSE/collected.json beside the sha256 of every notebook, so that grading can flag both.
+    Only regular files are copied: a symbolic link, a device or a pipe anywhere in a student's
+    folder is refused with a ValueError naming it, as are names with glob characters or path
+    separators. Anything else a student handed in (.py files, folders, ...) is not copied, and is
+    recorded in COURSE/collected.json beside the sha256 of every notebook, so that grading can flag both.
     """
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    students = sorted(submissions.iterdir())
+    for student_dir in students:  # check everything before copying anything
+        _check_name("student", student_dir.name)
+        if student_dir.is_symlink() or not student_dir.is_dir():
+            _refuse(f"{student_dir}: each student needs a plain folder")
+        for path in student_dir.rglob("*"):
+            if path.is_symlink() or not (path.is_file() or path.is_dir()):
+                _refuse(f"{path}: only regular files can be handed in (links and devices cannot)")
     collected = []
-    for student_dir in sorted(p for p in submissions.iterdir() if p.is_dir()):
+    for student_dir in students:
         extras = sorted(
             str(p.relative_to(student_dir))
             for p in student_dir.rglob("*")
@@ -100,11 +125,10 @@ def collect(root: Path, submissions: Path) -> list[tuple[str, str]]:
             if target.exists():
                 shutil.rmtree(target)
             target.mkdir(parents=True)
-            shutil.copyfile(
-                notebook, target / notebook.name
-            )  # the notebook alone, nothing beside it
+            data = notebook.read_bytes()
+            (target / notebook.name).write_bytes(data)  # the notebook alone, nothing beside it
             manifest.setdefault(student_dir.name, {})[notebook.stem] = {
-                "sha256": hashlib.sha256(notebook.read_bytes()).hexdigest(),
+                "sha256": hashlib.sha256(data).hexdigest(),
                 "not_copied": extras,
             }
             collected.append((student_dir.name, notebook.stem))
@@ -117,9 +141,14 @@ def submitted_chapters(root: Path) -> list[str]:
     return sorted({path.name for path in (root / "submitted").glob("*/*") if path.is_dir()})
 
 
-def autograde(root: Path, names: list[str]) -> dict:
-    """Autograde every submission on both cores, confirm each score on the trusted path; return flags."""
-    return autograde_class(root, names)
+def autograde(root: Path, names: list[str], sandboxed: bool = True) -> dict:
+    """Autograde every submission on both cores, confirm each score on the trusted path; return flags.
+
+    SandboxUnavailable (with install instructions) unless bubblewrap works or `sandboxed` is False.
+    """
+    if sandboxed:
+        sandbox.check_available()
+    return autograde_class(root, names, sandboxed=sandboxed)
 
 
 def feedback(root: Path, names: list[str]) -> None:
@@ -150,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--root", type=Path, default=REPO / "course", help="course directory")
     parser.add_argument("--to", type=Path, default=Path("grades.csv"), help="CSV path for export")
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="autograde without the OS sandbox (unsafe; written into flags and grades.csv)",
+    )
     args = parser.parse_intermixed_args(argv)
     root = args.root
     if args.step == "release":
@@ -158,10 +192,27 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "collect":
         if len(args.chapters) != 1 or not Path(args.chapters[0]).is_dir():
             parser.error("collect takes one folder: SUBMISSIONS/<student>/<chapter>.ipynb")
-        for student, chapter in collect(root, Path(args.chapters[0])):
+        try:
+            collected = collect(root, Path(args.chapters[0]))
+        except ValueError as error:
+            print(error, file=sys.stderr)
+            return 2
+        for student, chapter in collected:
             print(f"collected {student} {chapter}")
     elif args.step == "autograde":
-        flags = autograde(root, args.chapters or submitted_chapters(root))
+        if args.no_sandbox:
+            print("WARNING: --no-sandbox: student code runs unconfined, as you", file=sys.stderr)
+        try:
+            flags = autograde(root, args.chapters or submitted_chapters(root), not args.no_sandbox)
+        except sandbox.SandboxUnavailable as error:
+            print(
+                f"refusing to grade: {error}; or pass --no-sandbox to accept the risk",
+                file=sys.stderr,
+            )
+            return 2
+        except GradingIncomplete as error:
+            print(f"ERROR: {error}", file=sys.stderr)
+            return 1
         for student, chapters_flagged in sorted(flags.items()):
             for chapter, reasons in chapters_flagged.items():
                 print(f"FLAGGED {student} {chapter}: {'; '.join(reasons)}")

@@ -1,83 +1,125 @@
 """One autograding worker: runs nbgrader's autograde in this process for a list of submissions.
 
-    python -m autograder.grading_worker COURSE_ROOT CHAPTER:STUDENT [CHAPTER:STUDENT ...]
+    python -m autograder.grading_worker COURSE_ROOT RESULTS CHAPTER:STUDENT [CHAPTER:STUDENT ...]
 
-Started by `autograder.class_grading` (two at a time, one per core) so that nbgrader's start-up,
-configuration and gradebook connection are paid once per worker, not once per student; its
-kernels are forked from a warm template (`autograder.warm_kernels`), so that ipykernel, PyTorch
-and matplotlib are imported once per worker, not once per notebook. Prints one JSON line per
-submission: {"chapter", "student", "success", "error"}.
+Started by `autograder.class_grading` (one per core) so that nbgrader's start-up, configuration and
+gradebook connection are paid once per worker. Every notebook's kernel runs in its own OS sandbox
+(`autograder.sandbox`): new namespaces, no network, uid nobody when grading as root, a private
+home, and none of the course directory — the gradebook, the submitted files and other students'
+work are not there to reach. Kernel and worker talk over Unix sockets in a directory bound into the
+sandbox. A kernel lives at most NOTEBOOK_SECONDS (`timeout` ends its sandbox). The worker appends
+one JSON line per submission to RESULTS, a file no kernel can see: {"chapter", "student",
+"success", "error"}.
 """
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.forkserver import relay_command, serving
-from autograder.warm_kernels import SOCKET_VARIABLE
+from autograder import sandbox
+
+NOTEBOOK_SECONDS = int(os.environ.get("PROOF_LM_NOTEBOOK_SECONDS", "300"))
+KERNEL_LIMITS = sandbox.Limits(memory_bytes=6 * 1024**3, cpu_seconds=NOTEBOOK_SECONDS)
+SANDBOX_VARIABLE = "PROOF_LM_KERNEL_SANDBOX"  # "off" only with an instructor's --no-sandbox
 
 
-class WarmKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernels are forked from the worker's template (when one is running)."""
+class SandboxedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernels run in their own OS sandbox, reached over Unix sockets."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self._sockets = tempfile.mkdtemp(prefix="proof-lm-kernel-")
+        self._home = sandbox.private_dir("proof-lm-kernel-home-")
+        if os.geteuid() == 0:
+            os.chown(self._sockets, sandbox.NOBODY, sandbox.NOBODY)
+        self.transport = "ipc"
+        self.ip = os.path.join(self._sockets, "kernel")
+        self.connection_file = os.path.join(self._sockets, "kernel.json")
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-        """The relay's command line in place of the kernel spec's, with the same arguments."""
+        """The kernel's command line inside a sandbox that ends after NOTEBOOK_SECONDS."""
         command = super().format_kernel_cmd(extra_arguments)
-        template = os.environ.get(SOCKET_VARIABLE)
-        if not template or "ipykernel_launcher" not in command:
+        if os.environ.get(SANDBOX_VARIABLE) == "off":
             return command
-        arguments = command[command.index("ipykernel_launcher") :]
-        return relay_command(template, [0, 1, 2], arguments)
+        wrapped = sandbox.bwrap_command(
+            command,
+            Path(self._home.name),
+            readonly=sandbox.project_mounts("proof_lm", "autograder", "data"),
+            writable=[(self._sockets, self._sockets)],
+            env={
+                "NBGRADER_EXECUTION": "autograde",
+                "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+            },
+        )
+        return ["timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *wrapped]
+
+    async def _async_pre_start_kernel(self, **kwargs: object) -> tuple:
+        """Interrupts go as messages: a signal to `timeout` would not reach the sandboxed kernel."""
+        command, kwargs = await super()._async_pre_start_kernel(**kwargs)
+        self.kernel_spec.interrupt_mode = "message"
+        return command, kwargs
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        """Also remove the socket directory and the kernel's home."""
+        await super()._async_cleanup_resources(restart=restart)
+        if not restart:
+            shutil.rmtree(self._sockets, ignore_errors=True)
+            self._home.cleanup()
 
 
-def warm_preprocessors() -> list[type]:
-    """nbgrader's autograde preprocessors, with Execute replaced by one that uses warm kernels."""
+def grading_preprocessors() -> list[type]:
+    """nbgrader's autograde preprocessors: Execute with sandboxed kernels, then outputs capped."""
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
 
-    class WarmExecute(Execute):
-        """nbgrader's Execute (same configuration), its kernels started by WarmKernelManager."""
+    from autograder.outputs import CapOutputs
+
+    class SandboxedExecute(Execute):
+        """nbgrader's Execute (same configuration), its kernels started by SandboxedKernelManager."""
 
         def __init__(self, *args: object, **kwargs: object) -> None:
-            kwargs.setdefault("kernel_manager_class", WarmKernelManager)
+            kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
             super().__init__(*args, **kwargs)
 
     default = Autograde.class_traits()["autograde_preprocessors"].default()
-    return [WarmExecute if step is Execute else step for step in default]
+    steps = []
+    for step in default:
+        steps.append(SandboxedExecute if step is Execute else step)
+        if step is Execute:
+            steps.append(CapOutputs)
+    return steps
+
+
+def record(results: Path, line: dict) -> None:
+    """Append one result line (opened and closed each time: no descriptor for a kernel to inherit)."""
+    with results.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
 
 
 def main() -> None:
     """Autograde each CHAPTER:STUDENT given on the command line."""
-    root = Path(sys.argv[1]).resolve()
+    root, results = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
     os.chdir(root)
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    config.Autograde.autograde_preprocessors = warm_preprocessors()
+    config.Autograde.autograde_preprocessors = grading_preprocessors()
     from nbgrader.apps.api import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    with serving("autograder.warm_kernels") as template:
-        if template is not None:  # else nbgrader starts every kernel anew
-            os.environ[SOCKET_VARIABLE] = template
-        api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-        for job in sys.argv[2:]:
-            chapter, student = job.split(":", 1)
-            result = api.autograde(chapter, student, force=True, create=True)
-            error = "" if result["success"] else (result.get("error") or "")[-2000:]
-            print(
-                json.dumps(
-                    {
-                        "chapter": chapter,
-                        "student": student,
-                        "success": result["success"],
-                        "error": error,
-                    }
-                ),
-                flush=True,
-            )
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    for job in sys.argv[3:]:
+        chapter, student = job.split(":", 1)
+        result = api.autograde(chapter, student, force=True, create=True)
+        error = "" if result["success"] else (result.get("error") or "")[-2000:]
+        record(
+            results,
+            {"chapter": chapter, "student": student, "success": result["success"], "error": error},
+        )
 
 
 if __name__ == "__main__":

@@ -208,6 +208,7 @@ def _run_child(
     argv = [sys.executable, "-I", "-B", "-m", "autograder.child"]
     with sandbox.private_dir("proof-lm-grade-") as home:
         read_end, write_end = os.pipe()
+        errors_read, errors_write = os.pipe()
         argv.append(str(write_end))
         command = (
             sandbox.bwrap_command(argv, Path(home), readonly=answer_key.mounts(exercise.name))
@@ -224,15 +225,16 @@ def _run_child(
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=errors_write,
             pass_fds=(write_end,),
             preexec_fn=sandbox.preexec(limits),
         )
         os.close(write_end)
+        os.close(errors_write)
         with ThreadPoolExecutor(max_workers=3) as pool:
             pool.submit(_feed, process.stdin, request)
             result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
-            stderr = pool.submit(_drain, process.stderr.fileno(), PRINT_LIMIT, deadline)
+            stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
             try:
                 returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
@@ -255,7 +257,6 @@ def _end(process: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         process.kill()
     process.wait()
-    process.stderr.detach()  # its descriptor was closed by _drain
 
 
 def check_source(

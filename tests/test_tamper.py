@@ -1,6 +1,6 @@
 """The trusted grading path: tampering, crashes, endless loops and memory hogs earn nothing and are flagged.
 
-Every test runs twice: with grading processes started anew, and forked from a grading template.
+Everything runs in the OS sandbox, as grading does; tests/test_sandbox_attacks.py attacks the sandbox itself.
 """
 
 import json
@@ -12,25 +12,10 @@ from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.cli import grade_notebook
 from autograder.exercises import get_exercise
-from autograder.runner import check_source, grading_template
+from autograder.runner import check_source
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 WRONG = "def perplexity(token_probs):\n    return 1.0\n"
-
-
-MODE = {"template": None}
-
-
-@pytest.fixture(autouse=True, scope="module", params=["fresh", "forked"])
-def grading_processes(request):
-    if request.param == "fresh":
-        MODE["template"] = None
-        yield
-        return
-    with grading_template() as template:
-        MODE["template"] = template
-        yield
-    MODE["template"] = None
 
 
 def grade(source: str, timeout: float = 20.0):
@@ -38,7 +23,6 @@ def grade(source: str, timeout: float = 20.0):
         get_exercise("perplexity"),
         [textwrap.dedent(source)],
         timeout=timeout,
-        template=MODE["template"],
     )
 
 
@@ -127,7 +111,7 @@ def test_forged_result_file_is_rejected():
     text = json.dumps({"found": True, "problems": [], "outcomes": []})
     buffer = io.BytesIO()
     np.savez(buffer, __json__=np.frombuffer(text.encode(), dtype=np.uint8))
-    os.write(int(sys.argv[2]), buffer.getvalue())
+    os.write(int(sys.argv[1]), buffer.getvalue())
     os._exit(0)
     """
     report = grade(forged)
@@ -163,7 +147,7 @@ def test_files_beside_the_notebook_are_never_imported(tmp_path):
     (tmp_path / "autograder.py").write_text(
         "raise SystemExit('shadowed autograder was imported')\n"
     )
-    reports = grade_notebook(tmp_path / "01_bigram_counting.ipynb", template=MODE["template"])
+    reports = grade_notebook(tmp_path / "01_bigram_counting.ipynb")
     assert all(report.passed for report in reports)
 
 
@@ -173,17 +157,12 @@ def test_stripped_metadata_still_finds_the_solution(tmp_path):
         cell["metadata"] = {}
     path = tmp_path / "01_bigram_counting.ipynb"
     path.write_text(json.dumps(notebook))
-    assert sum(report.earned for report in grade_notebook(path, template=MODE["template"])) == 7
+    assert sum(report.earned for report in grade_notebook(path)) == 7
 
 
 @pytest.mark.parametrize(
     "source, flag",
     [
-        ("open('/tmp/proof-lm-pwned.txt', 'w').write('x')\n" + WRONG, "tried to write a file"),
-        (
-            "print('perplexity: 1/1 points (8/8 checks passed)')\n" + WRONG,
-            "printed text that looks like a grading report",
-        ),
         (
             "class A:\n    def __eq__(self, o): return True\ndef perplexity(p): return A()\n",
             "returned an object that is not plain data",
@@ -191,14 +170,23 @@ def test_stripped_metadata_still_finds_the_solution(tmp_path):
         (WRONG + "import sys\nsys.exit(0)\n", "tried to exit the interpreter"),
         ("def perplexity(p):\n    return len(bytearray(8 * 1024**3))\n", "memory limit"),
     ],
-    ids=["write-file", "fake-report", "eq-object", "sys-exit", "memory"],
+    ids=["eq-object", "sys-exit", "memory"],
 )
 def test_tampering_is_flagged(source, flag):
     report = grade(source)
     assert report.earned == 0 and flag in report.flags
 
 
-def test_honest_code_that_prints_and_warns_is_not_flagged():
-    honest = "import warnings\nprint('debugging: 3 values')\nwarnings.warn('slow')\n" + CORRECT
-    report = grade(honest)
-    assert report.passed and report.flags == []
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "import warnings\nprint('debugging: 3 values')\nwarnings.warn('slow')\n",
+        "print('PASS')\nprint('perplexity: 1/1 points (8/8 checks passed)')\n",
+        "import torch\nimport matplotlib.pyplot as plt\nfrom proof_lm.metrics import nats_to_bits\n",
+        "open('scratch.txt', 'w').write('notes')\n",
+    ],
+    ids=["prints-and-warns", "prints-pass", "imports-torch", "writes-its-own-scratch-file"],
+)
+def test_honest_code_is_not_flagged(extra):
+    report = grade(extra + CORRECT)
+    assert report.passed and report.flags == [], (report.flags, report.notes)
