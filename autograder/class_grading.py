@@ -1,13 +1,15 @@
 """Grading a class: nbgrader autograde on both cores, every score confirmed by the trusted grader, flags.
 
-The notebook's own run (nbgrader, in the student's kernel) cannot be trusted: code in the notebook
-can patch the checks. So after nbgrader has graded, every submission is graded again by the
-trusted path (`autograder.cli.grade_notebook`: a fresh, limited process per exercise whose
-references are computed before any student code runs). Where the two disagree, the trusted score
-is written into the gradebook and the submission is flagged with the reason; flags also come from
-the grading process (timeouts, crashes, memory), from the notebook itself (locked cells edited
-or deleted, nbgrader metadata stripped) and from its code (`autograder.tamper_scan`: tampering
-attempts, flagged even when they changed no score). Flags are kept in COURSE/flags.json and exported.
+Every run of student code happens in the OS sandbox (`autograder.sandbox`): nbgrader's kernels
+(`autograder.grading_worker`) and the trusted grader. The notebook's own run cannot be trusted —
+code in the notebook can patch the checks inside its kernel — so after nbgrader has graded, every
+submission is graded again on the trusted path (`autograder.cli.grade_notebook`: a new sandboxed
+process per exercise, references computed outside it, only plain answers coming back). The trusted
+score is written into the gradebook; the submission is flagged when the kernel scored more than the
+trusted grader, and for what the grading process saw (timeouts, crashes, memory), what the file
+shows (locked cells edited or deleted, metadata stripped, changed after collection, files handed
+in beside it) and suspicious code (`autograder.tamper_scan`, a hint). Flags are kept in
+COURSE/flags.json and exported; the run's seed and whether the sandbox was on in COURSE/autograde.json.
 """
 
 import contextlib
@@ -139,8 +141,8 @@ def _submitted_path(root: Path, chapter: str, student: str) -> Path:
 
 def _notebook_flags(
     root: Path, chapter: str, student: str, released: dict, manifest: dict
-) -> tuple[list[str], set[str]]:
-    """Flags read off the submitted file itself, and the grade ids of solution cells that tamper."""
+) -> list[str]:
+    """Flags read off the submitted file itself: hand-ins, changes, locked cells, suspicious code."""
     path = _submitted_path(root, chapter, student)
     reasons = []
     record = manifest.get(student, {}).get(chapter)
@@ -153,12 +155,15 @@ def _notebook_flags(
     submitted = read_notebook(path)
     reasons += structural_flags(released, submitted)
     findings = scan_notebook(released, submitted)
-    reasons += [f"tampering code in {finding}" for _, finding in findings]
-    return reasons, {grade_id for grade_id, _ in findings}
+    reasons += [
+        f"suspicious code in {finding} (a hint to look; it changes no score)"
+        for _, finding in findings
+    ]
+    return reasons
 
 
 def _record_scores(
-    gradebook: object, chapter: str, student: str, reports: list, tampered_from: set[str], ran: bool
+    gradebook: object, chapter: str, student: str, reports: list, ran: bool
 ) -> list[str]:
     """Write the trusted scores into the gradebook; the reasons to flag what was found on the way."""
     from nbgrader.api import MissingEntry
@@ -171,9 +176,7 @@ def _record_scores(
         gradebook.add_submission(chapter, student)
     for report in reports:
         reasons += [f"{report.exercise}: {flag} in the trusted grader" for flag in report.flags]
-        earned = 0 if f"{report.exercise}_code" in tampered_from else report.earned
-        if earned != report.earned:
-            reasons.append(f"{report.exercise}: its solution cell tampers, so it earns 0")
+        earned = report.earned
         try:
             grade = gradebook.find_grade(report.exercise, chapter, chapter, student)
         except MissingEntry:
@@ -242,11 +245,8 @@ def confirm(
             try:
                 if reports is None:
                     raise ValueError(problem)
-                found, tampered_from = _notebook_flags(
-                    root, chapter, student, released[chapter], manifest
-                )
-                reasons += found
-                reasons += _record_scores(gradebook, chapter, student, reports, tampered_from, ran)
+                reasons += _notebook_flags(root, chapter, student, released[chapter], manifest)
+                reasons += _record_scores(gradebook, chapter, student, reports, ran)
             except Exception as error:
                 reasons.append(str(error)[:300] or type(error).__name__)
                 _zero_scores(gradebook, chapter, student)

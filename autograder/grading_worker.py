@@ -60,9 +60,11 @@ class SandboxedKernelManager(AsyncKernelManager):
         return ["timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *wrapped]
 
     async def _async_pre_start_kernel(self, **kwargs: object) -> tuple:
-        """Interrupts go as messages: a signal to `timeout` would not reach the sandboxed kernel."""
+        """Interrupts go as messages (a signal to `timeout` would not reach the kernel); nobody reads the file."""
         command, kwargs = await super()._async_pre_start_kernel(**kwargs)
         self.kernel_spec.interrupt_mode = "message"
+        if os.geteuid() == 0:  # the kernel runs as nobody and must read its connection file
+            os.chown(self.connection_file, sandbox.NOBODY, sandbox.NOBODY)
         return command, kwargs
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:

@@ -3,14 +3,14 @@
 The trusted grader already makes tampering worthless (its score stands whatever the notebook did),
 so a tamperer whose tampering changed no score would pass unnoticed. This scan finds the attempt
 itself — patching a module, reaching for the grader, hooking IPython, stopping the interpreter,
-touching files — and `autograder.class_grading` flags it for the instructor; an exercise whose own
-solution cell holds such code earns 0, the flag saying which line and why.
+touching files — and `autograder.class_grading` flags it for the instructor, naming the line.
+It is a hint, never a boundary or a score: code built at run time escapes any reading of text,
+and the OS sandbox (`autograder.sandbox`) is what keeps student code away from everything else.
 """
 
 import ast
 from collections.abc import Iterator
 
-from autograder.child import FORBIDDEN
 from autograder.notebook import PARSING, cell_source
 
 STOP_CALLS = {"sys.exit", "os._exit", "os.abort", "os.kill", "os.killpg", "exit", "quit"}
@@ -26,10 +26,27 @@ REACH_CALLS = {
     "gc.get_objects",
     "importlib.reload",
 }
-# what the grading process's audit hook refuses (its events are named after the functions), and more
-FILE_CALLS = {event for event in FORBIDDEN if event.startswith(("os.", "shutil."))} | {
+FILE_CALLS = {
+    "os.remove",
+    "os.unlink",
+    "os.rename",
+    "os.replace",
+    "os.rmdir",
+    "os.mkdir",
     "os.makedirs",
+    "os.truncate",
+    "os.chmod",
+    "os.chown",
+    "os.link",
+    "os.symlink",
+    "os.utime",
+    "os.system",
     "os.popen",
+    "os.posix_spawn",
+    "os.fork",
+    "os.forkpty",
+    "shutil.rmtree",
+    "shutil.move",
 }
 FILE_METHODS = {"write_text", "write_bytes", "unlink", "rmdir", "mkdir", "touch", "rename"}
 IPYTHON_HOOKS = {  # suspicious on any object
