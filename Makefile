@@ -13,9 +13,25 @@ PYTEST_ARGS ?=
 # nbgrader needs alembic (and jupyter) from the environment on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: venv lab test lint format chapters release collect autograde feedback export grade benchmark clean
+.PHONY: sandbox venv lab test lint format chapters release collect autograde feedback export grade benchmark clean
 
 venv: $(STAMP)
+
+# The OS sandbox every run of student code goes through (bubblewrap): installed where we may
+# (root with apt-get, as in CI), otherwise a clear message. `make test` needs it.
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap (the grading sandbox) with apt-get"; \
+	    apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
+	      { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; \
+	  else \
+	    echo "bubblewrap (bwrap) is needed to grade safely and to run the tests:"; \
+	    echo "  sudo apt-get install bubblewrap   # Debian/Ubuntu"; \
+	    echo "  sudo dnf install bubblewrap       # Fedora;  sudo pacman -S bubblewrap  # Arch"; \
+	    exit 1; \
+	  fi; }
+	@$(PY) -c "from autograder.sandbox import check_available; check_available()"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
@@ -32,7 +48,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=chapters $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP)
+test: $(STAMP) sandbox
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(PY) -m pytest -n 2 $(PYTEST_ARGS)
@@ -57,7 +73,7 @@ collect: $(STAMP)
 	$(PY) -m autograder.course collect --root $(COURSE) $(SUBMISSIONS)
 
 autograde: $(STAMP)
-	$(PY) -m autograder.course autograde --root $(COURSE) $(CHAPTERS)
+	$(PY) -m autograder.course autograde --root $(COURSE) $(if $(NO_SANDBOX),--no-sandbox,) $(CHAPTERS)
 
 feedback: $(STAMP)
 	$(PY) -m autograder.course feedback --root $(COURSE) $(CHAPTERS)

@@ -11,10 +11,12 @@ import atexit
 import functools
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 GRADING_MODULES = ("__init__.py", "child.py", "harness.py", "plain.py", "probes.py")
+BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 
 # Library functions that implement (all or the heart of) each graded exercise.
 LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
@@ -102,8 +104,9 @@ def library_without(exercise: str) -> Path:
 
 def mounts(exercise: str) -> list[tuple[Path, str]]:
     """Read-only binds for grading `exercise`: the two packages above and the data folder."""
-    return [
-        (grading_package(), str(REPO / "autograder")),
-        (library_without(exercise), str(REPO / "proof_lm")),
-        (REPO / "data", str(REPO / "data")),
-    ]
+    with BUILDING:
+        return [
+            (grading_package(), str(REPO / "autograder")),
+            (library_without(exercise), str(REPO / "proof_lm")),
+            (REPO / "data", str(REPO / "data")),
+        ]

@@ -219,6 +219,7 @@ def confirm(
     from nbgrader.api import Gradebook
 
     seed = new_seed() if seed is None else seed
+    failed: list[tuple[str, str]] = []
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     released = {
@@ -228,12 +229,14 @@ def confirm(
 
     def trusted(job: tuple[str, str]) -> tuple[list | None, str]:
         chapter, student = job
+        path = _submitted_path(root, chapter, student)
         try:
-            path = _submitted_path(root, chapter, student)
-            reports = grade_notebook(path, chapter, seed, sandboxed, released[chapter])
-            return reports, ""
-        except Exception as error:
-            return None, f"the submission could not be graded: {str(error)[:300]}"
+            return grade_notebook(path, chapter, seed, sandboxed, released[chapter]), ""
+        except (ValueError, FileNotFoundError) as error:  # the file is not a readable notebook
+            return None, f"the submission is not a readable notebook: {str(error)[:300]}"
+        except Exception as error:  # the grader's own failure: not the student's fault
+            failed.append(job)
+            return None, f"the trusted grader failed ({type(error).__name__}: {str(error)[:300]})"
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         outcomes = dict(zip(jobs, pool.map(trusted, jobs), strict=True))

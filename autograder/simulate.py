@@ -8,21 +8,12 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from autograder.notebook import cell_source
-
-SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+from autograder.references import reference_solutions
 
 
 def reference_code(chapter: str) -> dict[str, str]:
     """The reference solution cells of a chapter, solution markers removed, by grade id."""
-    notebook = json.loads((SOLUTIONS / f"{chapter}.ipynb").read_text())
-    code = {}
-    for cell in notebook["cells"]:
-        meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution") and cell["cell_type"] == "code":
-            lines = [line for line in cell_source(cell).splitlines() if "### " not in line]
-            code[meta["grade_id"]] = "\n".join(lines)
-    return code
+    return {f"{name}_code": source for name, source in reference_solutions(chapter).items()}
 
 
 def submission(

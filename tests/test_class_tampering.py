@@ -1,11 +1,15 @@
-"""A simulated class through the real make targets and gradebook: honest, buggy and tampering students.
+"""A simulated class through the real make targets and gradebook: honest, buggy and attacking students.
 
-Every tamperer earns nothing on what it tampered with and is flagged; every other student gets the
-right grade; honest students are never flagged; feedback never shows hidden tests or the checker.
+Every tamperer earns nothing from its tampering and is flagged; every other student gets the right
+grade; honest students (helpers in their own cells, prints, imports) are never flagged; attacks on
+the machine (files, processes, the gradebook, the environment) reach nothing outside the sandbox;
+feedback never shows hidden tests, the checker, another student's work or the grader's environment.
 """
 
 import csv
+import hashlib
 import json
+import os
 import subprocess
 import uuid
 from pathlib import Path
@@ -20,6 +24,39 @@ CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow
 GOOD = reference_code(CHAPTER)
 PWNED = Path(f"/tmp/proof-lm-pwned-{uuid.uuid4().hex}.txt")
+CANARY = f"grader-secret-{uuid.uuid4().hex}"  # in the grader's environment; must reach no page
+
+# Attacks on the machine from a solution cell, beside correct code. Paths are filled in per run.
+ESCAPE = """
+import os, glob, signal
+for pattern in ("{course}/**/*.db", "{course}/**/*.ipynb", "{repo}/solutions/*.ipynb"):
+    for path in glob.glob(pattern, recursive=True):
+        try:
+            open(path, "w").close()
+        except OSError:
+            pass
+try:
+    import _posixsubprocess
+    os.system("touch {pwned}")
+except Exception:
+    pass
+for pid in range(1, 5000):
+    if pid != os.getpid():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+"""
+DAEMON = """
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(600)
+        os._exit(0)
+    os._exit(0)
+"""
+
 
 # perplexity that answers the visible tests and nothing else
 VISIBLE_ONLY = """
@@ -55,6 +92,27 @@ def edit_cell(grade_id: str, source: str | None):
                 return
 
     return edit
+
+
+def add_helper_cell(notebook):
+    """A new cell of the student's own, with a helper, just before bigram_counts' solution cell."""
+    cells = notebook["cells"]
+    where = next(
+        i
+        for i, cell in enumerate(cells)
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "bigram_counts_code"
+    )
+    helper = 'def word_ids(word, stoi):\n    return [stoi[ch] for ch in "." + word + "."]\n'
+    cells.insert(
+        where,
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": helper,
+            "outputs": [],
+            "execution_count": None,
+        },
+    )
 
 
 def strip_metadata(notebook):
@@ -117,6 +175,59 @@ def bigram_counts(words, stoi):
         {"bigram_counts": 0},
         False,
     ),
+    "h_helper_cell": (
+        code(
+            bigram_counts="""
+def bigram_counts(words, stoi):
+    counts = np.zeros((len(stoi), len(stoi)), dtype=np.int64)
+    for word in words:
+        ids = word_ids(word, stoi)
+        np.add.at(counts, (ids[:-1], ids[1:]), 1)
+    return counts
+"""
+        ),
+        "add_helper_cell",
+        {},
+        {},
+        False,
+    ),
+    "h_prints_and_imports": (
+        code(
+            perplexity=prefix(
+                "perplexity",
+                "import torch\nfrom proof_lm.metrics import nats_to_bits\nprint('PASS')\n"
+                "print('perplexity: 1/1 points (8/8 checks passed)')",
+            )
+        ),
+        None,
+        {},
+        {},
+        False,
+    ),
+    "t_answer_key": (
+        code(
+            bigram_probs="from proof_lm.ngram import add_k_probs as bigram_probs\n",
+        ),
+        None,
+        {},
+        {"bigram_probs": 0},
+        True,
+    ),
+    "t_escape": (code(mean_nll=prefix("mean_nll", "ESCAPE")), None, {}, {}, True),
+    "t_daemon": (code(perplexity=prefix("perplexity", DAEMON)), None, {}, {}, True),
+    "t_leak": (
+        code(
+            perplexity=prefix(
+                "perplexity",
+                "import os\nprint(dict(os.environ))\nprint('x' * 3_000_000)\n"
+                "get_ipython().run_line_magic('xmode', 'Verbose')",
+            ).replace(GOOD["perplexity_code"], body("perplexity", "return 1.0"))
+        ),
+        None,
+        {},
+        {"perplexity": 0},
+        False,
+    ),
     "t_checker": (
         code(
             perplexity=prefix(
@@ -154,15 +265,15 @@ def bigram_counts(words, stoi):
         ),
         None,
         {},
-        {"bigram_counts": 0, "perplexity": 0},
+        {"perplexity": 0},
         True,
     ),
-    # tampering that changes no answer: the code is right, the attempt still costs its exercise
+    # tampering that changes no answer: the code is right and scores; the attempt is flagged
     "t_numpy_noop": (
         code(mean_nll=prefix("mean_nll", "np.isclose = lambda *a, **k: True")),
         None,
         {},
-        {"mean_nll": 0},
+        {},
         True,
     ),
     "t_checker_noop": (
@@ -174,7 +285,7 @@ def bigram_counts(words, stoi):
         ),
         None,
         {},
-        {"bigram_probs": 0},
+        {},
         True,
     ),
     "t_shadow": (
@@ -273,14 +384,14 @@ return Always()
         ),
         None,
         {},
-        NOTHING,
-        True,
+        {"perplexity": 0},
+        False,
     ),
     "t_write": (
         code(bigram_probs=prefix("bigram_probs", f"open({str(PWNED)!r}, 'w').write('pwned')")),
         None,
         {},
-        NOTHING,
+        {},
         True,
     ),
 }
@@ -297,13 +408,24 @@ def make(target: str, **variables) -> str:
     return done.stdout
 
 
-def test_a_class_with_every_tamperer(tmp_path):
+def nobody_processes() -> list[str]:
+    """Processes of uid nobody (the sandbox's uid when grading as root)."""
+    done = subprocess.run(["pgrep", "-u", "65534", "-a"], capture_output=True, text=True)
+    return done.stdout.splitlines()
+
+
+def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROOF_LM_CANARY", CANARY)
     course, folder = tmp_path / "course", tmp_path / "submissions"
     make("release", COURSE=course, CHAPTERS=CHAPTER)
     with (course / "nbgrader_config.py").open("a") as config:
         config.write("c.Execute.timeout = 5\n")
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
+    escape = ESCAPE.format(course=course, repo=REPO, pwned=PWNED)
+    solutions_before = {p: p.read_bytes() for p in (REPO / "solutions").glob("*.ipynb")}
     for student, (solution, edit, extras, _, _) in STUDENTS.items():
+        solution = {k: v.replace("ESCAPE", escape) for k, v in solution.items()}
+        edit = add_helper_cell if edit == "add_helper_cell" else edit
         submission(released, folder / student / f"{CHAPTER}.ipynb", solution, edit)
         for name, text in extras.items():
             (folder / student / name).parent.mkdir(parents=True, exist_ok=True)
@@ -338,9 +460,10 @@ def test_a_class_with_every_tamperer(tmp_path):
         and "the trusted score stands" in reasons["t_numpy"]
     )
     for student in ("t_checker", "t_numpy", "t_transformer", "t_eq", "t_exit", "t_os_exit"):
-        assert "tampering code in cell" in reasons[student], student
+        assert "suspicious code in cell" in reasons[student], student
     assert "cell mean_nll_code, line 1: changes the module numpy" in reasons["t_numpy_noop"]
-    assert "bigram_probs: its solution cell tampers, so it earns 0" in reasons["t_checker_noop"]
+    assert "suspicious code in cell bigram_probs_code" in reasons["t_checker_noop"]
+    assert "called the library's implementation" in reasons["t_answer_key"]
     assert "numpy/__init__.py" in reasons["t_shadow"]
     assert (
         "not plain data" in reasons["t_eq"]
@@ -352,8 +475,17 @@ def test_a_class_with_every_tamperer(tmp_path):
     )
     assert "exit" in reasons["t_exit"] and "nbgrader could not grade" in reasons["t_os_exit"]
     assert "timeout" in reasons["t_loop"] and "timeout" in reasons["t_loop_fn"]
-    assert "memory limit" in reasons["t_memory"] and "grading report" in reasons["t_fake"]
-    assert "write a file" in reasons["t_write"]
+    assert "memory limit" in reasons["t_memory"]
+
+    # nothing outside the sandboxes was touched, and nothing they started is still running
+    assert not PWNED.exists(), "a submission wrote outside its sandbox"
+    assert solutions_before == {p: p.read_bytes() for p in (REPO / "solutions").glob("*.ipynb")}
+    for student in STUDENTS:
+        path = course / "submitted" / student / CHAPTER / f"{CHAPTER}.ipynb"
+        record = json.loads((course / "collected.json").read_text())[student][CHAPTER]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == record["sha256"], student
+    if os.geteuid() == 0:
+        assert nobody_processes() == [], "a sandboxed process outlived its run"
 
     for student in STUDENTS:
         page = course / "feedback" / student / CHAPTER / f"{CHAPTER}.html"
@@ -366,10 +498,14 @@ def test_a_class_with_every_tamperer(tmp_path):
             "autograder/",
             "reference_counts",
             'File "/',
+            CANARY,
+            "h_helper_cell",  # another student's name (and so their folder)
         ):
             assert secret not in text, (student, secret)
+        assert len(text) < 2_000_000, (student, "outputs are capped")
     carol = (course / "feedback" / "b_transposed" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert "rows and columns are swapped" in carol
     helper = (course / "feedback" / "h_helper" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert ">_ids<" in helper, "feedback shows the student's own code"
-    PWNED.unlink(missing_ok=True)
+    leak = (course / "feedback" / "t_leak" / CHAPTER / f"{CHAPTER}.html").read_text()
+    assert "more characters not shown" in leak
