@@ -92,7 +92,10 @@ def _check(args: argparse.Namespace) -> int:
         print(f"no such file: {path}", file=sys.stderr)
         return 2
     report = check_source(
-        EXERCISES[args.exercise], [path.read_text(encoding="utf-8")], seed=args.seed
+        EXERCISES[args.exercise],
+        [path.read_text(encoding="utf-8")],
+        seed=args.seed,
+        sandboxed=self_grade_sandbox(),
     )
     print(json.dumps(as_json(report), indent=2) if args.json else text_report(report))
     return 0 if report.passed else 1

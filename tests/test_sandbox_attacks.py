@@ -1,0 +1,321 @@
+"""Attacks on the grading sandbox, written as a student who has read all of our code would write them.
+
+Each attack runs through the real trusted grader (`check_source`, sandbox on) as the top level of a
+submission beside a correct function. What the attack saw inside comes back through the only
+channel a student has (a top-level exception becomes a note in the report); what it did outside is
+checked on the host. Every guarantee here fails if the sandbox is weakened.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from conftest import IMPLEMENTATIONS, REPO
+
+from autograder import sandbox
+from autograder.exercises import EXERCISES, get_exercise
+from autograder.runner import build_checks, check_source
+
+CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
+ROOT = os.geteuid() == 0
+
+
+def attack(source: str, timeout: float = 30.0, exercise: str = "perplexity"):
+    """Grade `source` + a correct function; return the report and what the attack reported seeing."""
+    code = textwrap.dedent(source) + "\n" + (CORRECT if exercise == "perplexity" else "")
+    report = check_source(get_exercise(exercise), [code], timeout=timeout, seed=1)
+    seen = {}
+    for note in report.notes:
+        if "OBSERVED " in note:
+            seen = json.loads(note.split("OBSERVED ", 1)[1])
+    return report, seen
+
+
+def test_the_sandbox_is_available_here():
+    sandbox.check_available()  # make test installs bubblewrap; CI must never skip these tests
+
+
+def test_the_host_filesystem_is_out_of_reach(tmp_path):
+    target = Path(f"/tmp/proof-lm-escape-{uuid.uuid4().hex}")
+    report, seen = attack(
+        f"""
+        import json, os
+        seen = {{}}
+        for path in ({str(REPO / "solutions")!r}, {str(REPO / "autograder" / "checks")!r},
+                     {str(REPO / "tests")!r}, {str(tmp_path)!r}, "/root", "/work"):
+            seen[path] = os.path.exists(path) and os.listdir(path)
+        try:
+            open({str(target)!r}, "w").write("escaped")
+            seen["wrote_tmp"] = True
+        except OSError as error:
+            seen["wrote_tmp"] = str(error)
+        for path in ({str(REPO / "README.md")!r}, {str(REPO / "proof_lm" / "nplm.py")!r}):
+            try:
+                open(path, "a").write("# pwned")
+                seen[path] = "written"
+            except OSError as error:
+                seen[path] = type(error).__name__
+        raise RuntimeError("OBSERVED " + json.dumps(seen))
+        """
+    )
+    assert report.passed, "the correct function beside the attack still earns its points"
+    assert (
+        seen[str(REPO / "solutions")] is False
+        and seen[str(REPO / "autograder" / "checks")] is False
+    )
+    assert seen[str(REPO / "tests")] is False and seen[str(tmp_path)] is False
+    assert not target.exists(), "a file written in the sandbox's /tmp appeared on the host"
+    assert (
+        seen[str(REPO / "README.md")] != "written"
+        and seen[str(REPO / "proof_lm" / "nplm.py")] != "written"
+    )
+    assert "# pwned" not in (REPO / "proof_lm" / "nplm.py").read_text()
+
+
+def test_no_network_not_even_the_hosts_loopback():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    try:
+        report, seen = attack(
+            f"""
+            import json, socket
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=2)
+                seen = "connected"
+            except OSError as error:
+                seen = type(error).__name__
+            raise RuntimeError("OBSERVED " + json.dumps(seen))
+            """
+        )
+    finally:
+        server.close()
+    assert seen != "connected" and report.passed
+
+
+def test_processes_outside_cannot_be_seen_or_signalled():
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        report, seen = attack(
+            f"""
+            import json, os, signal
+            visible = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+            killed = []
+            for pid in range(1, 40000):
+                if pid != os.getpid():
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(pid)
+                    except OSError:
+                        pass
+            try:
+                os.pidfd_open({victim.pid})
+                pidfd = "opened"
+            except OSError as error:
+                pidfd = type(error).__name__
+            raise RuntimeError("OBSERVED " + json.dumps(
+                {{"visible": visible, "uid": os.getuid(), "pidfd": pidfd}}))
+            """
+        )
+        assert victim.poll() is None, "a process outside the sandbox was killed"
+        assert report.passed
+        assert len(seen["visible"]) <= 3, f"the sandbox sees other processes: {seen['visible']}"
+        assert seen["pidfd"] != "opened"
+        if ROOT:
+            assert seen["uid"] == sandbox.NOBODY, "student code runs as root"
+    finally:
+        victim.kill()
+
+
+def test_nothing_a_submission_starts_outlives_its_run():
+    marker = f"proof-lm-daemon-{uuid.uuid4().hex}"
+    report, _ = attack(
+        f"""
+        import os, subprocess, sys
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c",
+                         "import time; time.sleep(120)", {marker!r}])
+            os._exit(0)
+        import _posixsubprocess  # no audit event: stepping around Python-level guards changes nothing
+        subprocess.Popen(["sleep", "120", {marker!r}], start_new_session=True)
+        """
+    )
+    assert report.passed
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert left == [], "processes started by the submission are still running"
+
+
+def test_the_environment_of_the_grader_is_not_passed_in(monkeypatch):
+    canary = f"secret-{uuid.uuid4().hex}"
+    monkeypatch.setenv("PROOF_LM_CANARY", canary)
+    _, seen = attack(
+        """
+        import json, os
+        raise RuntimeError("OBSERVED " + json.dumps(dict(os.environ)))
+        """
+    )
+    assert seen and canary not in json.dumps(seen)
+
+
+def test_printing_hundreds_of_megabytes_keeps_the_parent_small():
+    script = textwrap.dedent(
+        """
+        import resource, sys
+        from autograder.exercises import get_exercise
+        from autograder.runner import check_source
+        flood = "import sys\\nfor _ in range(300):\\n    sys.stdout.write('x' * 2**20)\\n    sys.stderr.write('y' * 2**20)\\n"
+        correct = open(sys.argv[1]).read()
+        report = check_source(get_exercise("perplexity"), [flood + correct], seed=1)
+        print(report.passed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(IMPLEMENTATIONS / "perplexity" / "correct_loop.py")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    passed, peak_kib = done.stdout.split()
+    assert passed == "True", done.stderr[-2000:]
+    assert int(peak_kib) < 400 * 1024, f"the grading parent grew to {int(peak_kib) // 1024} MiB"
+
+
+def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating():
+    report, _ = attack(
+        """
+        import io, os, sys, zipfile
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("__json__.npy", b"\\0" * (512 * 2**20))
+        os.write(int(sys.argv[1]), buffer.getvalue())
+        os._exit(0)
+        """
+    )
+    assert report.earned == 0 and report.flags == ["malformed answers"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from proof_lm.functional import softmax\n",
+        "import importlib\nsoftmax = getattr(importlib.import_module('proof_lm.' + 'functional'), 'soft' + 'max')\n",
+        "softmax = vars(__import__('proof_lm.functional', fromlist=['x']))['softmax']\n",
+        # the library's source read from disk and executed: the sandbox holds only the blocked copy
+        "import proof_lm.functional as f\nspace = {}\nexec(open(f.__file__).read(), space)\nsoftmax = space['softmax']\n",
+        # the grader's own reference: not in the sandbox at all
+        "from autograder.checks.neural_bigram import reference_softmax\n"
+        "def softmax(logits, axis=-1):\n    return reference_softmax(logits, axis)\n",
+    ],
+    ids=[
+        "import",
+        "importlib-built-name",
+        "dunder-import",
+        "exec-library-source",
+        "grader-reference",
+    ],
+)
+def test_no_answer_key_in_the_environment(source):
+    report = check_source(get_exercise("softmax"), [source], seed=1)
+    assert report.earned == 0
+    assert (
+        "called the library's implementation of the exercise" in report.flags
+        or "ModuleNotFoundError" in " ".join(report.notes)
+    ), (report.flags, report.notes)
+
+
+def test_the_library_stays_usable_for_other_exercises():
+    # bigram_loss_and_grad may use the library's softmax: only softmax's own grading blocks it
+    source = textwrap.dedent(
+        """
+        from proof_lm.functional import log_softmax, softmax as library_softmax
+
+        def bigram_loss_and_grad(table, previous, targets):
+            B = len(previous)
+            probs = library_softmax(table[previous], axis=1)
+            loss = -log_softmax(table[previous], axis=1)[np.arange(B), targets].mean()
+            probs[np.arange(B), targets] -= 1
+            grad = np.zeros_like(table, dtype=float)
+            np.add.at(grad, previous, probs / B)
+            return float(loss), grad
+        """
+    )
+    report = check_source(get_exercise("bigram_loss_and_grad"), [source], seed=1)
+    assert report.passed, [(r.name, r.hint) for r in report.results if not r.passed]
+
+
+def test_one_bug_costs_one_exercise():
+    # a broken softmax beside a bigram_loss_and_grad that calls it: the latter is checked with the reference
+    source = textwrap.dedent(
+        """
+        def softmax(logits, axis=-1):
+            return np.ones_like(logits)
+
+        def bigram_loss_and_grad(table, previous, targets):
+            B = len(previous)
+            probs = softmax(table[previous], axis=1)
+            logits = table[previous] - table[previous].max(axis=1, keepdims=True)
+            log_probs = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+            loss = -log_probs[np.arange(B), targets].mean()
+            probs[np.arange(B), targets] -= 1
+            grad = np.zeros_like(table, dtype=float)
+            np.add.at(grad, previous, probs / B)
+            return float(loss), grad
+        """
+    )
+    assert not check_source(get_exercise("softmax"), [source], seed=1).passed
+    assert check_source(get_exercise("bigram_loss_and_grad"), [source], seed=1).passed
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISES))
+def test_hidden_cases_depend_on_the_grading_seed(name):
+    exercise = get_exercise(name)
+
+    def calls(seed: int) -> str:
+        return repr(
+            [(c.args, c.kwargs) for check in build_checks(exercise, seed) for c in check.calls]
+        )
+
+    assert calls(1) == calls(1), "a seed replays its run"
+    assert calls(1) != calls(2), "a table of one run's hidden inputs must not fit another run"
+
+
+def test_self_grade_without_bubblewrap_says_so_and_scores_alike(tmp_path):
+    env = dict(os.environ, PATH=str(tmp_path))  # no bwrap on PATH
+    path = IMPLEMENTATIONS / "perplexity" / "correct_loop.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "check", "perplexity", str(path), "--seed", "3"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the OS sandbox is off" in done.stderr
+    assert check_source(
+        get_exercise("perplexity"), [path.read_text()], seed=3, sandboxed=False
+    ).passed
+
+
+def test_class_grading_refuses_without_bubblewrap(tmp_path):
+    env = dict(os.environ, PATH=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.course", "autograde", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert "apt-get install bubblewrap" in done.stderr and "--no-sandbox" in done.stderr
