@@ -5,9 +5,11 @@
 Builds a course with every chapter released and a class of simulated students (for each chapter:
 mostly correct, some with one catalogued bug, some tampering), then on two copies of it times
 (1) plain nbgrader, one `nbgrader autograde CHAPTER` per chapter, serial, and (2) our flow
-(`autograder.class_grading.autograde_class`: two nbgrader workers plus trusted confirmation). It
-checks that the grades agree except where our flow caught tampering, and prints both times,
-their ratio, and the time per submission extrapolated to a class of 100.
+(`autograder.class_grading.autograde_class`: two nbgrader workers with every kernel in the OS
+sandbox, plus trusted confirmation, also sandboxed). It checks that the grades agree except where
+our flow caught tampering, and prints both times, their ratio, the time per submission extrapolated
+to a class of 100, and what the sandbox costs per notebook (one worker, the same few notebooks
+graded with and without it).
 """
 
 import argparse
@@ -17,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.class_grading import autograde_class
+from autograder.class_grading import autograde_class, run_nbgrader, submissions
 from autograder.course import chapters, collect, nbgrader, release
 from autograder.exercises import chapter_exercises
 from autograder.simulate import reference_code, submission
@@ -27,7 +29,6 @@ TAMPERS = {
     "patches NumPy's comparisons": "import numpy as np\nnp.allclose = np.isclose = np.array_equal = lambda *a, **k: True\n",
     "replaces the checker": "import autograder.kernel\nautograder.kernel.run_checks = lambda *a, **k: None\n",
     "blanks later cells": "get_ipython().input_transformers_post.append(lambda lines: [])\n",
-    "prints a passing report": "print('all checks passed: 8/8 points')\n",
 }
 
 
@@ -75,6 +76,20 @@ def scores(root: Path, names: list[str]) -> dict[tuple[str, str, str], float]:
     return out
 
 
+def sandbox_cost(root: Path, names: list[str], sample: int = 6) -> None:
+    """Time nbgrader on the same few notebooks with one worker, kernels sandboxed and not."""
+    jobs = submissions(root, names)[:sample]
+    times = {}
+    for sandboxed in (False, True):
+        start = time.perf_counter()
+        run_nbgrader(root, jobs, workers=1, sandboxed=sandboxed)
+        times[sandboxed] = (time.perf_counter() - start) / len(jobs)
+    print(
+        f"sandbox cost per notebook (nbgrader, one worker, {len(jobs)} notebooks): "
+        f"{times[True]:.2f} s sandboxed vs {times[False]:.2f} s not ({times[True] - times[False]:+.2f} s)"
+    )
+
+
 def main() -> None:
     """Build, grade twice, compare, print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -97,7 +112,7 @@ def main() -> None:
             .read_text()
             .replace(str(plain.resolve()), str(ours.resolve()))
         )
-        submissions = len(kinds)
+        count = len(kinds)
         print(
             f"{args.students} students x {len(args.chapters)} chapters = {submissions} submissions "
             f"({sum(k == 'correct' for k in kinds.values())} correct, "
@@ -110,15 +125,13 @@ def main() -> None:
             nbgrader(plain, "autograde", chapter, "--force")
         serial = time.perf_counter() - start
         print(
-            f"plain nbgrader, serial:      {serial:8.1f} s  ({serial / submissions:.1f} s per submission)"
+            f"plain nbgrader, serial:      {serial:8.1f} s  ({serial / count:.1f} s per submission)"
         )
 
         start = time.perf_counter()
         flags = autograde_class(ours, args.chapters)
         flow = time.perf_counter() - start
-        print(
-            f"our flow, 2 workers+trusted: {flow:8.1f} s  ({flow / submissions:.1f} s per submission)"
-        )
+        print(f"our flow, 2 workers+trusted: {flow:8.1f} s  ({flow / count:.1f} s per submission)")
         print(
             f"ratio (plain / ours): {serial / flow:.2f}x; a class of 100 full submissions would take about "
             f"{flow / args.students * 100 / 60:.0f} min with our flow, {serial / args.students * 100 / 60:.0f} min plain"
@@ -141,6 +154,7 @@ def main() -> None:
         )
         for key in sorted(honest_flagged):
             print("  FLAGGED", key, kinds[key], "|", " | ".join(flags[key[0]][key[1]]))
+        sandbox_cost(ours, args.chapters)
         for key in sorted(unexplained):
             print(
                 "  UNEXPLAINED",

@@ -19,7 +19,7 @@ from nbclient import NotebookClient
 from autograder.cli import grade_notebook
 from autograder.course import chapters
 from autograder.exercises import chapter_exercises
-from autograder.notebook import read_notebook, solution_sources
+from autograder.notebook import read_notebook, student_sources
 from autograder.runner import check_source
 
 REPO = Path(__file__).resolve().parent.parent
@@ -49,23 +49,30 @@ def main() -> None:
         runs = [time_notebook(REPO / "solutions" / f"{chapter}.ipynb") for _ in range(args.repeat)]
         print(f"  {chapter:<24} {statistics.median(runs):6.2f} s")
     print("\nhidden checks of each exercise, trusted process (process start included)")
-    total = 0.0
+    print(f"  {'exercise':<24} {'sandbox':>8} {'no sandbox':>11} {'sandbox cost':>13}")
+    total = {True: 0.0, False: 0.0}
     for chapter in chapters():
         path = REPO / "solutions" / f"{chapter}.ipynb"
         exercises = chapter_exercises(chapter)
-        sources = solution_sources(read_notebook(path), {e.name for e in exercises})
+        sources = student_sources(read_notebook(path), {e.name for e in exercises})
         for exercise in exercises:
-            runs = []
-            for _ in range(args.repeat):
-                start = time.perf_counter()
-                report = check_source(exercise, sources)
-                runs.append(time.perf_counter() - start)
-            assert report.passed, exercise.name
+            median = {}
+            for sandboxed in (True, False):
+                runs = []
+                for _ in range(args.repeat):
+                    start = time.perf_counter()
+                    report = check_source(exercise, sources, sandboxed=sandboxed)
+                    runs.append(time.perf_counter() - start)
+                assert report.passed, exercise.name
+                median[sandboxed] = statistics.median(runs)
+                total[sandboxed] += median[sandboxed]
             print(
-                f"  {exercise.name:<24} {statistics.median(runs):6.2f} s  ({len(report.results)} checks)"
+                f"  {exercise.name:<24} {median[True]:7.2f}s {median[False]:10.2f}s "
+                f"{median[True] - median[False]:+12.2f}s  ({len(report.results)} checks)"
             )
-            total += statistics.median(runs)
-    print(f"  {'sum':<24} {total:6.2f} s")
+    print(
+        f"  {'sum':<24} {total[True]:7.2f}s {total[False]:10.2f}s {total[True] - total[False]:+12.2f}s"
+    )
     print("\nself-grade of each full solution notebook (2 workers; budget for all chapters 20 s)")
     whole = 0.0
     for chapter in chapters():
