@@ -114,7 +114,7 @@ def main() -> None:
         )
         count = len(kinds)
         print(
-            f"{args.students} students x {len(args.chapters)} chapters = {submissions} submissions "
+            f"{args.students} students x {len(args.chapters)} chapters = {count} submissions "
             f"({sum(k == 'correct' for k in kinds.values())} correct, "
             f"{sum(k.startswith('bug') for k in kinds.values())} buggy, "
             f"{sum(k.startswith('tamper') for k in kinds.values())} tampering)"
