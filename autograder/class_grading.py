@@ -25,7 +25,7 @@ from pathlib import Path
 
 from autograder.cli import grade_notebook
 from autograder.exercises import chapter_exercises
-from autograder.grading_worker import KERNEL_LIMITS, SANDBOX_VARIABLE
+from autograder.grading_worker import SANDBOX_VARIABLE, WORKER_LIMITS
 from autograder.notebook import cell_source, read_notebook
 from autograder.runner import new_seed
 from autograder.sandbox import preexec
@@ -76,7 +76,7 @@ def _run_workers(
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                preexec_fn=preexec(KERNEL_LIMITS),
+                preexec_fn=preexec(WORKER_LIMITS),
             )
             for shard, path in zip(shards, paths, strict=False)
             if shard
@@ -189,9 +189,15 @@ def _record_scores(
                     f"{earned}; the trusted score stands"
                 )
             grade.manual_score = float(earned)
-    with contextlib.suppress(MissingEntry):
-        gradebook.find_submission_notebook(chapter, chapter, student).flagged = bool(reasons)
     return reasons
+
+
+def _mark_flagged(gradebook: object, chapter: str, student: str, flagged: bool) -> None:
+    """Set the submission's flag in the gradebook (the formgrader shows it)."""
+    from nbgrader.api import MissingEntry
+
+    with contextlib.suppress(MissingEntry):
+        gradebook.find_submission_notebook(chapter, chapter, student).flagged = flagged
 
 
 def _zero_scores(gradebook: object, chapter: str, student: str) -> None:
@@ -253,6 +259,7 @@ def confirm(
             except Exception as error:
                 reasons.append(str(error)[:300] or type(error).__name__)
                 _zero_scores(gradebook, chapter, student)
+            _mark_flagged(gradebook, chapter, student, bool(reasons))
             gradebook.db.commit()
             if reasons:
                 flags.setdefault(student, {})[chapter] = reasons

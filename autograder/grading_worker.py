@@ -7,7 +7,8 @@ gradebook connection are paid once per worker. Every notebook's kernel runs in i
 (`autograder.sandbox`): new namespaces, no network, uid nobody when grading as root, a private
 home, and none of the course directory — the gradebook, the submitted files and other students'
 work are not there to reach. Kernel and worker talk over Unix sockets in a directory bound into the
-sandbox. A kernel lives at most NOTEBOOK_SECONDS (`timeout` ends its sandbox). The worker appends
+sandbox. A kernel lives at most NOTEBOOK_SECONDS (`timeout`, inside the sandbox), and no longer
+than its worker (`--die-with-parent`). The worker appends
 one JSON line per submission to RESULTS, a file no kernel can see: {"chapter", "student",
 "success", "error"}.
 """
@@ -26,6 +27,13 @@ from autograder import sandbox
 
 NOTEBOOK_SECONDS = int(os.environ.get("PROOF_LM_NOTEBOOK_SECONDS", "300"))
 KERNEL_LIMITS = sandbox.Limits(memory_bytes=6 * 1024**3, cpu_seconds=NOTEBOOK_SECONDS)
+WORKER_LIMITS = sandbox.Limits(  # the worker itself: memory capped, the rest generous
+    memory_bytes=6 * 1024**3,
+    cpu_seconds=7 * 24 * 3600,
+    processes=4096,
+    open_files=4096,
+    file_bytes=64 * 1024**3,
+)
 SANDBOX_VARIABLE = "PROOF_LM_KERNEL_SANDBOX"  # "off" only with an instructor's --no-sandbox
 
 
@@ -47,8 +55,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         command = super().format_kernel_cmd(extra_arguments)
         if os.environ.get(SANDBOX_VARIABLE) == "off":
             return command
-        wrapped = sandbox.bwrap_command(
-            command,
+        return sandbox.bwrap_command(
+            [*KERNEL_LIMITS.command(), "timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *command],
             Path(self._home.name),
             readonly=sandbox.project_mounts("proof_lm", "autograder", "data"),
             writable=[(self._sockets, self._sockets)],
@@ -57,7 +65,6 @@ class SandboxedKernelManager(AsyncKernelManager):
                 "MPLBACKEND": "module://matplotlib_inline.backend_inline",
             },
         )
-        return ["timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *wrapped]
 
     async def _async_pre_start_kernel(self, **kwargs: object) -> tuple:
         """Interrupts go as messages (a signal to `timeout` would not reach the kernel); nobody reads the file."""

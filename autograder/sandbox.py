@@ -56,6 +56,19 @@ class Limits:
         ):
             resource.setrlimit(limit, (value, value))
 
+    def command(self) -> list[str]:
+        """The same limits as a `prlimit` prefix, for processes started by code we do not control."""
+        return [
+            "prlimit",
+            f"--as={self.memory_bytes}",
+            f"--cpu={self.cpu_seconds}",
+            f"--nproc={self.processes}",
+            f"--nofile={self.open_files}",
+            f"--fsize={self.file_bytes}",
+            "--core=0",
+            "--",
+        ]
+
 
 def _system_mounts() -> list[str]:
     """Read-only binds of the system: /usr, /etc and the merged-/usr links."""

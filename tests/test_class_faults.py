@@ -1,0 +1,125 @@
+"""Class grading never loses or corrupts anything: bad files, unsafe hand-ins and dying workers.
+
+Through the real commands (`python -m autograder.course ...`) on a real course directory.
+"""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from autograder.course import collect, release
+from autograder.simulate import reference_code, submission
+
+CHAPTER = "01_bigram_counting"
+pytestmark = pytest.mark.slow
+
+
+def course_command(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "autograder.course", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}"),
+    )
+
+
+def honest_class(course: Path, folder: Path, students: list[str]) -> None:
+    release(course, [CHAPTER])
+    released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
+    for student in students:
+        submission(released, folder / student / f"{CHAPTER}.ipynb", reference_code(CHAPTER))
+
+
+def totals(course: Path) -> dict[str, float]:
+    done = course_command("export", "--root", str(course), "--to", str(course / "grades.csv"))
+    assert done.returncode == 0, done.stderr
+    with (course / "grades.csv").open() as handle:
+        return {row["student"]: float(row["total"]) for row in csv.DictReader(handle)}
+
+
+def test_bad_files_cost_their_submission_alone(tmp_path):
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    honest_class(course, folder, ["good1", "good2"])
+    bad = {
+        "empty": "",
+        "notjson": "this is not a notebook {",
+        "nbformat3": json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}}),
+        "badcell": json.dumps(
+            {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"source": 7}]}
+        ),
+    }
+    for student, text in bad.items():
+        (folder / student).mkdir(parents=True)
+        (folder / student / f"{CHAPTER}.ipynb").write_text(text)
+    collect(course, folder)
+    done = course_command("autograde", "--root", str(course))
+    assert done.returncode == 0, done.stderr[-3000:]
+    flags = json.loads((course / "flags.json").read_text())
+    scores = totals(course)
+    assert scores["good1"] == scores["good2"] == 7.0
+    assert "good1" not in flags and "good2" not in flags
+    for student in bad:
+        assert scores.get(student, 0.0) == 0.0
+        assert any("not a readable notebook" in reason for reason in flags[student][CHAPTER]), (
+            student,
+            flags[student],
+        )
+
+
+@pytest.mark.parametrize("case", ["symlink-notebook", "symlink-folder", "glob-name", "fifo"])
+def test_collect_refuses_unsafe_hand_ins(tmp_path, case):
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    honest_class(course, folder, ["alice"])
+    if case == "symlink-notebook":
+        (folder / "mallory").mkdir()
+        (folder / "mallory" / f"{CHAPTER}.ipynb").symlink_to(folder / "alice" / f"{CHAPTER}.ipynb")
+    elif case == "symlink-folder":
+        (folder / "mallory").symlink_to(folder / "alice")
+    elif case == "glob-name":
+        (folder / "*").mkdir()
+        (folder / "*" / f"{CHAPTER}.ipynb").write_text("{}")
+    else:
+        (folder / "mallory").mkdir()
+        os.mkfifo(folder / "mallory" / "pipe")
+    done = course_command("collect", "--root", str(course), str(folder))
+    assert done.returncode == 2 and "collect refuses" in done.stderr
+    assert not (course / "submitted").exists(), "nothing is copied when a hand-in is refused"
+
+
+def test_a_worker_killed_mid_class_loses_nothing(tmp_path):
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    students = [f"s{i}" for i in range(4)]
+    honest_class(course, folder, students)
+    collect(course, folder)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograder.course", "autograde", "--root", str(course)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}"),
+    )
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and time.monotonic() < deadline and process.poll() is None:
+        found = subprocess.run(
+            ["pgrep", "-f", f"autograder.grading_worker {course}"], capture_output=True, text=True
+        ).stdout.split()
+        if found:
+            time.sleep(2)  # let it get into a notebook
+            killed = int(found[0])
+            os.kill(killed, signal.SIGKILL)
+        time.sleep(0.2)
+    _, stderr = process.communicate(timeout=600)
+    assert killed is not None, "no worker to kill was seen"
+    assert process.returncode == 0, stderr[-3000:]
+    assert totals(course) == {student: 7.0 for student in students}
