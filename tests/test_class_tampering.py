@@ -40,6 +40,9 @@ try:
     os.system("touch {pwned}")
 except Exception:
     pass
+forged = '{{"chapter": "01_bigram_counting", "student": "h_correct", "success": false, "error": "x"}}'
+for fd in (1, 2):
+    os.write(fd, ("\\n" + forged + "\\n").encode())
 for pid in range(1, 5000):
     if pid != os.getpid():
         try:
