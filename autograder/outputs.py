@@ -1,6 +1,7 @@
 """What a graded notebook may carry into the autograded copy and the feedback page."""
 
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 OUTPUT_CHARS = 100_000  # per output; a 100 MB print becomes its first 100,000 characters and a note
 
@@ -16,6 +17,8 @@ def _cap(text: object) -> object:
 
 class CapOutputs(Preprocessor):
     """Cut every stream text and every textual display output to OUTPUT_CHARS characters."""
+
+    enabled = Bool(True).tag(config=True)  # nbconvert's default is off
 
     def preprocess_cell(self, cell: dict, resources: dict, index: int) -> tuple[dict, dict]:
         """Cap this cell's outputs."""
