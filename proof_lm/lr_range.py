@@ -37,7 +37,7 @@ def smooth(values: np.ndarray, beta: float = 0.9) -> np.ndarray:
     return out
 
 
-def suggest_rate(rates: np.ndarray, losses: np.ndarray, factor: float = 10.0) -> float:
+def suggest_rate(rates: np.ndarray, losses: np.ndarray, factor: float = 3.0) -> float:
     """The rate where the smoothed loss is lowest, divided by `factor` (safely before the blow-up)."""
     smoothed = smooth(np.asarray(losses, dtype=np.float64))
     if np.isnan(smoothed).all():
