@@ -48,7 +48,7 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        if outcome.error in ("KeyError", "TypeError") and None in params.values():
+        if outcome.error in ("KeyError", "TypeError") and any(v is None for v in params.values()):
             raise CheckFailed(
                 f"{outcome.error}: update only the parameters named in grads; params may hold "
                 "entries without a gradient, like W3=None"
