@@ -24,12 +24,13 @@ from autograder.probes import PROBLEMS
 
 
 def _replay(params: dict, problem: str, batches: list, rate: float, variant: str = "") -> dict:
-    """What an SGD loop computes (or a known wrong one, by `variant`): losses, parameters, calls."""
+    """What an SGD loop computes (or a known wrong one, by `variant`): losses and parameters."""
     P = {k: None if v is None else np.array(v, dtype=np.float64) for k, v in params.items()}
     loss_and_grads = PROBLEMS[problem]
     losses = []
+    start = dict(P)  # the "stale" slip computes every gradient here, before any update
     for X, Y in batches[:1] * len(batches) if variant == "first batch" else batches:
-        loss, grads = loss_and_grads(P, X, Y)
+        loss, grads = loss_and_grads(start if variant == "stale" else P, X, Y)
         step = {"plus": -rate, "squared": rate**2}.get(variant, rate)
         for name, grad in grads.items():
             P[name] = P[name] - step * grad
@@ -42,7 +43,7 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
     ref = _replay(params, problem, batches, rate)
     wrong = {
         v: _replay(params, problem, batches, rate, v)
-        for v in ("plus", "squared", "loss after", "first batch")
+        for v in ("plus", "squared", "loss after", "first batch", "stale")
     }
     names = [name for name, value in params.items() if value is not None]
 
@@ -112,6 +113,11 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                         (
                             "every step used the first batch: step on each batch in turn",
                             wrong["first batch"]["params"][name],
+                        ),
+                        (
+                            "every gradient was computed at the initial parameters: compute each "
+                            "batch's gradient after the previous step",
+                            wrong["stale"]["params"][name],
                         ),
                     ],
                 )
@@ -434,19 +440,19 @@ def backward_slips(dout, x, gamma, eps) -> dict[str, np.ndarray]:
     dxhat = dout * gamma
     full = (dxhat - dxhat.mean(0) - xhat * (dxhat * xhat).mean(0)) / std
     return {
-        "dx misses the paths through the batch mean and variance: each x moves the mean and the "
+        "the paths through the batch mean and variance are missing: each x moves the mean and the "
         "variance, and through them every output of its feature": dxhat / std,
-        "dx misses the path through the mean: subtract the batch mean of dxhat": (
+        "the path through the mean is missing: subtract the batch mean of dxhat": (
             dxhat - xhat * (dxhat * xhat).mean(0)
         )
         / std,
-        "dx misses the path through the variance: subtract xhat * mean(dxhat * xhat)": (
+        "the path through the variance is missing: subtract xhat * mean(dxhat * xhat)": (
             dxhat - dxhat.mean(0)
         )
         / std,
-        "dx is exactly B times too large": full * B,
-        "dx is exactly B times too small: the mean's 1/B is already in the formula": full / B,
-        "dx lacks gamma: dxhat = dout * gamma": full / gamma,
+        "exactly B times too large": full * B,
+        "exactly B times too small: the 1/B of the mean is counted twice": full / B,
+        "gamma is missing: dxhat = dout * gamma": full / gamma,
     }
 
 
@@ -489,7 +495,7 @@ def _judge_backward(dout, x, gamma, eps, what: str) -> Check:
                 + (
                     [
                         (
-                            "dgamma: the biased variance (divide by B), not B - 1",
+                            "the variance is the biased one (divide by B), not B - 1",
                             _dgamma_unbiased(dout, x, eps),
                         )
                     ]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "lacks gamma"
+EXPECT = "gamma is missing"
 
 
 def batchnorm_backward(dout, x, gamma, eps=1e-5):

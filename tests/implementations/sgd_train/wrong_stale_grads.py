@@ -1,6 +1,6 @@
 """Computes every batch's gradient at the initial parameters, then applies them all."""
 
-EXPECT = "entries differ"
+EXPECT = "initial parameters"
 
 
 def sgd_train(params, loss_and_grads, batches, learning_rate):
