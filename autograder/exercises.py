@@ -15,6 +15,7 @@ PREAMBLES = {
     "03_mlp_lm": "import math\n\nimport numpy as np\n",
     "04_gradients": "import math\n\nimport numpy as np\n",
     "05_sampling": "import numpy as np\n",
+    "06_training": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -59,6 +60,9 @@ EXERCISES = {
         Exercise("top_k_probs", "05_sampling", 2, "sampling"),
         Exercise("top_p_probs", "05_sampling", 2, "sampling"),
         Exercise("sample_next", "05_sampling", 3, "sampling"),
+        Exercise("sgd_train", "06_training", 3, "training"),
+        Exercise("batchnorm_forward", "06_training", 3, "training"),
+        Exercise("batchnorm_backward", "06_training", 4, "training"),
     ]
 }
 

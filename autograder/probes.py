@@ -54,3 +54,55 @@ def sample_next_probe(
         and global_before[1] == random.getstate()
     )
     return {"first": runs[0], "second": runs[1], "global_state_moved": moved}
+
+
+def softmax_regression(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
+    """Mean cross-entropy of X @ W + b and its gradients for W and b (P may hold other entries)."""
+    logits = X @ P["W"] + P["b"]  # (B, V)
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    B = len(Y)
+    dz = np.exp(log_probs)
+    dz[np.arange(B), Y] -= 1.0
+    dz /= B
+    return float(-log_probs[np.arange(B), Y].mean()), {"W": X.T @ dz, "b": dz.sum(axis=0)}
+
+
+def least_squares(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
+    """Half the mean squared error of X @ w + c (c a 0-d array) and its gradients."""
+    residual = X @ P["w"] + P["c"] - Y  # (B,)
+    B = len(Y)
+    return float(0.5 * np.mean(residual**2)), {
+        "w": X.T @ residual / B,
+        "c": np.array(residual.sum() / B),
+    }
+
+
+PROBLEMS = {"softmax_regression": softmax_regression, "least_squares": least_squares}
+
+
+def sgd_train_probe(
+    fn: Callable,
+    params: dict,
+    problem: str,
+    batches: list,
+    learning_rate: float,
+    as_generator: bool,
+) -> dict:
+    """Run sgd_train with the trusted loss_and_grads of `problem`; log the parameters of every call.
+
+    Reports the losses returned, the entries of `params` afterwards (updated in place or replaced in
+    the dict, both are fine) and a copy of the parameters loss_and_grads saw at each call.
+    """
+    params = {k: None if v is None else np.array(v, dtype=np.float64) for k, v in params.items()}
+    seen: list[dict] = []
+
+    def loss_and_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
+        seen.append({k: np.array(v, copy=True) for k, v in P.items() if v is not None})
+        return PROBLEMS[problem](P, X, Y)
+
+    pairs = [(np.array(X), np.array(Y)) for X, Y in batches]
+    losses = fn(
+        params, loss_and_grads, (pair for pair in pairs) if as_generator else pairs, learning_rate
+    )
+    return {"losses": losses, "params": params, "seen": seen}

@@ -1,8 +1,8 @@
-"""The MLP language model in plain NumPy: parameters as a dict of arrays, forward pass and loss."""
+"""The MLP language model in plain NumPy: parameters as a dict of arrays, forward pass, loss and gradients."""
 
 import numpy as np
 
-from proof_lm.functional import log_softmax
+from proof_lm.functional import cross_entropy, cross_entropy_grad, log_softmax
 
 
 def nplm_logits(P: dict, X: np.ndarray) -> np.ndarray:
@@ -29,3 +29,19 @@ def init_nplm(
         "b2": np.zeros(V),
         "W3": None,
     }
+
+
+def nplm_loss_and_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
+    """Mean cross-entropy and its gradients for E, W1, b1, W2, b2 (no direct connections)."""
+    if P.get("W3") is not None:
+        raise ValueError("nplm_loss_and_grads handles models without direct connections (W3=None)")
+    B, d = X.shape[0], P["E"].shape[1]
+    x = P["E"][X].reshape(B, -1)  # (B, (n-1)d)
+    h = np.tanh(x @ P["W1"] + P["b1"])  # (B, dh)
+    logits = h @ P["W2"] + P["b2"]  # (B, V)
+    dz = cross_entropy_grad(logits, Y)  # (B, V), already divided by B
+    dpre = (dz @ P["W2"].T) * (1.0 - h**2)  # (B, dh)
+    dE = np.zeros_like(P["E"])
+    np.add.at(dE, X.ravel(), (dpre @ P["W1"].T).reshape(-1, d))  # scatter-add, oldest first
+    grads = {"E": dE, "W1": x.T @ dpre, "b1": dpre.sum(0), "W2": h.T @ dz, "b2": dz.sum(0)}
+    return cross_entropy(logits, Y), grads

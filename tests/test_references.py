@@ -53,3 +53,70 @@ def test_nplm_gradient_reference():
 
 def test_top_p_reference_keeps_the_crossing_token():
     assert np.allclose(reference_top_p(np.log(np.array([0.5, 0.3, 0.2])), 0.6), [0.625, 0.375, 0.0])
+
+
+def test_batchnorm_forward_reference_is_pytorch_and_its_slips_differ():
+    import torch
+
+    from autograder.checks.training import FORWARD_SLIPS, bn_reference
+
+    x, gamma, beta = RNG.normal(1, 2, size=(7, 4)), RNG.uniform(0.5, 2, 4), RNG.normal(size=4)
+    mean, var = RNG.normal(size=4), RNG.uniform(0.5, 2, 4)
+    for training in (True, False):
+        out, new_mean, new_var = bn_reference(x, gamma, beta, mean, var, 0.3, 1e-3, training)
+        mean_t, var_t = torch.tensor(mean), torch.tensor(var)
+        expected = torch.nn.functional.batch_norm(
+            torch.tensor(x),
+            mean_t,
+            var_t,
+            torch.tensor(gamma),
+            torch.tensor(beta),
+            training=training,
+            momentum=0.3,
+            eps=1e-3,
+        )
+        assert np.allclose(out, expected.numpy(), rtol=1e-12)
+        assert np.allclose(new_mean, mean_t.numpy()) and np.allclose(new_var, var_t.numpy())
+    reference = bn_reference(x, gamma, beta, mean, var, 0.3, 1e-3, True)
+    for slip in FORWARD_SLIPS:
+        wrong = bn_reference(x, gamma, beta, mean, var, 0.3, 1e-3, True, slip=slip)
+        assert not all(np.allclose(a, b) for a, b in zip(wrong, reference, strict=True)), slip
+
+
+def test_batchnorm_backward_reference_is_autograd_and_its_slips_differ():
+    import torch
+
+    from autograder.checks.training import backward_slips, finite_difference_grads
+
+    x, gamma, dout = RNG.normal(size=(6, 3)), RNG.uniform(0.5, 2, 3), RNG.normal(size=(6, 3))
+    dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), 1e-3)
+    xt, gt = torch.tensor(x, requires_grad=True), torch.tensor(gamma, requires_grad=True)
+    bt = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    y = torch.nn.functional.batch_norm(xt, None, None, gt, bt, training=True, eps=1e-3)
+    y.backward(torch.tensor(dout))
+    for ours, theirs in [(dx, xt), (dgamma, gt), (dbeta, bt)]:
+        assert relative_error(ours, theirs.grad.numpy()) < 1e-7
+    for hint, wrong in backward_slips(dout, x, gamma, 1e-3).items():
+        assert relative_error(wrong, dx) > 1e-3, hint
+
+
+def test_sgd_problems_gradients_and_the_fixed_problem_is_solvable():
+    from autograder.checks.training import OUTCOME_THRESHOLD, _replay, fixed_problem
+    from autograder.probes import least_squares, softmax_regression
+
+    P = {"W": RNG.normal(size=(3, 4)), "b": RNG.normal(size=4)}
+    X, Y = RNG.normal(size=(5, 3)), RNG.integers(0, 4, 5)
+    _, grads = softmax_regression(P, X, Y)
+    for name in P:
+        numeric = central_difference(lambda: softmax_regression(P, X, Y)[0], P[name])
+        assert relative_error(grads[name], numeric) < 1e-7
+    Q = {"w": RNG.normal(size=3), "c": np.array(0.4)}
+    targets = RNG.normal(size=5)
+    _, grads = least_squares(Q, X, targets)
+    for name in Q:
+        numeric = central_difference(lambda: least_squares(Q, X, targets)[0], Q[name])
+        assert relative_error(grads[name], numeric) < 1e-7
+    params, batches, rate = fixed_problem()
+    trained = _replay(params, "softmax_regression", batches, rate)
+    assert trained["losses"][0] == pytest.approx(np.log(3))
+    assert softmax_regression(trained["params"], *batches[0])[0] < OUTCOME_THRESHOLD / 2

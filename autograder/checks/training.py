@@ -1,0 +1,558 @@
+"""Hidden checks for chapter 06: sgd_train, batchnorm_forward, batchnorm_backward.
+
+sgd_train runs in a probe with a trusted loss_and_grads; its trajectory is replayed here exactly.
+Batch normalisation is referenced by plain per-feature loops and, for the backward pass, by
+central finite differences in float64; failures are diagnosed by matching the known slips.
+"""
+
+import numpy as np
+
+from autograder.expect import (
+    as_array,
+    as_number,
+    expect_close,
+    expect_raises,
+    labelled,
+    same,
+    tuple_answer,
+    value_of,
+)
+from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.probes import PROBLEMS
+
+# ---------------------------------------------------------------- sgd_train
+
+
+def _replay(params: dict, problem: str, batches: list, rate: float, variant: str = "") -> dict:
+    """What an SGD loop computes (or a known wrong one, by `variant`): losses and parameters."""
+    P = {k: None if v is None else np.array(v, dtype=np.float64) for k, v in params.items()}
+    loss_and_grads = PROBLEMS[problem]
+    losses = []
+    start = dict(P)  # the "stale" slip computes every gradient here, before any update
+    for X, Y in batches[:1] * len(batches) if variant == "first batch" else batches:
+        loss, grads = loss_and_grads(start if variant == "stale" else P, X, Y)
+        step = {"plus": -rate, "squared": rate**2}.get(variant, rate)
+        for name, grad in grads.items():
+            P[name] = P[name] - step * grad
+        losses.append(loss_and_grads(P, X, Y)[0] if variant == "loss after" else loss)
+    return {"losses": losses, "params": P}
+
+
+def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str, **kw) -> Check:
+    as_generator = kw.get("as_generator", False)
+    ref = _replay(params, problem, batches, rate)
+    wrong = {
+        v: _replay(params, problem, batches, rate, v)
+        for v in ("plus", "squared", "loss after", "first batch", "stale")
+    }
+    names = [name for name, value in params.items() if value is not None]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        if outcome.error in ("KeyError", "TypeError") and any(v is None for v in params.values()):
+            raise CheckFailed(
+                f"{outcome.error}: update only the parameters named in grads; params may hold "
+                "entries without a gradient, like W3=None"
+            )
+        if outcome.error == "TypeError" and as_generator:
+            raise CheckFailed(
+                f"TypeError ({outcome.message}): iterate over batches with a for loop; it may be "
+                "a generator, with no len() and no indexing"
+            )
+        report = value_of(outcome)
+        if not isinstance(report, dict):
+            raise CheckFailed("the answer could not be read")
+        losses, after, seen = report["losses"], report["params"], report["seen"]
+        if isinstance(losses, dict):
+            raise CheckFailed("returned a dict; return the list of losses and update params itself")
+        if isinstance(losses, np.ndarray) and losses.ndim == 1:
+            losses = list(losses)
+        if not isinstance(losses, list | tuple):
+            raise CheckFailed(
+                f"returned {type(losses).__name__}; expected a list with one loss per batch"
+            )
+        if len(seen) > len(batches):
+            raise CheckFailed(
+                f"loss_and_grads was called {len(seen)} times for {len(batches)} batches: call it "
+                "once per batch and reuse its loss and gradients"
+            )
+        if len(batches) > 1 and len(seen) == 1:
+            raise CheckFailed("only the first batch was used: take one step per batch")
+        if len(losses) != len(batches):
+            raise CheckFailed(f"returned {len(losses)} losses for {len(batches)} batches")
+        if not isinstance(after, dict) or set(after) != set(params):
+            raise CheckFailed("params must keep its entries (update their values, add none)")
+        for name, value in params.items():
+            if value is None and after[name] is not None:
+                raise CheckFailed(f"{name} has no gradient and must stay None")
+        for name in names:
+            got = after[name]
+            if np.ndim(params[name]) == 0 and isinstance(got, float):
+                got = np.array(got)  # a 0-d parameter may come back as a NumPy scalar
+            got = as_array(got, np.shape(params[name]), kinds="f")
+            with labelled(f"params[{name!r}] after training"):
+                if np.array_equal(got, params[name]) and len(batches) > 0:
+                    raise CheckFailed(
+                        "unchanged: update the arrays in params (params[name] -= learning_rate * "
+                        "grads[name]) or store the new arrays in the dict"
+                    )
+                expect_close(
+                    got,
+                    ref["params"][name],
+                    rtol=1e-10,
+                    atol=1e-12,
+                    diagnoses=[
+                        (
+                            "the step goes uphill: subtract learning_rate * gradient",
+                            wrong["plus"]["params"][name],
+                        ),
+                        (
+                            "the step is learning_rate**2 * gradient: multiply by the rate once",
+                            wrong["squared"]["params"][name],
+                        ),
+                        (
+                            "every step used the first batch: step on each batch in turn",
+                            wrong["first batch"]["params"][name],
+                        ),
+                        (
+                            "every gradient was computed at the initial parameters: compute each "
+                            "batch's gradient after the previous step",
+                            wrong["stale"]["params"][name],
+                        ),
+                    ],
+                )
+        got_losses = [as_number(loss) for loss in losses]
+        with labelled("losses"):
+            expect_close(
+                np.array(got_losses),
+                np.array(ref["losses"]),
+                rtol=1e-10,
+                atol=1e-12,
+                diagnoses=[
+                    (
+                        "each loss must be the one loss_and_grads returned before that batch's update",
+                        np.array(wrong["loss after"]["losses"]),
+                    )
+                ],
+            )
+
+    call = Call(
+        (params, problem, batches, rate, as_generator), probe="autograder.probes:sgd_train_probe"
+    )
+    return Check(what, [call], judge)
+
+
+def _classification(rng: np.random.Generator, D: int, V: int, B: int, steps: int) -> tuple:
+    params = {"W": rng.normal(size=(D, V)), "b": rng.normal(size=V)}
+    batches = [(rng.normal(size=(B, D)), rng.integers(0, V, B)) for _ in range(steps)]
+    return params, batches
+
+
+def fixed_problem() -> tuple[dict, list, float]:
+    """Three classes of 2-D points at fixed places, 200 full-batch steps: the loss must fall below 0.1."""
+    angles = np.arange(30) * 0.7
+    centres = np.array([[3.0, 0.0], [-1.5, 2.6], [-1.5, -2.6]])
+    X = centres[np.arange(30) % 3] + 0.8 * np.stack([np.cos(angles), np.sin(2 * angles)], axis=1)
+    Y = np.arange(30) % 3
+    return {"W": np.zeros((2, 3)), "b": np.zeros(3)}, [(X, Y)] * 200, 0.5
+
+
+OUTCOME_THRESHOLD = 0.1
+
+
+def _judge_outcome() -> Check:
+    params, batches, rate = fixed_problem()
+    X, Y = batches[0]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        report = value_of(outcome)
+        if not isinstance(report, dict) or not isinstance(report.get("params"), dict):
+            raise CheckFailed("the answer could not be read")
+        after = {n: as_array(report["params"][n], params[n].shape) for n in params}
+        final = PROBLEMS["softmax_regression"](after, X, Y)[0]
+        if not final < OUTCOME_THRESHOLD:
+            raise CheckFailed(
+                f"after 200 steps of rate {rate} the loss is {final:.4g}; a correct loop brings it "
+                f"below {OUTCOME_THRESHOLD} (from ln 3 = 1.0986)"
+            )
+
+    call = Call(
+        (params, "softmax_regression", batches, rate, False),
+        probe="autograder.probes:sgd_train_probe",
+    )
+    return Check("three separable classes: the loss falls below 0.1 in 200 steps", [call], judge)
+
+
+def sgd_train_checks(rng: np.random.Generator) -> list[Check]:
+    """One exact step, several steps, a generator of batches, entries without gradient, 0-d parameters."""
+    checks = []
+    params, batches = _classification(rng, 3, 4, 5, 1)
+    checks.append(_judge_sgd(params, "softmax_regression", batches, 0.3, "one step, exactly"))
+    for D, V, B, steps in [(4, 3, 8, 6), (2, 5, 1, 4), (6, 7, 16, 12)]:
+        params, batches = _classification(rng, D, V, B, steps)
+        rate = float(rng.choice([0.05, 0.5, 2.0]))
+        checks.append(
+            _judge_sgd(
+                params,
+                "softmax_regression",
+                batches,
+                rate,
+                f"{steps} steps, D={D}, V={V}, batch {B}, rate {rate}",
+            )
+        )
+    params, batches = _classification(rng, 3, 3, 4, 5)
+    checks.append(
+        _judge_sgd(
+            params,
+            "softmax_regression",
+            batches,
+            0.2,
+            "batches from a generator (iterate once; it has no len())",
+            as_generator=True,
+        )
+    )
+    params, batches = _classification(rng, 3, 4, 6, 3)
+    params["W3"] = None
+    checks.append(
+        _judge_sgd(
+            params,
+            "softmax_regression",
+            batches,
+            0.4,
+            "params holds W3=None without a gradient (update only what grads names)",
+        )
+    )
+    D = int(rng.integers(2, 5))
+    params = {"w": rng.normal(size=D), "c": np.array(rng.normal())}
+    batches = [(rng.normal(size=(7, D)), rng.normal(size=7)) for _ in range(4)]
+    checks.append(
+        _judge_sgd(params, "least_squares", batches, 0.1, "least squares with a 0-d parameter c")
+    )
+    params, _ = _classification(rng, 2, 3, 1, 0)
+    checks.append(
+        _judge_sgd(params, "softmax_regression", [], 0.1, "no batches: no losses, nothing changes")
+    )
+    checks.append(_judge_outcome())
+    return checks
+
+
+# ---------------------------------------------------------------- batchnorm_forward
+
+
+def bn_reference(
+    x, gamma, beta, mean, var, momentum, eps, training, *, slip: str = ""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Batch normalisation by plain loops over features; `slip` reproduces a known mistake."""
+    B, D = x.shape
+    out, new_mean, new_var = np.empty_like(x), np.array(mean, copy=True), np.array(var, copy=True)
+    for j in range(D):
+        column = x[:, j]
+        mu = sum(column) / B
+        biased = sum((v - mu) ** 2 for v in column) / B
+        unbiased = biased * B / (B - 1) if B > 1 else np.nan
+        use_batch = training != (slip == "swap modes")
+        centre, spread = (mu, biased) if use_batch else (mean[j], var[j])
+        if slip == "unbiased normalise" and use_batch:
+            spread = unbiased
+        denominator = np.sqrt(spread) + eps if slip == "eps outside" else np.sqrt(spread + eps)
+        scale, shift = (beta[j], gamma[j]) if slip == "swap gamma beta" else (gamma[j], beta[j])
+        out[:, j] = scale * (column - centre) / denominator + shift
+        if training or slip == "update in eval":
+            keep = momentum if slip == "swap momentum" else 1 - momentum
+            new_mean[j] = keep * mean[j] + (1 - keep) * mu
+            batch_var = biased if slip == "biased running" else unbiased
+            new_var[j] = keep * var[j] + (1 - keep) * batch_var
+    return out, new_mean, new_var
+
+
+FORWARD_SLIPS = {
+    "unbiased normalise": "normalise with the biased batch variance (divide by B); the unbiased "
+    "one (B - 1) is for the running variance only",
+    "biased running": "update the running variance with the unbiased batch variance (divide by B - 1)",
+    "swap momentum": "the new running statistic is (1 - momentum) * old + momentum * batch",
+    "eps outside": "add eps to the variance inside the square root: (x - mean) / sqrt(var + eps)",
+    "swap gamma beta": "scale by gamma, then shift by beta",
+    "swap modes": "training mode normalises with the batch's statistics, evaluation mode with the "
+    "running ones",
+}
+ARGS = ("x", "gamma", "beta", "running_mean", "running_var")
+
+
+def _judge_forward(x, gamma, beta, mean, var, momentum, eps, training, what: str) -> Check:
+    args = (x, gamma, beta, mean, var, momentum, eps, training)
+    ref = bn_reference(*args)
+    slips = {slip: bn_reference(*args, slip=slip) for slip in [*FORWARD_SLIPS, "update in eval"]}
+    B, D = x.shape
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        parts = tuple_answer(outcome, ["out", "running_mean", "running_var"])
+        got = [as_array(p, s, kinds="f") for p, s in zip(parts, [(B, D), (D,), (D,)], strict=True)]
+        if B != D and D > 1:
+            across = (x - x.mean(axis=1, keepdims=True)) / np.sqrt(
+                x.var(axis=1, keepdims=True) + eps
+            )
+            if np.allclose(got[0], gamma * across + beta, rtol=1e-6):
+                raise CheckFailed(
+                    "the statistics are per feature: mean and variance over the batch (axis 0)"
+                )
+        for index, label in enumerate(["out", "running_mean", "running_var"]):
+            hints = [(FORWARD_SLIPS[s], slips[s][index]) for s in FORWARD_SLIPS]
+            if not training:
+                hints.append(
+                    (
+                        "evaluation mode must return the running statistics unchanged",
+                        slips["update in eval"][index],
+                    )
+                )
+            with labelled(label):
+                expect_close(got[index], ref[index], rtol=1e-7, atol=1e-9, diagnoses=hints)
+        for name, before, after in zip(ARGS, args, outcome.args_after or (), strict=False):
+            if not same(before, after):
+                raise CheckFailed(f"{name} was modified in place; return new arrays instead")
+
+    return Check(what, [Call(args)], judge)
+
+
+def _judge_forward_raises(args: tuple, what: str, hint: str) -> Check:
+    def judge(outcomes: list[Outcome]) -> None:
+        expect_raises(outcomes[0], "ValueError", hint)
+
+    return Check(what, [Call(args)], judge)
+
+
+def _bn_inputs(rng: np.random.Generator, B: int, D: int) -> tuple:
+    x = rng.normal(rng.uniform(-3, 3, D), rng.uniform(0.5, 4, D), size=(B, D))
+    return (
+        x,
+        rng.uniform(0.5, 2.0, D),
+        rng.normal(size=D),
+        rng.normal(size=D),
+        rng.uniform(0.5, 3.0, D),
+    )
+
+
+def batchnorm_forward_checks(rng: np.random.Generator) -> list[Check]:
+    """Training and evaluation, random shapes and momenta, a constant feature, B = 2, bad shapes."""
+    checks = []
+    for B, D, training in [
+        (8, 3, True),
+        (5, 7, True),
+        (2, 4, True),
+        (16, 1, True),
+        (6, 5, False),
+        (1, 3, False),
+    ]:
+        x, gamma, beta, mean, var = _bn_inputs(rng, B, D)
+        momentum = float(rng.choice([0.1, 0.3, 0.9]))
+        eps = float(rng.choice([1e-5, 1e-3, 0.5]))
+        mode = "training" if training else "evaluation"
+        checks.append(
+            _judge_forward(
+                x,
+                gamma,
+                beta,
+                mean,
+                var,
+                momentum,
+                eps,
+                training,
+                f"{mode}, batch {B}, {D} features, momentum {momentum}, eps {eps}",
+            )
+        )
+    x, gamma, beta, mean, var = _bn_inputs(rng, 6, 4)
+    x[:, 2] = 1.5  # a feature with zero variance: only eps keeps the division finite
+    checks.append(
+        _judge_forward(
+            x, gamma, beta, mean, var, 0.1, 1e-5, True, "one feature constant over the batch"
+        )
+    )
+    x, gamma, beta, mean, var = _bn_inputs(rng, 4, 3)
+    checks.append(
+        _judge_forward(
+            x, gamma, beta, mean, var, 0.2, 0.1, True, "large eps = 0.1 (inside the root)"
+        )
+    )
+    checks.append(
+        _judge_forward_raises(
+            (*_bn_inputs(rng, 1, 3), 0.1, 1e-5, True),
+            "training with a batch of one",
+            "training needs at least two examples: ValueError",
+        )
+    )
+    x, gamma, beta, mean, var = _bn_inputs(rng, 4, 3)
+    checks.append(
+        _judge_forward_raises(
+            (x[:, :, None], gamma, beta, mean, var, 0.1, 1e-5, True),
+            "x of three dimensions",
+            "x must be (B, D): ValueError",
+        )
+    )
+    checks.append(
+        _judge_forward_raises(
+            (x, gamma[:2], beta, mean, var, 0.1, 1e-5, False),
+            "gamma of the wrong length",
+            "gamma, beta and the running statistics must be (D,): ValueError",
+        )
+    )
+    return checks
+
+
+# ---------------------------------------------------------------- batchnorm_backward
+
+
+def _bn_train(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, ddof: int = 0
+) -> np.ndarray:
+    xhat = (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0, ddof=ddof) + eps)
+    return gamma * xhat + beta
+
+
+def finite_difference_grads(dout, x, gamma, eps, step: float = 1e-6) -> tuple:
+    """dx, dgamma, dbeta of sum(dout * batchnorm(x)) by central differences in float64."""
+    beta = np.zeros_like(gamma)
+
+    def loss() -> float:
+        return float(np.sum(dout * _bn_train(x, gamma, beta, eps)))
+
+    grads = []
+    for array in (x, gamma, beta):
+        grad = np.zeros_like(array)
+        for index in np.ndindex(array.shape):
+            saved = array[index]
+            array[index] = saved + step
+            plus = loss()
+            array[index] = saved - step
+            minus = loss()
+            array[index] = saved
+            grad[index] = (plus - minus) / (2 * step)
+        grads.append(grad)
+    return tuple(grads)
+
+
+def backward_slips(dout, x, gamma, eps) -> dict[str, np.ndarray]:
+    """dx as the known slips compute it."""
+    B = x.shape[0]
+    mu, var = x.mean(axis=0), x.var(axis=0)  # biased, as the forward pass
+    std = np.sqrt(var + eps)
+    xhat = (x - mu) / std
+    dxhat = dout * gamma
+    full = (dxhat - dxhat.mean(0) - xhat * (dxhat * xhat).mean(0)) / std
+    return {
+        "the paths through the batch mean and variance are missing: each x moves the mean and the "
+        "variance, and through them every output of its feature": dxhat / std,
+        "the path through the mean is missing: subtract the batch mean of dxhat": (
+            dxhat - xhat * (dxhat * xhat).mean(0)
+        )
+        / std,
+        "the path through the variance is missing: subtract xhat * mean(dxhat * xhat)": (
+            dxhat - dxhat.mean(0)
+        )
+        / std,
+        "exactly B times too large": full * B,
+        "exactly B times too small: the 1/B of the mean is counted twice": full / B,
+        "gamma is missing: dxhat = dout * gamma": full / gamma,
+    }
+
+
+def _judge_backward(dout, x, gamma, eps, what: str) -> Check:
+    dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), eps)
+    slips = backward_slips(dout, x, gamma, eps)
+    # the N - 1 slip: finite differences of the forward pass with the unbiased variance
+    slips["the variance is the biased one (divide by B), not B - 1"] = _fd_unbiased(
+        dout, x, gamma, eps
+    )
+    B, D = x.shape
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
+        for name, got in [("dgamma", got_dgamma), ("dbeta", got_dbeta)]:
+            if isinstance(got, np.ndarray) and got.shape == (B, D) and B > 1:
+                raise CheckFailed(f"{name} has shape {got.shape}: sum it over the batch (axis 0)")
+            if isinstance(got, np.ndarray) and got.shape == (B,) and B != D:
+                raise CheckFailed(
+                    f"{name} has shape {got.shape}: sum over the batch (axis 0), not the features"
+                )
+        got_dx = as_array(got_dx, (B, D))
+        got_dgamma, got_dbeta = as_array(got_dgamma, (D,)), as_array(got_dbeta, (D,))
+        with labelled("dbeta"):
+            expect_close(got_dbeta, dbeta, rtol=1e-6, atol=1e-8)
+        with labelled("dgamma"):
+            expect_close(
+                got_dgamma,
+                dgamma,
+                rtol=1e-6,
+                atol=1e-8,
+                diagnoses=[
+                    ("dgamma is the batch sum of dout * xhat, not of dout", dout.sum(0)),
+                    (
+                        "dgamma is the batch sum of dout * xhat (the normalised x), not dout * x",
+                        (dout * x).sum(0),
+                    ),
+                ]
+                + (
+                    [
+                        (
+                            "the variance is the biased one (divide by B), not B - 1",
+                            _dgamma_unbiased(dout, x, eps),
+                        )
+                    ]
+                    if B > 1
+                    else []
+                ),
+            )
+        with labelled("dx"):
+            expect_close(
+                got_dx,
+                dx,
+                rtol=1e-5,
+                atol=1e-8,
+                diagnoses=list(slips.items()),
+                note=" (against central differences in float64)",
+            )
+        for name, before, after in zip(
+            ("dout", "x", "gamma"), (dout, x, gamma), outcome.args_after or (), strict=False
+        ):
+            if not same(before, after):
+                raise CheckFailed(f"{name} was modified in place; work on copies")
+
+    return Check(what, [Call((dout, x, gamma, eps))], judge)
+
+
+def _fd_unbiased(dout, x, gamma, eps) -> np.ndarray:
+    x = x.copy()
+    grad, step = np.zeros_like(x), 1e-6
+    beta = np.zeros_like(gamma)
+    for index in np.ndindex(x.shape):
+        saved = x[index]
+        x[index] = saved + step
+        plus = float(np.sum(dout * _bn_train(x, gamma, beta, eps, ddof=1)))
+        x[index] = saved - step
+        minus = float(np.sum(dout * _bn_train(x, gamma, beta, eps, ddof=1)))
+        x[index] = saved
+        grad[index] = (plus - minus) / (2 * step)
+    return grad
+
+
+def _dgamma_unbiased(dout, x, eps) -> np.ndarray:
+    return (dout * (x - x.mean(0)) / np.sqrt(x.var(0, ddof=1) + eps)).sum(0)
+
+
+def batchnorm_backward_checks(rng: np.random.Generator) -> list[Check]:
+    """Random shapes against central differences, B = 2, one feature, a constant feature, large eps."""
+    checks = []
+    for B, D, eps in [(6, 3, 1e-5), (4, 5, 1e-3), (2, 3, 1e-5), (10, 1, 1e-5), (12, 6, 0.5)]:
+        x = rng.normal(rng.uniform(-2, 2, D), rng.uniform(0.5, 3, D), size=(B, D))
+        gamma = rng.uniform(0.5, 2.5, D) * rng.choice([-1, 1], D)
+        dout = rng.normal(size=(B, D))
+        checks.append(_judge_backward(dout, x, gamma, eps, f"batch {B}, {D} features, eps {eps}"))
+    x = rng.normal(size=(5, 3))
+    x[:, 1] = -0.7
+    checks.append(
+        _judge_backward(
+            rng.normal(size=(5, 3)), x, rng.uniform(0.5, 2, 3), 1e-3, "one feature constant"
+        )
+    )
+    return checks

@@ -1,0 +1,14 @@
+"""Forgets to multiply by gamma on the way back."""
+
+import numpy as np
+
+EXPECT = "gamma is missing"
+
+
+def batchnorm_backward(dout, x, gamma, eps=1e-5):
+    B = x.shape[0]
+    std = np.sqrt(x.var(axis=0) + eps)
+    xhat = (x - x.mean(axis=0)) / std
+    dxhat = dout
+    dx = (B * dxhat - dxhat.sum(axis=0) - xhat * (dxhat * xhat).sum(axis=0)) / (B * std)
+    return dx, (dout * xhat).sum(axis=0), dout.sum(axis=0)

@@ -1,0 +1,13 @@
+"""The chapter's solution: in-place updates, one call per batch."""
+
+EXPECT = "pass"
+
+
+def sgd_train(params, loss_and_grads, batches, learning_rate):
+    losses = []
+    for X, Y in batches:
+        loss, grads = loss_and_grads(params, X, Y)
+        for name, grad in grads.items():
+            params[name] -= learning_rate * grad
+        losses.append(float(loss))
+    return losses
