@@ -68,3 +68,24 @@ def test_a_test_cell_never_calls_another_exercise(chapter):
             visible = "".join(cell["source"]).split("### END HIDDEN TESTS")[-1]
             for other in set(names) - {grade_id}:
                 assert f"{other}(" not in visible, f"the test of {grade_id} calls {other}"
+
+
+GRADING_RULE = "How this notebook is graded"
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_every_code_cell_is_a_solution_a_test_or_locked(chapter):
+    """What grading runs is the student's cells; the instructor's must all be locked to be told apart."""
+    notebook = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())
+    for number, cell in enumerate(notebook["cells"]):
+        meta = cell["metadata"].get("nbgrader", {})
+        if cell["cell_type"] == "code":
+            assert meta.get("solution") or meta.get("locked"), (
+                f"{chapter}: code cell {number} is neither a solution cell nor locked"
+            )
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_the_first_cell_states_how_the_notebook_is_graded(chapter):
+    notebook = json.loads((REPO / "chapters" / f"{chapter}.ipynb").read_text())
+    assert GRADING_RULE in "".join(notebook["cells"][0]["source"])

@@ -319,3 +319,15 @@ def test_class_grading_refuses_without_bubblewrap(tmp_path):
     )
     assert done.returncode == 2
     assert "apt-get install bubblewrap" in done.stderr and "--no-sandbox" in done.stderr
+
+
+def test_every_library_answer_named_exists():
+    import importlib
+
+    from autograder.answer_key import LIBRARY_ANSWERS
+
+    for exercise, entries in LIBRARY_ANSWERS.items():
+        assert exercise in EXERCISES, exercise
+        for entry in entries:
+            module, name = entry.split(":")
+            assert callable(getattr(importlib.import_module(f"proof_lm.{module}"), name)), entry
