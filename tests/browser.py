@@ -96,11 +96,15 @@ class Lab:
         for name, values in LAB_SETTINGS.items():
             (settings / name).parent.mkdir(parents=True, exist_ok=True)
             (settings / name).write_text(json.dumps(values))
+        # Nothing from the developer's own Jupyter or IPython set-up (user kernels, settings,
+        # start-up scripts): only this environment's, which `make venv` configures.
         env = dict(
             os.environ,
             PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            JUPYTER_CONFIG_DIR=str(self.home / "config"),
+            JUPYTER_DATA_DIR=str(self.home / "data"),
             JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
-            JUPYTERLAB_WORKSPACES_DIR=str(self.home / "workspaces"),
+            IPYTHONDIR=str(self.home / "ipython"),
             **self.extra_env,
         )
         args = [
@@ -114,7 +118,6 @@ class Lab:
             f"--ServerApp.root_dir={self.root}",
             f"--LabApp.user_settings_dir={settings}",
             f"--LabApp.workspaces_dir={self.home / 'workspaces'}",
-            "--LabServerApp.announcements_url=",
         ]
         if os.geteuid() == 0:
             args.append("--allow-root")

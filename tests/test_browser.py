@@ -18,7 +18,7 @@ from conftest import REPO
 
 from autograder.simulate import reference_code, replace_function, submission
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHAPTER_01 = "01_bigram_counting"
 CHAPTER_05 = "05_sampling"
 # A code cell still queued or running shows [*]; one that ran shows [n]. After a failed cell the
@@ -159,6 +159,7 @@ def test_student_moves_the_sampling_explorers_temperature_slider(tmp_path):
                 ".some(i => i.src !== old)",
                 arg=[explorer.element_handle(), before[0]],
             )
+            page.get_by_text(re.compile(r"\| Idle$")).wait_for()  # the last redraw is done
             assert float(readout.inner_text()) < 0.1, readout.inner_text()
             after = explorer_drawings(explorer)
             assert len(after) == 1, f"{len(after)} drawings under the explorer, expected one"
