@@ -37,10 +37,10 @@ def test_draw_shows_the_filtered_distribution_and_sampled_names():
     assert title.startswith("after '.ab'") and all(
         name.startswith("ab") for name in ex.names("ab", 0.7, 2, None)
     )
-    plt.close("all")
 
 
 def test_widget_redraws_when_a_slider_moves():
+    plt.close("all")
     ex = explorer()
     box = ex.widget()
     sliders = [child for row in box.children[:2] for child in row.children]
@@ -50,7 +50,9 @@ def test_widget_redraws_when_a_slider_moves():
     top_k.value = 1
     assert ex.figure is not first, "moving a slider redraws"
     assert sum(p.get_height() > 0 for p in ex.figure.axes[0].patches) == 1
-    plt.close("all")
+    assert plt.get_fignums() == [], (
+        "the explorer leaves pyplot figures open: a notebook's inline backend shows them again"
+    )
 
 
 def test_widget_degrades_without_ipywidgets(monkeypatch):
