@@ -130,18 +130,20 @@ class Lab:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 120
+        deadline, problem = time.monotonic() + 120, "did not answer within 120 s"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited:\n{self.server_log()}")
+                problem = f"exited with code {self.process.returncode}"
+                break
             try:
                 with urllib.request.urlopen(self.url("api/status"), timeout=5) as response:
                     if response.status == 200:
                         return self
             except (OSError, urllib.error.URLError):
                 time.sleep(0.2)
+        log = self.server_log()
         self.__exit__(None, None, None)
-        raise RuntimeError(f"jupyter lab did not answer within 120 s:\n{self.server_log()}")
+        raise RuntimeError(f"jupyter lab {problem}:\n{log}")
 
     def server_log(self) -> str:
         """The end of the server's log."""
@@ -185,7 +187,7 @@ def browser_page(executable: str) -> Iterator[object]:
 class Steps:
     """Named steps of a test, each followed by a screenshot in SCREENSHOTS/<test>.
 
-    A step that fails is shot as it stands and re-raised as an AssertionError that names the
+    A step that fails is shot as it stands (the server's log beside it) and re-raised as an AssertionError that names the
     step and the folder; the folder is kept then, and removed when every step passed unless
     PROOF_LM_KEEP_SCREENSHOTS=1.
     """
@@ -195,6 +197,7 @@ class Steps:
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir(parents=True)
         self.page: object | None = None
+        self.lab: Lab | None = None  # its log is saved beside the screenshots when a step fails
         self.count = 0
 
     def shoot(self, name: str) -> None:
@@ -214,6 +217,9 @@ class Steps:
         except BaseException as error:
             with suppress(Exception):  # the page itself may be gone; the failure is what matters
                 self.shoot(f"FAILED {name}")
+            if self.lab is not None:
+                with suppress(Exception):
+                    (self.folder / "jupyter-lab.log").write_text(self.lab.server_log())
             raise AssertionError(
                 f"step {name!r} failed: {error}\nscreenshots of each step: {self.folder}"
             ) from error

@@ -78,7 +78,7 @@ def test_student_solves_chapter_01_runs_it_and_validates(tmp_path):
     shutil.copy(REPO / "chapters" / f"{CHAPTER_01}.ipynb", folder)
     tests = graded_cells(folder / f"{CHAPTER_01}.ipynb")
     with Lab(folder, env={"PROOF_LM_DEMO": "small"}) as lab, browser_page(executable) as page:
-        steps.page = page
+        steps.page, steps.lab = page, lab
         with steps.step("open chapter 01"):
             open_notebook(page, lab, f"{CHAPTER_01}.ipynb")
         for grade_id, code in reference_code(CHAPTER_01).items():
@@ -130,7 +130,7 @@ def test_student_moves_the_sampling_explorers_temperature_slider(tmp_path):
         Lab(notebook.parent, env={"PROOF_LM_DEMO": "small"}) as lab,
         browser_page(executable) as page,
     ):
-        steps.page = page
+        steps.page, steps.lab = page, lab
         with steps.step("open chapter 05 with its exercises solved"):
             open_notebook(page, lab, notebook.name)
         with steps.step("run all cells"):
@@ -158,6 +158,7 @@ def test_student_moves_the_sampling_explorers_temperature_slider(tmp_path):
                 "([cell, old]) => [...cell.querySelectorAll('.jp-OutputArea img')]"
                 ".some(i => i.src !== old)",
                 arg=[explorer.element_handle(), before[0]],
+                timeout=60_000,
             )
             page.get_by_text(re.compile(r"\| Idle$")).wait_for()  # the last redraw is done
             assert float(readout.inner_text()) < 0.1, readout.inner_text()
@@ -213,7 +214,7 @@ def test_instructor_sees_assignments_and_graded_submissions_in_the_formgrader(tm
     course("collect", "--root", str(root), str(tmp_path / "in"))
     course("autograde", "--root", str(root), CHAPTER_01)
     with Lab(root) as lab, browser_page(executable) as page:
-        steps.page = page
+        steps.page, steps.lab = page, lab
         with steps.step("the formgrader lists the assignments with their points"):
             page.goto(lab.url("formgrader/gradebook"))
             for chapter, total in points.items():
