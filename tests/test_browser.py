@@ -215,6 +215,10 @@ def test_instructor_sees_assignments_and_graded_submissions_in_the_formgrader(tm
     course("autograde", "--root", str(root), CHAPTER_01)
     with Lab(root) as lab, browser_page(executable) as page:
         steps.page, steps.lab = page, lab
+        with steps.step("the formgrader lists the released assignments"):
+            page.goto(lab.url("formgrader"))
+            for chapter in chapters:
+                page.locator("tbody tr").filter(has_text=chapter).wait_for()
         with steps.step("the formgrader lists the assignments with their points"):
             page.goto(lab.url("formgrader/gradebook"))
             for chapter, total in points.items():
