@@ -54,6 +54,8 @@ test: $(STAMP) chromium
 	$(PY) -m pytest -n 2 $(PYTEST_ARGS)
 
 # Only the browser tests (JupyterLab in headless Chromium): a student's and an instructor's pages.
+# With two workers, xdist hands tests out in file order: the long instructor test runs beside the two
+# student tests.
 test-browser: $(STAMP) chromium
 	$(PY) -m pytest -n 2 -m browser $(PYTEST_ARGS)
 

@@ -110,64 +110,6 @@ def test_student_solves_chapter_01_runs_it_and_validates(tmp_path):
     steps.passed()
 
 
-def solved_chapter(chapter: str, folder: Path) -> Path:
-    """The student notebook of a chapter with the reference solutions in its exercise cells."""
-    released = REPO / "chapters" / f"{chapter}.ipynb"
-    return submission(released, folder / released.name, reference_code(chapter))
-
-
-def explorer_drawings(cell) -> list[str]:
-    """The sources of the images in the explorer cell's outputs (the widget's and any below it)."""
-    return cell.locator(".jp-OutputArea img").evaluate_all("images => images.map(i => i.src)")
-
-
-def test_student_moves_the_sampling_explorers_temperature_slider(tmp_path):
-    """Chapter 05 solved and run: one drawing under the explorer, redrawn when temperature moves."""
-    executable = chromium()
-    steps = Steps("student_chapter_05_explorer")
-    notebook = solved_chapter(CHAPTER_05, tmp_path / "notebooks")
-    with (
-        Lab(notebook.parent, env={"PROOF_LM_DEMO": "small"}) as lab,
-        browser_page(executable) as page,
-    ):
-        steps.page, steps.lab = page, lab
-        with steps.step("open chapter 05 with its exercises solved"):
-            open_notebook(page, lab, notebook.name)
-        with steps.step("run all cells"):
-            run_all_cells(page)
-            assert not error_outputs(page), "\n\n".join(error_outputs(page))
-        explorer = page.locator(".jp-Notebook .jp-CodeCell").filter(has_text=".widget()")
-        slider = explorer.locator(".widget-slider").filter(has_text="temperature")
-        with steps.step("the explorer shows one drawing"):
-            slider.locator(".noUi-handle").wait_for()
-            explorer.locator(".jp-OutputArea img").first.wait_for()
-            explorer.scroll_into_view_if_needed()
-            before = explorer_drawings(explorer)
-            assert len(before) == 1, f"{len(before)} drawings under the explorer, expected one"
-            readout = slider.locator(".widget-readout")
-            assert float(readout.inner_text()) == 1.0
-        with steps.step("move the temperature slider"):
-            handle = slider.locator(".noUi-handle").bounding_box()
-            track = slider.locator(".noUi-target").bounding_box()
-            x, y = handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2
-            page.mouse.move(x, y)
-            page.mouse.down()
-            page.mouse.move(track["x"] + 2, y, steps=10)  # all the way to the coldest temperature
-            page.mouse.up()
-            page.wait_for_function(
-                "([cell, old]) => [...cell.querySelectorAll('.jp-OutputArea img')]"
-                ".some(i => i.src !== old)",
-                arg=[explorer.element_handle(), before[0]],
-                timeout=60_000,
-            )
-            page.get_by_text(re.compile(r"\| Idle$")).wait_for()  # the last redraw is done
-            assert float(readout.inner_text()) < 0.1, readout.inner_text()
-            after = explorer_drawings(explorer)
-            assert len(after) == 1, f"{len(after)} drawings under the explorer, expected one"
-            assert after[0] != before[0], "the drawing did not change"
-    steps.passed()
-
-
 def course(*args: str) -> str:
     """Run a step of the instructor's flow through its public command line; return what it printed."""
     done = subprocess.run(
@@ -246,4 +188,62 @@ def test_instructor_sees_assignments_and_graded_submissions_in_the_formgrader(tm
                 assert marked == flagged, (
                     f"{student} is {'' if marked else 'not '}marked flagged, expected the opposite"
                 )
+    steps.passed()
+
+
+def solved_chapter(chapter: str, folder: Path) -> Path:
+    """The student notebook of a chapter with the reference solutions in its exercise cells."""
+    released = REPO / "chapters" / f"{chapter}.ipynb"
+    return submission(released, folder / released.name, reference_code(chapter))
+
+
+def explorer_drawings(cell) -> list[str]:
+    """The sources of the images in the explorer cell's outputs (the widget's and any below it)."""
+    return cell.locator(".jp-OutputArea img").evaluate_all("images => images.map(i => i.src)")
+
+
+def test_student_moves_the_sampling_explorers_temperature_slider(tmp_path):
+    """Chapter 05 solved and run: one drawing under the explorer, redrawn when temperature moves."""
+    executable = chromium()
+    steps = Steps("student_chapter_05_explorer")
+    notebook = solved_chapter(CHAPTER_05, tmp_path / "notebooks")
+    with (
+        Lab(notebook.parent, env={"PROOF_LM_DEMO": "small"}) as lab,
+        browser_page(executable) as page,
+    ):
+        steps.page, steps.lab = page, lab
+        with steps.step("open chapter 05 with its exercises solved"):
+            open_notebook(page, lab, notebook.name)
+        with steps.step("run all cells"):
+            run_all_cells(page)
+            assert not error_outputs(page), "\n\n".join(error_outputs(page))
+        explorer = page.locator(".jp-Notebook .jp-CodeCell").filter(has_text=".widget()")
+        slider = explorer.locator(".widget-slider").filter(has_text="temperature")
+        with steps.step("the explorer shows one drawing"):
+            slider.locator(".noUi-handle").wait_for()
+            explorer.locator(".jp-OutputArea img").first.wait_for()
+            explorer.scroll_into_view_if_needed()
+            before = explorer_drawings(explorer)
+            assert len(before) == 1, f"{len(before)} drawings under the explorer, expected one"
+            readout = slider.locator(".widget-readout")
+            assert float(readout.inner_text()) == 1.0
+        with steps.step("move the temperature slider"):
+            handle = slider.locator(".noUi-handle").bounding_box()
+            track = slider.locator(".noUi-target").bounding_box()
+            x, y = handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2
+            page.mouse.move(x, y)
+            page.mouse.down()
+            page.mouse.move(track["x"] + 2, y, steps=10)  # all the way to the coldest temperature
+            page.mouse.up()
+            page.wait_for_function(
+                "([cell, old]) => [...cell.querySelectorAll('.jp-OutputArea img')]"
+                ".some(i => i.src !== old)",
+                arg=[explorer.element_handle(), before[0]],
+                timeout=60_000,
+            )
+            page.get_by_text(re.compile(r"\| Idle$")).wait_for()  # the last redraw is done
+            assert float(readout.inner_text()) < 0.1, readout.inner_text()
+            after = explorer_drawings(explorer)
+            assert len(after) == 1, f"{len(after)} drawings under the explorer, expected one"
+            assert after[0] != before[0], "the drawing did not change"
     steps.passed()
