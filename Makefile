@@ -13,9 +13,9 @@ PYTEST_ARGS ?=
 # nbgrader needs alembic (and jupyter) from the environment on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: sandbox venv lab test lint format chapters release collect autograde feedback export grade benchmark clean
+.PHONY: venv sandbox chromium lab test test-browser lint format chapters release collect autograde feedback export grade benchmark clean
 
-venv: $(STAMP)
+venv: $(STAMP) chromium
 
 # The OS sandbox every run of student code goes through (bubblewrap): installed where we may
 # (root with apt-get, as in CI), otherwise a clear message. `make test` needs it.
@@ -42,16 +42,38 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/jupyter labextension enable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1 || true
 	touch $@
 
+# The browser tests drive Debian's Chromium through Playwright (Playwright's own browser download
+# cannot run here). Installed when missing where we can (root with apt-get, as in CI); otherwise
+# say how. Without it the browser tests are skipped, or fail when PROOF_LM_REQUIRE_BROWSER=1 (CI).
+CHROMIUM ?= $(or $(PROOF_LM_CHROMIUM),/usr/bin/chromium)
+chromium:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Chromium for the browser tests (apt-get install chromium)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+		|| echo "could not install Chromium: the browser tests will not run" >&2; \
+	else \
+		echo "No Chromium at $(CHROMIUM): the browser tests need it. Install it with" \
+			"'sudo apt-get install chromium' (Debian) or set PROOF_LM_CHROMIUM to a Chromium or" \
+			"Chrome binary." >&2; \
+	fi
+
 # Jupyter refuses to run as root unless told to (containers, CI).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=chapters $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP) sandbox
+test: $(STAMP) sandbox chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(PY) -m pytest -n 2 $(PYTEST_ARGS)
+
+# Only the browser tests (JupyterLab in headless Chromium): a student's and an instructor's pages.
+# With two workers, xdist hands tests out in file order: the long instructor test runs beside the two
+# student tests.
+test-browser: $(STAMP) chromium
+	$(PY) -m pytest -n 2 -m browser $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

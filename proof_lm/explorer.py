@@ -1,9 +1,9 @@
 """An interactive sampling explorer: sliders for temperature, top-k and top-p over a model and a prompt."""
 
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from IPython.display import display
+from matplotlib.figure import Figure
 
 from proof_lm.plots import plot_distribution
 from proof_lm.sampling import filter_probs, generate_names
@@ -13,6 +13,9 @@ class SamplingExplorer:
     """The filtered next-token distribution after a prompt, and names sampled under the same policy.
 
     `draw(...)` does the work and can be called without a browser; `widget()` wires it to sliders.
+    Its figures are made without pyplot, so no backend keeps them open: in a notebook the widget's
+    drawing is the only one shown (with pyplot, the inline backend showed a second, static copy of
+    the first drawing under the widget when the cell ended).
     """
 
     def __init__(
@@ -25,7 +28,7 @@ class SamplingExplorer:
     ):
         self.model, self.itos, self.block_size = model, itos, block_size
         self.samples, self.seed = samples, seed
-        self.figure: plt.Figure | None = None  # the widget's current drawing
+        self.figure: Figure | None = None  # the widget's current drawing
 
     @torch.no_grad()
     def distribution(
@@ -57,12 +60,13 @@ class SamplingExplorer:
 
     def draw(
         self, prompt: str = "", temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0
-    ) -> plt.Figure:
+    ) -> Figure:
         """Bars of the filtered distribution, titled with sampled names; top_k = 0 and top_p = 1 mean off."""
         k, p = (top_k or None), (top_p if top_p < 1 else None)
         probs = self.distribution(prompt, temperature, k, p)
         names = self.names(prompt, temperature, k, p)
-        figure, ax = plt.subplots(figsize=(9, 3))
+        figure = Figure(figsize=(9, 3))
+        ax = figure.add_subplot()
         plot_distribution(probs, self.itos, f"after {('.' + prompt)!r}: " + ", ".join(names), ax=ax)
         return figure
 
@@ -89,8 +93,6 @@ class SamplingExplorer:
         def redraw(_change: object = None) -> None:
             with output:
                 output.clear_output(wait=True)
-                if self.figure is not None:
-                    plt.close(self.figure)
                 self.figure = self.draw(
                     **{name: control.value for name, control in controls.items()}
                 )
