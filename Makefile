@@ -72,7 +72,7 @@ test: $(STAMP) sandbox chromium
 # Only the browser tests (JupyterLab in headless Chromium): a student's and an instructor's pages.
 # With two workers, xdist hands tests out in file order: the long instructor test runs beside the two
 # student tests.
-test-browser: $(STAMP) chromium
+test-browser: $(STAMP) sandbox chromium
 	$(PY) -m pytest -n 2 -m browser $(PYTEST_ARGS)
 
 lint: $(STAMP)
