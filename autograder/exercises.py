@@ -15,6 +15,7 @@ PREAMBLES = {
     "03_mlp_lm": "import math\n\nimport numpy as np\n",
     "04_gradients": "import math\n\nimport numpy as np\n",
     "05_sampling": "import numpy as np\n",
+    "07_attention": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -59,6 +60,11 @@ EXERCISES = {
         Exercise("top_k_probs", "05_sampling", 2, "sampling"),
         Exercise("top_p_probs", "05_sampling", 2, "sampling"),
         Exercise("sample_next", "05_sampling", 3, "sampling"),
+        Exercise("causal_attention", "07_attention", 3, "attention"),
+        Exercise("multi_head_attention", "07_attention", 3, "attention"),
+        Exercise("layer_norm", "07_attention", 2, "attention"),
+        Exercise("layer_norm_backward", "07_attention", 3, "attention"),
+        Exercise("gpt_params", "07_attention", 1, "attention"),
     ]
 }
 
