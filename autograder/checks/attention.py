@@ -128,14 +128,14 @@ def attention_diagnoses(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> list[tup
 
 def _weights_structure(weights: np.ndarray) -> str | None:
     """A hint for weights that give the future any weight or whose rows do not sum to 1."""
-    if not np.isfinite(weights).all():
-        first = tuple(np.argwhere(~np.isfinite(weights))[0].tolist())
-        if first[1] == 0:
+    bad = ~np.isfinite(weights)
+    if bad.any():
+        if bad[:, 0].any() and not bad[:, 1:].any():
             return (
-                "row 0 of the weights is nan: the first position has only itself to attend to; "
-                "mask only j > t (and subtract the row max before exp)"
+                "row 0 is nan: the diagonal was masked too, but position t must attend to itself "
+                "(mask only j > t; the first position has nothing else to attend to)"
             )
-        return None
+        return "got nan or inf: exp overflows at large scores; subtract each row's max before exp"
     T = weights.shape[-1]
     future = np.triu(np.ones((T, T), dtype=bool), 1) & (np.abs(weights) > 1e-12)
     if future.any():
@@ -163,7 +163,7 @@ def _judge_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str) -> 
             got_weights = as_array(got_weights, (B, T, T))
         with labelled("output"):
             got_out = as_array(got_out, (B, T, dv))
-        for hint, (out_known, weights_known) in diagnoses:
+        for hint, (_, weights_known) in diagnoses:
             if matches(got_weights, weights_known, RTOL, ATOL) and not matches(
                 got_weights, weights, RTOL, ATOL
             ):
@@ -206,6 +206,12 @@ def causal_attention_checks(rng: np.random.Generator) -> list[Check]:
     )
     bad = rng.normal(size=(2, 4, 3))
     checks += [
+        _rejects(
+            (bad, bad, bad[:1]),
+            {},
+            "v with another batch size raises ValueError (it would broadcast)",
+            "v must be (B, T, d_v) with the B and T of q",
+        ),
         _rejects(
             (bad[0], bad[0], bad[0]),
             {},
@@ -327,8 +333,14 @@ def _judge_mha(
             variant_mha(x, W, H, scale="width"),
         ),
         ("scale the scores by 1/sqrt(D): they are not scaled", variant_mha(x, W, H, scale="none")),
-        ("no causal mask: position t must not see later positions", variant_mha(x, W, H, causal=False)),
-        ("the merged heads must go through the output projection Wo", variant_mha(x, W, H, project=False)),
+        (
+            "no causal mask: position t must not see later positions",
+            variant_mha(x, W, H, causal=False),
+        ),
+        (
+            "the merged heads must go through the output projection Wo",
+            variant_mha(x, W, H, project=False),
+        ),
         (
             "the weights are (C_in, C_out): multiply x @ Wq, not Wq @ x or x @ Wq.T",
             variant_mha(x, W, H, transpose=True),
@@ -341,7 +353,11 @@ def _judge_mha(
                 variant_mha(x, W, 1),
             )
         )
-    diagnoses = [(hint, candidate) for hint, candidate in found if not matches(candidate, expected, RTOL, ATOL)]
+    diagnoses = [
+        (hint, candidate)
+        for hint, candidate in found
+        if not matches(candidate, expected, RTOL, ATOL)
+    ]
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -381,11 +397,12 @@ def multi_head_attention_checks(rng: np.random.Generator) -> list[Check]:
     x, W = random_mha_case(rng, 1, 4, 6)
     checks += [
         _rejects(
-            (x, *W, 4), {}, "C = 6 with 4 heads raises ValueError", "C must be a multiple of n_heads"
+            (x, *W, 4),
+            {},
+            "C = 6 with 4 heads raises ValueError",
+            "C must be a multiple of n_heads",
         ),
-        _rejects(
-            (x[0], *W, 2), {}, "a 2-d x raises ValueError", "expected x of shape (B, T, C)"
-        ),
+        _rejects((x[0], *W, 2), {}, "a 2-d x raises ValueError", "expected x of shape (B, T, C)"),
         _rejects(
             (x, W[0][:, :4], *W[1:], 2),
             {},
@@ -430,7 +447,10 @@ def layer_norm_variants(
                 "eps goes inside the square root: (x - mean) / sqrt(var + eps)",
                 (x - mean) / (np.sqrt(var) + eps) * gamma + beta,
             ),
-            ("eps was left out: divide by sqrt(var + eps)", (x - mean) / np.sqrt(var) * gamma + beta),
+            (
+                "eps was left out: divide by sqrt(var + eps)",
+                (x - mean) / np.sqrt(var) * gamma + beta,
+            ),
             (
                 "normalise over the last axis (the features of each position), not over the batch",
                 (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) * gamma + beta
@@ -454,7 +474,12 @@ def layer_norm_variants(
 
 
 def _judge_layer_norm(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float | None, what: str
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    eps: float | None,
+    what: str,
+    note: str = "",
 ) -> Check:
     e = 1e-5 if eps is None else eps
     expected = reference_layer_norm(x, gamma, beta, e)
@@ -473,7 +498,7 @@ def _judge_layer_norm(
                 "got nan or inf: put eps inside the square root, and compute the variance as "
                 "mean((x - mean)^2), which cannot go negative (mean(x^2) - mean^2 can)"
             )
-        expect_close(answer, expected, RTOL, 1e-8, diagnoses=diagnoses)
+        expect_close(answer, expected, RTOL, 1e-8, diagnoses=diagnoses, note=note)
         expect_unchanged(outcome, (x, gamma, beta))
 
     return Check(what, [call], judge)
@@ -482,7 +507,13 @@ def _judge_layer_norm(
 def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
     """1-d, 2-d and 3-d inputs, default and large eps, constant rows, a large mean, bad gamma."""
     checks = []
-    for shape, eps in [((6,), None), ((4, 5), None), ((2, 3, 8), 1e-5), ((3, 4, 2), 0.5), ((5, 7), 0.1)]:
+    for shape, eps in [
+        ((6,), None),
+        ((4, 5), None),
+        ((2, 3, 8), 1e-5),
+        ((3, 4, 2), 0.5),
+        ((5, 7), 0.1),
+    ]:
         C = shape[-1]
         x = rng.normal(rng.normal(0, 2), rng.uniform(0.3, 3), shape)
         gamma, beta = rng.normal(1, 0.5, C), rng.normal(0, 0.5, C)
@@ -500,7 +531,14 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
     )
     x = 1e8 + rng.normal(size=(2, 6))
     checks.append(
-        _judge_layer_norm(x, np.ones(6), np.zeros(6), 1e-5, "a mean of 1e8 with unit spread")
+        _judge_layer_norm(
+            x,
+            np.ones(6),
+            np.zeros(6),
+            1e-5,
+            "a mean of 1e8 with unit spread",
+            note=" (with a mean of 1e8, mean(x^2) - mean^2 loses every digit: use mean((x - mean)^2))",
+        )
     )
     x = rng.normal(size=(2, 3, 4))
     checks.append(
@@ -508,9 +546,9 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
     )
     checks.append(
         _rejects(
-            (x, np.ones(3), np.zeros(4)),
+            (x, np.ones(1), np.zeros(4)),
             {},
-            "gamma of the wrong length raises ValueError",
+            "gamma of length 1 for C = 4 raises ValueError (it would broadcast)",
             "gamma and beta must have shape (C,)",
         )
     )
@@ -572,7 +610,11 @@ def layer_norm_backward_variants(
             "the path through the mean is missing: subtract mean(g)",
             (g - xhat * (g * xhat).mean(axis=-1, keepdims=True)) / std,
         ),
-        ("multiply dout by gamma first (g = dout * gamma)", (dout - dout.mean(-1, keepdims=True) - xhat * (dout * xhat).mean(-1, keepdims=True)) / std),
+        (
+            "multiply dout by gamma first (g = dout * gamma)",
+            (dout - dout.mean(-1, keepdims=True) - xhat * (dout * xhat).mean(-1, keepdims=True))
+            / std,
+        ),
         (
             "the forward pass uses the biased variance (divide by C), so must the backward",
             (
@@ -585,7 +627,10 @@ def layer_norm_backward_variants(
     ]
     dgamma = [
         ("dgamma is sum(dout * x_hat), dbeta is sum(dout): swapped", dout.sum(axis=axes)),
-        ("dgamma is sum(dout * x_hat) with x_hat normalised, not dout * x", (dout * x).sum(axis=axes)),
+        (
+            "dgamma is sum(dout * x_hat) with x_hat normalised, not dout * x",
+            (dout * x).sum(axis=axes),
+        ),
         ("sum over the batch, do not average", (dout * xhat).mean(axis=axes)),
     ]
     return dx, dgamma
@@ -599,9 +644,7 @@ def _judge_ln_backward(
     dx_diagnoses, dgamma_diagnoses = layer_norm_backward_variants(dout, x, gamma, e)
     rtol, atol = 1e-5, 1e-7  # finite differences carry an error of about 1e-9 here
     C = x.shape[-1]
-    call = (
-        Call((dout, x, gamma)) if eps is None else Call((dout, x, gamma), {"eps": eps})
-    )
+    call = Call((dout, x, gamma)) if eps is None else Call((dout, x, gamma), {"eps": eps})
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -626,7 +669,9 @@ def _judge_ln_backward(
                 dgamma,
                 rtol,
                 atol,
-                diagnoses=[(h, c) for h, c in dgamma_diagnoses if not matches(c, dgamma, rtol, atol)],
+                diagnoses=[
+                    (h, c) for h, c in dgamma_diagnoses if not matches(c, dgamma, rtol, atol)
+                ],
             )
         with labelled("dbeta"):
             expect_close(
@@ -646,7 +691,13 @@ def _judge_ln_backward(
 def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
     """Random 1-d, 2-d and 3-d inputs against central differences, a large eps, bad gamma."""
     checks = []
-    for shape, eps in [((5,), None), ((3, 4), None), ((2, 3, 6), 1e-5), ((4, 3), 0.3), ((2, 2, 5), None)]:
+    for shape, eps in [
+        ((5,), None),
+        ((3, 4), None),
+        ((2, 3, 6), 1e-5),
+        ((4, 3), 0.3),
+        ((2, 2, 5), None),
+    ]:
         C = shape[-1]
         x = rng.normal(rng.normal(0, 1), rng.uniform(0.5, 2), shape)
         gamma = rng.normal(1, 0.5, C)
@@ -659,15 +710,15 @@ def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
     x = rng.normal(size=(2, 4))
     checks.append(
         _rejects(
-            (x, x, np.ones(3)),
+            (x, x, np.ones(1)),
             {},
-            "gamma of the wrong length raises ValueError",
+            "gamma of length 1 for C = 4 raises ValueError (it would broadcast)",
             "gamma must have shape (C,)",
         )
     )
     checks.append(
         _rejects(
-            (x[:, :3], x, np.ones(4)),
+            (x[:1], x, np.ones(4)),
             {},
             "dout of another shape than x raises ValueError",
             "dout must have the shape of x",
@@ -692,7 +743,10 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
         ("count the position embeddings (T*C)", expected - T * C),
         ("each block has two layer norms with 2C parameters each", expected - L * 4 * C),
         ("count the final layer norm (2C) after the last block", expected - 2 * C),
-        ("the output head is C*V weights plus V biases, not tied to the embedding", expected - C * V),
+        (
+            "the output head is C*V weights plus V biases, not tied to the embedding",
+            expected - C * V,
+        ),
         ("count the output head's bias (V)", expected - V),
         ("the attention projections have no biases (4C^2, not 4C^2 + 4C)", expected + L * 4 * C),
         ("the MLP is C -> 4C -> C with biases: 8C^2 + 5C", expected - L * 5 * C),
