@@ -135,7 +135,10 @@ def _weights_structure(weights: np.ndarray) -> str | None:
                 "row 0 is nan: the diagonal was masked too, but position t must attend to itself "
                 "(mask only j > t; the first position has nothing else to attend to)"
             )
-        return "got nan or inf: exp overflows at large scores; subtract each row's max before exp"
+        return (
+            "got nan or inf: at large scores exp overflows (or every past entry underflows): "
+            "subtract the max of each row's unmasked scores before exp"
+        )
     T = weights.shape[-1]
     future = np.triu(np.ones((T, T), dtype=bool), 1) & (np.abs(weights) > 1e-12)
     if future.any():
