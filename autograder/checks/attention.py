@@ -461,6 +461,10 @@ def layer_norm_variants(
                 else None,
             ),
             (
+                "the eps argument was ignored: use the eps you are given (1e-5 is only the default)",
+                reference_layer_norm(x, gamma, beta, 1e-5) if eps != 1e-5 else None,
+            ),
+            (
                 "scale by gamma and shift by beta: y = x_hat * gamma + beta",
                 (x - mean) / np.sqrt(var + eps),
             ),
@@ -589,8 +593,9 @@ def finite_difference_layer_norm(
 
 def layer_norm_backward_variants(
     dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float
-) -> tuple[list[tuple[str, np.ndarray]], list[tuple[str, np.ndarray]]]:
-    """(dx diagnoses, dgamma diagnoses): the classic mistakes of the backward pass in closed form."""
+) -> tuple[list[tuple[str, np.ndarray]], list[tuple[str, np.ndarray]], np.ndarray]:
+    """(dx diagnoses, dgamma diagnoses, the right dx in closed form): the classic mistakes of the
+    backward pass, written out."""
     C = x.shape[-1]
     axes = tuple(range(x.ndim - 1))
     mean = x.mean(axis=-1, keepdims=True)
@@ -619,6 +624,10 @@ def layer_norm_backward_variants(
             / std,
         ),
         (
+            "the eps argument was ignored: use the eps you are given (1e-5 is only the default)",
+            layer_norm_backward_variants(dout, x, gamma, 1e-5)[2] if eps != 1e-5 else None,
+        ),
+        (
             "the forward pass uses the biased variance (divide by C), so must the backward",
             (
                 g
@@ -628,6 +637,9 @@ def layer_norm_backward_variants(
             / unbiased_std,
         ),
     ]
+    correct = (
+        g - g.mean(axis=-1, keepdims=True) - xhat * (g * xhat).mean(axis=-1, keepdims=True)
+    ) / std
     dgamma = [
         ("dgamma is sum(dout * x_hat), dbeta is sum(dout): swapped", dout.sum(axis=axes)),
         (
@@ -636,7 +648,7 @@ def layer_norm_backward_variants(
         ),
         ("sum over the batch, do not average", (dout * xhat).mean(axis=axes)),
     ]
-    return dx, dgamma
+    return [(h, c) for h, c in dx if c is not None], dgamma, correct
 
 
 def _judge_ln_backward(
@@ -644,7 +656,7 @@ def _judge_ln_backward(
 ) -> Check:
     e = 1e-5 if eps is None else eps
     dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
-    dx_diagnoses, dgamma_diagnoses = layer_norm_backward_variants(dout, x, gamma, e)
+    dx_diagnoses, dgamma_diagnoses, _ = layer_norm_backward_variants(dout, x, gamma, e)
     rtol, atol = 1e-5, 1e-7  # finite differences carry an error of about 1e-9 here
     C = x.shape[-1]
     call = Call((dout, x, gamma)) if eps is None else Call((dout, x, gamma), {"eps": eps})
