@@ -16,6 +16,7 @@ PREAMBLES = {
     "04_gradients": "import math\n\nimport numpy as np\n",
     "05_sampling": "import numpy as np\n",
     "06_training": "import math\n\nimport numpy as np\n",
+    "07_attention": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -63,6 +64,11 @@ EXERCISES = {
         Exercise("sgd_train", "06_training", 3, "training"),
         Exercise("batchnorm_forward", "06_training", 3, "training"),
         Exercise("batchnorm_backward", "06_training", 4, "training"),
+        Exercise("causal_attention", "07_attention", 3, "attention"),
+        Exercise("multi_head_attention", "07_attention", 3, "attention"),
+        Exercise("layer_norm", "07_attention", 2, "attention"),
+        Exercise("layer_norm_backward", "07_attention", 3, "attention"),
+        Exercise("gpt_params", "07_attention", 1, "attention"),
     ]
 }
 

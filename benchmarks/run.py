@@ -2,7 +2,7 @@
 
     make benchmark            # or: .venv/bin/python benchmarks/run.py [--repeat 3]
 
-Budgets (COURSE.md): a chapter in at most 60 s on 2 cores; all hidden checks of a full submission
+Budgets (COURSE.md): a chapter in at most 60 s on 2 cores (07_attention: 90 s); all hidden checks of a full submission
 in at most 20 s. This script prints figures; no test asserts a wall-clock time.
 """
 
@@ -44,7 +44,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}  repeat: {args.repeat}")
-    print("\nsolution notebooks, top to bottom (budget 60 s each)")
+    print("\nsolution notebooks, top to bottom (budget 60 s each, 90 s for 07_attention)")
     for chapter in chapters():
         runs = [time_notebook(REPO / "solutions" / f"{chapter}.ipynb") for _ in range(args.repeat)]
         print(f"  {chapter:<24} {statistics.median(runs):6.2f} s")

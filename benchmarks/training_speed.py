@@ -6,7 +6,9 @@ Uses ../shared/data/names.txt (the lectures' file) when it exists, else the cour
 the makemore split. Prints: the time for the lectures' recipe (emb 10, hidden 200, context 3, SGD
 batch 32, learning rate 0.1 then 0.01 after 100,000 steps, 200,000 steps) to reach dev 2.17 and
 where it ends; the time for ours to reach 2.17 and the ratio; the dev loss our recipes reach in
-about 20 s with contexts 3 and 8. One thread, as COURSE.md recommends.
+about 20 s with contexts 3 and 8; and the dev loss chapter 07's tiny GPT and chapter 03's
+context-8 MLP reach in 20 s and in 60 s of CPU time each (`train_lm(..., seconds=...)`). One
+thread, as COURSE.md recommends.
 """
 
 import argparse
@@ -18,7 +20,8 @@ import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
 from proof_lm.baselines import TorchContextMLP
 from proof_lm.data import load_names, split_names
-from proof_lm.datasets import name_windows
+from proof_lm.datasets import IGNORE, name_sequences, name_windows
+from proof_lm.gpt import TinyGPT
 from proof_lm.training import Recipe, init_output_bias, train_lm
 from proof_lm.vocab import build_vocab
 
@@ -40,6 +43,15 @@ TWENTY_SECONDS = {  # context: (embedding, hidden, recipe), each about 20 s on o
         Recipe(steps=1500, batch_size=1024, learning_rate=0.015, weight_decay=0.05, eval_every=500),
     ),
 }
+
+# Chapter 07's GPT and MLP recipes, with a step cap far beyond any budget: the time decides.
+GPT_SIZE = {"width": 32, "n_layers": 1, "n_heads": 4}
+GPT_RECIPE = Recipe(
+    steps=10**6, batch_size=128, learning_rate=0.01, weight_decay=0.01, warmup=50, eval_every=10**6
+)
+MLP_RECIPE = Recipe(
+    steps=10**6, batch_size=1024, learning_rate=0.02, weight_decay=0.01, eval_every=10**6
+)
 
 
 def lectures_recipe(train, dev, eval_every: int = 5000) -> tuple[float | None, float, float]:
@@ -103,6 +115,35 @@ def ours(
     return time.perf_counter() - start, history.dev
 
 
+def timed_gpt_and_mlp(train_names, dev_names, stoi, seconds: float) -> tuple[dict, dict]:
+    """Chapter 07's GPT and chapter 03's context-8 MLP, each trained for `seconds` of CPU time."""
+    V = len(stoi)
+    block_size = max(len(name) for name in train_names + dev_names) + 1
+    torch.manual_seed(0)
+    gpt = TinyGPT(V, block_size, **GPT_SIZE)
+    train = name_sequences(train_names, stoi, block_size)
+    init_output_bias(gpt.head, train[1][train[1] != IGNORE], V)
+    gpt_history = train_lm(
+        gpt,
+        train,
+        name_sequences(dev_names, stoi, block_size),
+        GPT_RECIPE,
+        progress=False,
+        seconds=seconds,
+    )
+    torch.manual_seed(0)
+    mlp = TorchContextMLP(V, 8, 16, 200)
+    train = name_windows(train_names, stoi, 8)
+    init_output_bias(mlp.output, train[1], V)
+    mlp_history = train_lm(
+        mlp, train, name_windows(dev_names, stoi, 8), MLP_RECIPE, progress=False, seconds=seconds
+    )
+    return (
+        {"dev": gpt_history.dev[-1], "steps": len(gpt_history.train)},
+        {"dev": mlp_history.dev[-1], "steps": len(mlp_history.train)},
+    )
+
+
 def main() -> None:
     """Run and print every measurement."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -150,6 +191,13 @@ def main() -> None:
             f"ours, context {context} (emb {embedding}, hidden {hidden}, {recipe.steps} steps): "
             f"dev {devs[-1]:.4f} in {seconds:.1f} s  (dev every {recipe.eval_every} steps: "
             f"{', '.join(f'{d:.3f}' for d in devs)})"
+        )
+    for seconds in (20, 60):
+        gpt, mlp = timed_gpt_and_mlp(train_names, dev_names, stoi, seconds)
+        print(
+            f"{seconds} s of CPU time each: tiny GPT ({GPT_SIZE}) dev {gpt['dev']:.4f} "
+            f"({gpt['steps']} steps of {GPT_RECIPE.batch_size} names); context-8 MLP dev "
+            f"{mlp['dev']:.4f} ({mlp['steps']} steps of {MLP_RECIPE.batch_size} windows)"
         )
 
 

@@ -97,8 +97,12 @@ def minibatches(
 def optimisation_step(
     model: nn.Module, optimizer: torch.optim.Optimizer, inputs: torch.Tensor, targets: torch.Tensor
 ) -> float:
-    """One step of mean cross-entropy: forward, backward, update; return the loss before the update."""
-    loss = F.cross_entropy(model(inputs), targets)
+    """One step of mean cross-entropy: forward, backward, update; return the loss before the update.
+
+    Logits may be (B, V) for targets (B,) or (B, T, V) for targets (B, T); targets of -100 are skipped.
+    """
+    logits = model(inputs)
+    loss = F.cross_entropy(logits.flatten(0, -2), targets.flatten())
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     optimizer.step()

@@ -68,7 +68,7 @@ def draw(probs: np.ndarray, generator: Generator) -> np.ndarray:
 def generate_names(
     model: torch.nn.Module,
     itos: list[str],
-    block_size: int,
+    block_size: int | None,
     count: int,
     generator: Generator,
     temperature: float = 1.0,
@@ -79,7 +79,9 @@ def generate_names(
 ) -> list[str]:
     """Sample `count` names from a model mapping (B, block_size) contexts to logits, until '.' or max_length.
 
-    Each name starts with `prompt` (which may be empty) and continues it.
+    Each name starts with `prompt` (which may be empty) and continues it. With block_size None the
+    model is a GPT: it reads the whole name so far after one '.' (cut to its last
+    `model.block_size` ids) and returns logits (B, T, V), of which the last position's are used.
     """
     check_policy(temperature, top_k, top_p)
     unknown = sorted(set(prompt) - set(itos[1:]))
@@ -87,14 +89,18 @@ def generate_names(
         raise ValueError(f"the prompt has characters {unknown} outside the vocabulary")
     model.eval()
     device = next(model.parameters()).device
-    start = ([0] * block_size + [itos.index(ch) for ch in prompt])[-block_size:]
+    grow = block_size is None
+    prompt_ids = [itos.index(ch) for ch in prompt]
+    start = [0, *prompt_ids] if grow else ([0] * block_size + prompt_ids)[-block_size:]
     context = torch.tensor([start] * count, dtype=torch.int64, device=device).reshape(
-        count, block_size
+        count, len(start)
     )
+    limit = getattr(model, "block_size", None) if grow else None
     chars = [list(prompt) for _ in range(count)]
     alive = np.ones(count, dtype=bool)
     for _ in range(max_length):
-        logits = model(context).double().cpu().numpy()  # (count, V)
+        logits = model(context if limit is None else context[:, -limit:])
+        logits = (logits[:, -1] if grow else logits).double().cpu().numpy()  # (count, V)
         picks = draw(filter_probs(logits, temperature, top_k, top_p), generator)
         for row in np.flatnonzero(alive):
             if picks[row] == 0:
@@ -103,6 +109,7 @@ def generate_names(
                 chars[row].append(itos[picks[row]])
         if not alive.any():
             break
-        context = torch.cat([context[:, 1:], torch.as_tensor(picks, device=device)[:, None]], dim=1)
+        kept = context if grow else context[:, 1:]
+        context = torch.cat([kept, torch.as_tensor(picks, device=device)[:, None]], dim=1)
     model.train()
     return ["".join(name) for name in chars]

@@ -1,6 +1,7 @@
 """Training language models for real runs: minibatch AdamW, warm-up then cosine, dev evaluation, history."""
 
 import math
+import time
 from dataclasses import dataclass, field
 
 import torch
@@ -34,11 +35,15 @@ class History:
     dev: list[float] = field(default_factory=list)
 
 
-def learning_rate_at(step: int, recipe: Recipe) -> float:
-    """Linear warm-up to the peak, then a cosine down to final_fraction of it."""
+def learning_rate_at(step: int, recipe: Recipe, progress: float | None = None) -> float:
+    """Linear warm-up to the peak, then a cosine down to final_fraction of it.
+
+    `progress` (0 to 1) replaces the position in the decay measured in steps (for timed runs).
+    """
     if step < recipe.warmup:
         return recipe.learning_rate * (step + 1) / recipe.warmup
-    progress = (step - recipe.warmup) / max(1, recipe.steps - recipe.warmup)
+    if progress is None:
+        progress = (step - recipe.warmup) / max(1, recipe.steps - recipe.warmup)
     cosine = 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
     return recipe.learning_rate * (recipe.final_fraction + (1 - recipe.final_fraction) * cosine)
 
@@ -47,16 +52,20 @@ def learning_rate_at(step: int, recipe: Recipe) -> float:
 def evaluate(
     model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, batch_size: int = 65536
 ) -> float:
-    """Mean cross-entropy of a model on a whole dataset, in nats."""
+    """Mean cross-entropy of a model on a whole dataset, in nats per predicted token.
+
+    Logits may be (B, V) for targets (B,) or (B, T, V) for targets (B, T); targets of -100 are skipped.
+    """
     model.eval()
     device = next(model.parameters()).device
     total = 0.0
     for start in range(0, len(targets), batch_size):
         x = inputs[start : start + batch_size].to(device)
         y = targets[start : start + batch_size].to(device)
-        total += F.cross_entropy(model(x), y, reduction="sum").item()
+        logits = model(x)
+        total += F.cross_entropy(logits.flatten(0, -2), y.flatten(), reduction="sum").item()
     model.train()
-    return total / len(targets)
+    return total / int((targets != -100).sum())
 
 
 @torch.no_grad()
@@ -73,10 +82,14 @@ def train_lm(
     recipe: Recipe = Recipe(),
     progress: bool = True,
     until: float | None = None,
+    seconds: float | None = None,
 ) -> History:
     """Train with AdamW on random minibatches, warm-up then cosine; evaluate on dev every eval_every steps.
 
-    With `until`, stop at the first evaluation whose dev loss is at most that value.
+    With `until`, stop at the first evaluation whose dev loss is at most that value. With
+    `seconds`, train for that long (evaluations not counted; recipe.steps is then only a cap)
+    with the cosine running on the time spent, and evaluate once more at the end. On the CPU the
+    time is the process's CPU time, which other programs on a shared machine do not inflate.
     """
     inputs, targets = train
     device = next(model.parameters()).device
@@ -93,17 +106,26 @@ def train_lm(
     )
     history = History()
     batches = minibatches(len(targets), recipe.batch_size, recipe.steps, generator)
-    for step, index in enumerate(
-        tqdm(batches, total=recipe.steps, disable=not progress, desc="training")
-    ):
+    bar = tqdm(
+        batches, total=None if seconds else recipe.steps, disable=not progress, desc="training"
+    )
+    clock = time.process_time if device.type == "cpu" else time.perf_counter
+    elapsed = 0.0  # seconds spent in training steps
+    for step, index in enumerate(bar):
+        started = clock()
+        timed = None if seconds is None else min(1.0, elapsed / seconds)
         for group in optimizer.param_groups:
-            group["lr"] = learning_rate_at(step, recipe)
+            group["lr"] = learning_rate_at(step, recipe, timed)
         index = index.to(device) if isinstance(index, torch.Tensor) else index
         history.train.append(optimisation_step(model, optimizer, inputs[index], targets[index]))
-        last = step == recipe.steps - 1
+        elapsed += clock() - started
+        out_of_time = seconds is not None and elapsed >= seconds
+        last = step == recipe.steps - 1 or out_of_time
         if dev is not None and (last or (step + 1) % recipe.eval_every == 0):
             history.dev_steps.append(step + 1)
             history.dev.append(evaluate(model, *dev))
             if until is not None and history.dev[-1] <= until:
                 break
+        if out_of_time:
+            break
     return history

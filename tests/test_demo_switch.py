@@ -26,7 +26,14 @@ def test_full_by_default_small_when_graded_or_asked():
 
 
 def test_every_chapter_with_training_uses_the_switch():
-    for chapter in ("02_neural_bigram", "03_mlp_lm", "04_gradients", "05_sampling", "06_training"):
+    for chapter in (
+        "02_neural_bigram",
+        "03_mlp_lm",
+        "04_gradients",
+        "05_sampling",
+        "06_training",
+        "07_attention",
+    ):
         assert (
             "from proof_lm.demo import FULL, size"
             in (REPO / "solutions" / f"{chapter}.ipynb").read_text()

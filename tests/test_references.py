@@ -2,11 +2,23 @@
 
 import numpy as np
 import pytest
+import torch
 
+from autograder.checks.attention import (
+    attention_diagnoses,
+    finite_difference_layer_norm,
+    library_count,
+    random_mha_case,
+    reference_attention,
+    reference_layer_norm,
+    reference_mha,
+    torch_mha,
+)
 from autograder.checks.gradients import NAMES, torch_grads, torch_linear
 from autograder.checks.mlp_lm import random_params, torch_nplm
 from autograder.checks.neural_bigram import reference_ce, reference_softmax, reference_table_grad
 from autograder.checks.sampling import reference_top_p
+from proof_lm.gpt import gpt_param_count
 from proof_lm.gradcheck import central_difference, relative_error
 
 RNG = np.random.default_rng(2024)
@@ -120,3 +132,35 @@ def test_sgd_problems_gradients_and_the_fixed_problem_is_solvable():
     trained = _replay(params, "softmax_regression", batches, rate)
     assert trained["losses"][0] == pytest.approx(np.log(3))
     assert softmax_regression(trained["params"], *batches[0])[0] < OUTCOME_THRESHOLD / 2
+
+
+def test_attention_references_agree_with_torch():
+    q, k, v = RNG.normal(size=(2, 6, 4)), RNG.normal(size=(2, 6, 4)), RNG.normal(size=(2, 6, 3))
+    out, weights = reference_attention(q, k, v)
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        *(torch.tensor(a) for a in (q, k, v)), is_causal=True
+    )
+    assert np.allclose(out, expected.numpy(), rtol=1e-12, atol=1e-12)
+    assert np.allclose(weights.sum(-1), 1) and np.all(np.triu(weights[0], 1) == 0)
+    for hint, (_, candidate) in attention_diagnoses(q, k, v):  # every hint names a real difference
+        assert not np.allclose(np.nan_to_num(candidate, nan=9.0), weights), hint
+    x, W = random_mha_case(RNG, 2, 5, 12)
+    assert np.allclose(reference_mha(x, *W, 3), torch_mha(x, *W, 3), rtol=1e-12, atol=1e-12)
+
+
+def test_layer_norm_references_agree_with_torch_autograd():
+    x, dout, gamma = RNG.normal(size=(2, 3, 5)), RNG.normal(size=(2, 3, 5)), RNG.normal(size=5)
+    beta = RNG.normal(size=5)
+    x_t, gamma_t, beta_t = (torch.tensor(a, requires_grad=True) for a in (x, gamma, beta))
+    y = torch.nn.functional.layer_norm(x_t, (5,), gamma_t, beta_t, eps=1e-5)
+    assert np.allclose(reference_layer_norm(x, gamma, beta, 1e-5), y.detach().numpy(), atol=1e-12)
+    (y * torch.tensor(dout)).sum().backward()
+    numeric = finite_difference_layer_norm(dout, x, gamma, 1e-5)
+    for mine, torchs in zip(numeric, (x_t.grad, gamma_t.grad, beta_t.grad), strict=True):
+        assert relative_error(mine, torchs.numpy()) < 1e-8
+
+
+@pytest.mark.parametrize("config", [(27, 15, 32, 1, 4), (3, 2, 6, 3, 2)])
+def test_gpt_count_reference_is_the_closed_form(config):
+    V, T, C, layers, heads = config
+    assert library_count(V, T, C, layers, heads) == gpt_param_count(V, T, C, layers)

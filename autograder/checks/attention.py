@@ -1,0 +1,811 @@
+"""Hidden checks for chapter 07: causal_attention, multi_head_attention, layer_norm,
+layer_norm_backward, gpt_params.
+
+References are plain loops over batch, head and position (multi-head attention also through
+torch.nn.functional.scaled_dot_product_attention with is_causal=True), layer_norm_backward is
+judged against central finite differences in float64, and gpt_params against the parameters of
+proof_lm.gpt.TinyGPT built here for random configurations. Diagnoses are the classic mistakes
+written out in NumPy.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from autograder.expect import (
+    as_array,
+    expect_close,
+    expect_raises,
+    expect_unchanged,
+    labelled,
+    matches,
+    number_answer,
+    tuple_answer,
+    value_of,
+)
+from autograder.harness import Call, Check, CheckFailed, Outcome
+from proof_lm.gpt import TinyGPT
+
+RTOL, ATOL = 1e-6, 1e-9
+
+
+def _rejects(args: tuple, kwargs: dict, what: str, hint: str) -> Check:
+    def judge(outcomes: list[Outcome]) -> None:
+        expect_raises(outcomes[0], "ValueError", hint)
+
+    return Check(what, [Call(args, kwargs)], judge)
+
+
+# ---------------------------------------------------------------- causal_attention
+
+
+def reference_attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """One query at a time: scores q_t . k_j / sqrt(d) for j <= t, stable softmax in Python floats."""
+    B, T, d = q.shape
+    weights = np.zeros((B, T, T))
+    for b in range(B):
+        for t in range(T):
+            scores = [float(q[b, t] @ k[b, j]) / math.sqrt(d) for j in range(t + 1)]
+            top = max(scores)
+            exps = [math.exp(s - top) for s in scores]
+            total = math.fsum(exps)
+            weights[b, t, : t + 1] = [e / total for e in exps]
+    return weights @ v, weights
+
+
+def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
+    shifted = scores - scores.max(axis=axis, keepdims=True)
+    exps = np.exp(shifted)
+    return exps / exps.sum(axis=axis, keepdims=True)
+
+
+def variant_attention(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    scale: float | None = None,
+    allowed: np.ndarray | None = None,
+    after: bool = False,
+    axis: int = -1,
+    fill: float = -np.inf,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Attention with one thing changed: the scale, which (T, T) entries are allowed, masking
+    after the softmax, the softmax axis or the fill value of masked scores."""
+    T, d = q.shape[1], q.shape[2]
+    scale = 1 / math.sqrt(d) if scale is None else scale
+    allowed = np.tril(np.ones((T, T), dtype=bool)) if allowed is None else allowed
+    scores = q @ k.transpose(0, 2, 1) * scale
+    with np.errstate(all="ignore"):
+        if after:
+            weights = _softmax(scores, axis) * allowed
+        else:
+            weights = _softmax(np.where(allowed, scores, fill), axis)
+    return weights @ v, weights
+
+
+def attention_diagnoses(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> list[tuple[str, tuple]]:
+    """(hint, (output, weights)) for the classic mistakes on these inputs."""
+    T, d, dv = q.shape[1], q.shape[2], v.shape[2]
+    ones = np.ones((T, T), dtype=bool)
+    found = [
+        ("scale the scores by 1/sqrt(d): they are not scaled", variant_attention(q, k, v, 1.0)),
+        ("scale by 1/sqrt(d), not 1/d", variant_attention(q, k, v, 1 / d) if d > 1 else None),
+        (
+            "the mask was applied after the softmax: set the future scores to -inf before it, "
+            "so that each row sums to 1 over the past",
+            variant_attention(q, k, v, after=True),
+        ),
+        (
+            "the softmax ran over the queries (axis 1); take it over the keys (the last axis)",
+            variant_attention(q, k, v, axis=1),
+        ),
+        (
+            "the mask is the wrong way round: position t may attend to positions j <= t only",
+            variant_attention(q, k, v, allowed=np.triu(ones)),
+        ),
+        (
+            "the mask is off by one: position t also sees position t + 1 (mask j > t, not j > t + 1)",
+            variant_attention(q, k, v, allowed=np.tril(ones, 1)),
+        ),
+        (
+            "the diagonal was masked too: position t must attend to itself (mask only j > t)",
+            variant_attention(q, k, v, allowed=np.tril(ones, -1), fill=-1e9),
+        ),
+        (
+            "no causal mask: position t must not see later positions",
+            variant_attention(q, k, v, allowed=ones),
+        ),
+        (
+            "scale by the key dimension d = q.shape[-1], not by the value dimension",
+            variant_attention(q, k, v, 1 / math.sqrt(dv)) if dv != d else None,
+        ),
+    ]
+    return [(hint, pair) for hint, pair in found if pair is not None]
+
+
+def _weights_structure(weights: np.ndarray) -> str | None:
+    """A hint for weights that give the future any weight or whose rows do not sum to 1."""
+    bad = ~np.isfinite(weights)
+    if bad.any():
+        if bad[:, 0].any() and not bad[:, 1:].any():
+            return (
+                "row 0 is nan: the diagonal was masked too, but position t must attend to itself "
+                "(mask only j > t; the first position has nothing else to attend to)"
+            )
+        return (
+            "got nan or inf: at large scores exp overflows (or every past entry underflows): "
+            "subtract the max of each row's unmasked scores before exp"
+        )
+    T = weights.shape[-1]
+    future = np.triu(np.ones((T, T), dtype=bool), 1) & (np.abs(weights) > 1e-12)
+    if future.any():
+        b, t, j = np.argwhere(future)[0].tolist()
+        return (
+            f"position {t} puts weight {weights[b, t, j]:.3g} on the later position {j}: "
+            "set the scores of j > t to -inf before the softmax"
+        )
+    sums = weights.sum(axis=-1)
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        b, t = np.argwhere(~np.isclose(sums, 1.0, rtol=0, atol=1e-9))[0].tolist()
+        return f"row {t} of the weights sums to {sums[b, t]:.6g}, not 1: softmax over the keys"
+    return None
+
+
+def _judge_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str) -> Check:
+    out, weights = reference_attention(q, k, v)
+    B, T, dv = v.shape
+    diagnoses = attention_diagnoses(q, k, v)
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        got_out, got_weights = tuple_answer(outcome, ["output", "weights"])
+        with labelled("weights"):
+            got_weights = as_array(got_weights, (B, T, T))
+        with labelled("output"):
+            got_out = as_array(got_out, (B, T, dv))
+        for hint, (_, weights_known) in diagnoses:
+            if matches(got_weights, weights_known, RTOL, ATOL) and not matches(
+                got_weights, weights, RTOL, ATOL
+            ):
+                raise CheckFailed(hint)
+        if not matches(got_weights, weights, RTOL, ATOL):
+            structure = _weights_structure(got_weights)
+            if structure:
+                raise CheckFailed(f"weights: {structure}")
+        with labelled("weights"):
+            expect_close(got_weights, weights, RTOL, ATOL)
+        with labelled("output"):
+            expect_close(
+                got_out,
+                out,
+                RTOL,
+                ATOL,
+                diagnoses=[("return weights @ v, not weights @ q", weights @ q)]
+                if q.shape == v.shape
+                else [],
+                note=" (the weights are right: the output is weights @ v)",
+            )
+        expect_unchanged(outcome, (q, k, v))
+
+    return Check(what, [Call((q, k, v))], judge)
+
+
+def causal_attention_checks(rng: np.random.Generator) -> list[Check]:
+    """Random shapes, T = 1, d_v != d, huge scores, order-sensitive keys, bad shapes."""
+    checks = []
+    for B, T, d, dv in [(1, 4, 3, 3), (2, 6, 4, 4), (3, 9, 8, 5), (2, 5, 1, 2), (1, 16, 16, 16)]:
+        q, k, v = (rng.normal(0, 1.5, (B, T, n)) for n in (d, d, dv))
+        checks.append(_judge_attention(q, k, v, f"B={B}, T={T}, d={d}, d_v={dv}"))
+    q, k, v = (rng.normal(size=(2, 1, 4)) for _ in range(3))
+    checks.append(_judge_attention(q, k, v, "T = 1: the only position attends to itself"))
+    q, k, v = rng.normal(0, 40, (2, 5, 4)), rng.normal(0, 40, (2, 5, 4)), rng.normal(size=(2, 5, 3))
+    checks.append(_judge_attention(q, k, v, "huge scores (in the thousands): a stable softmax"))
+    q = np.zeros((1, 5, 2))
+    checks.append(
+        _judge_attention(q, rng.normal(size=(1, 5, 2)), rng.normal(size=(1, 5, 2)), "q = 0")
+    )
+    bad = rng.normal(size=(2, 4, 3))
+    checks += [
+        _rejects(
+            (bad, bad, bad[:1]),
+            {},
+            "v with another batch size raises ValueError (it would broadcast)",
+            "v must be (B, T, d_v) with the B and T of q",
+        ),
+        _rejects(
+            (bad[0], bad[0], bad[0]),
+            {},
+            "2-d inputs raise ValueError",
+            "expected q, k, v of shape (B, T, d)",
+        ),
+        _rejects(
+            (bad, bad[..., :2], bad),
+            {},
+            "k of a different width than q raises ValueError",
+            "q and k must have the same shape",
+        ),
+        _rejects(
+            (bad, bad, bad[:, :3]),
+            {},
+            "v with a different T raises ValueError",
+            "v must be (B, T, d_v) with the B and T of q",
+        ),
+    ]
+    return checks
+
+
+# ---------------------------------------------------------------- multi_head_attention
+
+
+def reference_mha(
+    x: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, Wo: np.ndarray, n_heads: int
+) -> np.ndarray:
+    """Loop over heads: head h uses columns h*D:(h+1)*D of x @ W; heads side by side, then @ Wo."""
+    C = x.shape[2]
+    D = C // n_heads
+    q, k, v = x @ Wq, x @ Wk, x @ Wv
+    heads = []
+    for h in range(n_heads):
+        cols = slice(h * D, (h + 1) * D)
+        heads.append(reference_attention(q[..., cols], k[..., cols], v[..., cols])[0])
+    return np.concatenate(heads, axis=-1) @ Wo
+
+
+def torch_mha(
+    x: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, Wo: np.ndarray, n_heads: int
+) -> np.ndarray:
+    """The same through torch.nn.functional.scaled_dot_product_attention(is_causal=True), float64."""
+    t = [torch.tensor(a, dtype=torch.float64) for a in (x, Wq, Wk, Wv, Wo)]
+    B, T, C = x.shape
+
+    def split(a: torch.Tensor) -> torch.Tensor:
+        return a.view(B, T, n_heads, C // n_heads).transpose(1, 2)
+
+    q, k, v = (split(t[0] @ W) for W in t[1:4])
+    heads = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return (heads.transpose(1, 2).reshape(B, T, C) @ t[4]).numpy()
+
+
+def variant_mha(
+    x: np.ndarray,
+    W: tuple,
+    n_heads: int,
+    split: str = "blocks",
+    merge: str = "blocks",
+    scale: str = "head",
+    causal: bool = True,
+    project: bool = True,
+    transpose: bool = False,
+) -> np.ndarray:
+    """Multi-head attention with one thing changed (the classic mistakes)."""
+    Wq, Wk, Wv, Wo = (w.T if transpose else w for w in W)
+    B, T, C = x.shape
+    H, D = n_heads, C // n_heads
+
+    def heads_of(a: np.ndarray) -> np.ndarray:
+        if split == "reshape":  # (B, T, C) read as (B, H, T, D) without a transpose
+            return a.reshape(B, H, T, D)
+        if split == "interleaved":  # head h gets columns h, h + H, h + 2H, ...
+            return a.reshape(B, T, D, H).transpose(0, 3, 1, 2)
+        return a.reshape(B, T, H, D).transpose(0, 2, 1, 3)
+
+    q, k, v = heads_of(x @ Wq), heads_of(x @ Wk), heads_of(x @ Wv)  # (B, H, T, D)
+    factor = {"head": 1 / math.sqrt(D), "width": 1 / math.sqrt(C), "none": 1.0}[scale]
+    scores = q @ k.transpose(0, 1, 3, 2) * factor
+    if causal:
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    out = _softmax(scores) @ v  # (B, H, T, D)
+    if merge == "reshape":
+        merged = out.reshape(B, T, C)
+    elif merge == "interleaved":
+        merged = out.transpose(0, 2, 3, 1).reshape(B, T, C)
+    else:
+        merged = out.transpose(0, 2, 1, 3).reshape(B, T, C)
+    return merged @ Wo if project else merged
+
+
+def _judge_mha(
+    x: np.ndarray, W: tuple, n_heads: int, what: str, against_torch: bool = False
+) -> Check:
+    expected = torch_mha(x, *W, n_heads) if against_torch else reference_mha(x, *W, n_heads)
+    H = n_heads
+    found = [
+        (
+            "split the heads as x @ Wq reshaped to (B, T, H, D) then transposed to (B, H, T, D): "
+            "a plain reshape to (B, H, T, D) mixes positions and heads",
+            variant_mha(x, W, H, split="reshape", merge="reshape"),
+        ),
+        (
+            "the heads are split right but merged in the wrong order: transpose (B, H, T, D) back "
+            "to (B, T, H, D) before reshaping to (B, T, C)",
+            variant_mha(x, W, H, merge="reshape"),
+        ),
+        (
+            "head h owns the contiguous columns h*D:(h+1)*D, not every H-th column",
+            variant_mha(x, W, H, split="interleaved", merge="interleaved"),
+        ),
+        (
+            "the heads are merged in the wrong order: put head 0's D columns first, then head 1's, ...",
+            variant_mha(x, W, H, merge="interleaved"),
+        ),
+        (
+            "scale each head by 1/sqrt(D) with D = C / n_heads, not 1/sqrt(C)",
+            variant_mha(x, W, H, scale="width"),
+        ),
+        ("scale the scores by 1/sqrt(D): they are not scaled", variant_mha(x, W, H, scale="none")),
+        (
+            "no causal mask: position t must not see later positions",
+            variant_mha(x, W, H, causal=False),
+        ),
+        (
+            "the merged heads must go through the output projection Wo",
+            variant_mha(x, W, H, project=False),
+        ),
+        (
+            "the weights are (C_in, C_out): multiply x @ Wq, not Wq @ x or x @ Wq.T",
+            variant_mha(x, W, H, transpose=True),
+        ),
+    ]
+    if H > 1:
+        found.append(
+            (
+                "that is one head of width C: split into n_heads heads of width C / n_heads",
+                variant_mha(x, W, 1),
+            )
+        )
+    diagnoses = [
+        (hint, candidate)
+        for hint, candidate in found
+        if not matches(candidate, expected, RTOL, ATOL)
+    ]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        answer = as_array(value_of(outcome), x.shape)
+        expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses)
+        expect_unchanged(outcome, (x, *W, n_heads))
+
+    return Check(what, [Call((x, *W, n_heads))], judge)
+
+
+def random_mha_case(rng: np.random.Generator, B: int, T: int, C: int) -> tuple[np.ndarray, tuple]:
+    """x (B, T, C) and four (C, C) weights scaled so that scores are of order one."""
+    x = rng.normal(size=(B, T, C))
+    W = tuple(rng.normal(0, 1.2 / math.sqrt(C), (C, C)) for _ in range(4))
+    return x, W
+
+
+def multi_head_attention_checks(rng: np.random.Generator) -> list[Check]:
+    """Random shapes and head counts against a loop reference and torch's SDPA; T = 1; bad shapes."""
+    checks = []
+    for B, T, C, H in [(1, 5, 4, 2), (2, 7, 12, 3), (2, 6, 8, 1), (3, 4, 6, 6), (1, 9, 16, 4)]:
+        x, W = random_mha_case(rng, B, T, C)
+        checks.append(_judge_mha(x, W, H, f"B={B}, T={T}, C={C}, {H} heads (loop reference)"))
+    for B, T, C, H in [(2, 8, 12, 4), (1, 6, 10, 2)]:
+        x, W = random_mha_case(rng, B, T, C)
+        checks.append(
+            _judge_mha(
+                x,
+                W,
+                H,
+                f"B={B}, T={T}, C={C}, {H} heads (against scaled_dot_product_attention, is_causal=True)",
+                against_torch=True,
+            )
+        )
+    x, W = random_mha_case(rng, 2, 1, 6)
+    checks.append(_judge_mha(x, W, 3, "T = 1"))
+    x, W = random_mha_case(rng, 1, 4, 6)
+    checks += [
+        _rejects(
+            (x, *W, 4),
+            {},
+            "C = 6 with 4 heads raises ValueError",
+            "C must be a multiple of n_heads",
+        ),
+        _rejects((x[0], *W, 2), {}, "a 2-d x raises ValueError", "expected x of shape (B, T, C)"),
+        _rejects(
+            (x, W[0][:, :4], *W[1:], 2),
+            {},
+            "Wq of shape (6, 4) raises ValueError",
+            "each weight must be (C, C)",
+        ),
+    ]
+    return checks
+
+
+# ---------------------------------------------------------------- layer_norm
+
+
+def reference_layer_norm(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, ddof: int = 0
+) -> np.ndarray:
+    """Row by row: (x - mean) / sqrt(var + eps) * gamma + beta, var = mean((x - mean)^2) (ddof 0)."""
+    rows = x.reshape(-1, x.shape[-1])
+    out = np.empty_like(rows, dtype=np.float64)
+    C = rows.shape[1]
+    for i, row in enumerate(rows):
+        mean = math.fsum(row) / C
+        var = math.fsum((value - mean) ** 2 for value in row) / (C - ddof)
+        out[i] = [(value - mean) / math.sqrt(var + eps) for value in row]
+    return (out * gamma + beta).reshape(x.shape)
+
+
+def layer_norm_variants(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float
+) -> list[tuple[str, np.ndarray | None]]:
+    """(hint, output) for the classic layer-norm mistakes."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    with np.errstate(all="ignore"):
+        naive_var = (x**2).mean(axis=-1, keepdims=True) - mean**2
+        return [
+            (
+                "use the biased variance (divide by C, ddof=0), as layer norm does, not C - 1",
+                reference_layer_norm(x, gamma, beta, eps, ddof=1) if x.shape[-1] > 1 else None,
+            ),
+            (
+                "eps goes inside the square root: (x - mean) / sqrt(var + eps)",
+                (x - mean) / (np.sqrt(var) + eps) * gamma + beta,
+            ),
+            (
+                "eps was left out: divide by sqrt(var + eps)",
+                (x - mean) / np.sqrt(var) * gamma + beta,
+            ),
+            (
+                "normalise over the last axis (the features of each position), not over the batch",
+                (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) * gamma + beta
+                if x.ndim > 1 and x.shape[0] > 1
+                else None,
+            ),
+            (
+                "the eps argument was ignored: use the eps you are given (1e-5 is only the default)",
+                reference_layer_norm(x, gamma, beta, 1e-5) if eps != 1e-5 else None,
+            ),
+            (
+                "scale by gamma and shift by beta: y = x_hat * gamma + beta",
+                (x - mean) / np.sqrt(var + eps),
+            ),
+            (
+                "gamma scales and beta shifts, not the other way round",
+                (x - mean) / np.sqrt(var + eps) * beta + gamma,
+            ),
+            (
+                "the variance as mean(x^2) - mean^2 loses every digit when the mean is large: "
+                "use mean((x - mean)^2)",
+                (x - mean) / np.sqrt(naive_var + eps) * gamma + beta,
+            ),
+        ]
+
+
+def _judge_layer_norm(
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    eps: float | None,
+    what: str,
+    note: str = "",
+) -> Check:
+    e = 1e-5 if eps is None else eps
+    expected = reference_layer_norm(x, gamma, beta, e)
+    diagnoses = [
+        (hint, candidate)
+        for hint, candidate in layer_norm_variants(x, gamma, beta, e)
+        if candidate is not None and not matches(candidate, expected, RTOL, 1e-8)
+    ]
+    call = Call((x, gamma, beta)) if eps is None else Call((x, gamma, beta), {"eps": eps})
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        answer = as_array(value_of(outcome), x.shape)
+        if not np.isfinite(answer).all():
+            raise CheckFailed(
+                "got nan or inf: put eps inside the square root, and compute the variance as "
+                "mean((x - mean)^2), which cannot go negative (mean(x^2) - mean^2 can)"
+            )
+        expect_close(answer, expected, RTOL, 1e-8, diagnoses=diagnoses, note=note)
+        expect_unchanged(outcome, (x, gamma, beta))
+
+    return Check(what, [call], judge)
+
+
+def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
+    """1-d, 2-d and 3-d inputs, default and large eps, constant rows, a large mean, bad gamma."""
+    checks = []
+    for shape, eps in [
+        ((6,), None),
+        ((4, 5), None),
+        ((2, 3, 8), 1e-5),
+        ((3, 4, 2), 0.5),
+        ((5, 7), 0.1),
+    ]:
+        C = shape[-1]
+        x = rng.normal(rng.normal(0, 2), rng.uniform(0.3, 3), shape)
+        gamma, beta = rng.normal(1, 0.5, C), rng.normal(0, 0.5, C)
+        checks.append(
+            _judge_layer_norm(
+                x, gamma, beta, eps, f"x of shape {shape}, eps {'default' if eps is None else eps}"
+            )
+        )
+    x = np.repeat(rng.normal(size=(3, 1)), 4, axis=1)
+    x[1] += rng.normal(size=4)
+    checks.append(
+        _judge_layer_norm(
+            x, rng.normal(size=4), rng.normal(size=4), None, "constant rows (variance 0) give beta"
+        )
+    )
+    x = 1e8 + rng.normal(size=(2, 6))
+    checks.append(
+        _judge_layer_norm(
+            x,
+            np.ones(6),
+            np.zeros(6),
+            1e-5,
+            "a mean of 1e8 with unit spread",
+            note=" (with a mean of 1e8, mean(x^2) - mean^2 loses every digit: use mean((x - mean)^2))",
+        )
+    )
+    x = rng.normal(size=(2, 3, 4))
+    checks.append(
+        _judge_layer_norm(x, rng.normal(size=4), rng.normal(size=4), 1e-5, "C = 4, random affine")
+    )
+    checks.append(
+        _rejects(
+            (x, np.ones(1), np.zeros(4)),
+            {},
+            "gamma of length 1 for C = 4 raises ValueError (it would broadcast)",
+            "gamma and beta must have shape (C,)",
+        )
+    )
+    return checks
+
+
+# ---------------------------------------------------------------- layer_norm_backward
+
+
+def finite_difference_layer_norm(
+    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float, h: float = 1e-5
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Central differences in float64 of L = sum(dout * layer_norm(x, gamma, beta)) in x, gamma and beta."""
+    beta = np.zeros_like(gamma)
+
+    def loss(x_: np.ndarray, gamma_: np.ndarray, beta_: np.ndarray) -> float:
+        return float(np.sum(dout * reference_layer_norm(x_, gamma_, beta_, eps)))
+
+    def numeric(index: int) -> np.ndarray:
+        args = [x.copy(), gamma.copy(), beta.copy()]
+        target = args[index]
+        grad = np.zeros_like(target)
+        for i in np.ndindex(target.shape):
+            saved = target[i]
+            target[i] = saved + h
+            up = loss(*args)
+            target[i] = saved - h
+            down = loss(*args)
+            target[i] = saved
+            grad[i] = (up - down) / (2 * h)
+        return grad
+
+    return numeric(0), numeric(1), numeric(2)
+
+
+def layer_norm_backward_variants(
+    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float
+) -> tuple[list[tuple[str, np.ndarray]], list[tuple[str, np.ndarray]], np.ndarray]:
+    """(dx diagnoses, dgamma diagnoses, the right dx in closed form): the classic mistakes of the
+    backward pass, written out."""
+    C = x.shape[-1]
+    axes = tuple(range(x.ndim - 1))
+    mean = x.mean(axis=-1, keepdims=True)
+    std = np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    xhat = (x - mean) / std
+    g = dout * gamma  # gradient at x_hat
+    unbiased_std = np.sqrt(x.var(axis=-1, keepdims=True, ddof=1) + eps) if C > 1 else std
+    xhat_unbiased = (x - mean) / unbiased_std
+    dx = [
+        (
+            "mean and variance depend on x too: dx = (g - mean(g) - x_hat * mean(g * x_hat)) / std "
+            "with g = dout * gamma",
+            g / std,
+        ),
+        (
+            "the path through the variance is missing: subtract x_hat * mean(g * x_hat)",
+            (g - g.mean(axis=-1, keepdims=True)) / std,
+        ),
+        (
+            "the path through the mean is missing: subtract mean(g)",
+            (g - xhat * (g * xhat).mean(axis=-1, keepdims=True)) / std,
+        ),
+        (
+            "multiply dout by gamma first (g = dout * gamma)",
+            (dout - dout.mean(-1, keepdims=True) - xhat * (dout * xhat).mean(-1, keepdims=True))
+            / std,
+        ),
+        (
+            "the eps argument was ignored: use the eps you are given (1e-5 is only the default)",
+            layer_norm_backward_variants(dout, x, gamma, 1e-5)[2] if eps != 1e-5 else None,
+        ),
+        (
+            "the forward pass uses the biased variance (divide by C), so must the backward",
+            (
+                g
+                - g.mean(axis=-1, keepdims=True)
+                - xhat_unbiased * (g * xhat_unbiased).sum(axis=-1, keepdims=True) / (C - 1)
+            )
+            / unbiased_std,
+        ),
+    ]
+    correct = (
+        g - g.mean(axis=-1, keepdims=True) - xhat * (g * xhat).mean(axis=-1, keepdims=True)
+    ) / std
+    dgamma = [
+        ("dgamma is sum(dout * x_hat), dbeta is sum(dout): swapped", dout.sum(axis=axes)),
+        (
+            "dgamma is sum(dout * x_hat) with x_hat normalised, not dout * x",
+            (dout * x).sum(axis=axes),
+        ),
+        ("sum over the batch, do not average", (dout * xhat).mean(axis=axes)),
+    ]
+    return [(h, c) for h, c in dx if c is not None], dgamma, correct
+
+
+def _judge_ln_backward(
+    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float | None, what: str
+) -> Check:
+    e = 1e-5 if eps is None else eps
+    dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
+    dx_diagnoses, dgamma_diagnoses, _ = layer_norm_backward_variants(dout, x, gamma, e)
+    rtol, atol = 1e-5, 1e-7  # finite differences carry an error of about 1e-9 here
+    C = x.shape[-1]
+    call = Call((dout, x, gamma)) if eps is None else Call((dout, x, gamma), {"eps": eps})
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
+        for label, got in (("dgamma", got_dgamma), ("dbeta", got_dbeta)):
+            if isinstance(got, np.ndarray) and got.shape != (C,):
+                raise CheckFailed(
+                    f"{label} has shape {got.shape}; expected ({C},): sum over every axis but the last"
+                )
+        with labelled("dx"):
+            got_dx = as_array(got_dx, x.shape)
+            expect_close(
+                got_dx,
+                dx,
+                rtol,
+                atol,
+                diagnoses=[(h, c) for h, c in dx_diagnoses if not matches(c, dx, rtol, atol)],
+            )
+        with labelled("dgamma"):
+            expect_close(
+                as_array(got_dgamma, (C,)),
+                dgamma,
+                rtol,
+                atol,
+                diagnoses=[
+                    (h, c) for h, c in dgamma_diagnoses if not matches(c, dgamma, rtol, atol)
+                ],
+            )
+        with labelled("dbeta"):
+            expect_close(
+                as_array(got_dbeta, (C,)),
+                dbeta,
+                rtol,
+                atol,
+                diagnoses=[("dbeta is sum(dout): swapped with dgamma", dgamma)]
+                if not matches(dgamma, dbeta, rtol, atol)
+                else [],
+            )
+        expect_unchanged(outcome, (dout, x, gamma))
+
+    return Check(what, [call], judge)
+
+
+def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
+    """Random 1-d, 2-d and 3-d inputs against central differences, a large eps, bad gamma."""
+    checks = []
+    for shape, eps in [
+        ((5,), None),
+        ((3, 4), None),
+        ((2, 3, 6), 1e-5),
+        ((4, 3), 0.3),
+        ((2, 2, 5), None),
+    ]:
+        C = shape[-1]
+        x = rng.normal(rng.normal(0, 1), rng.uniform(0.5, 2), shape)
+        gamma = rng.normal(1, 0.5, C)
+        dout = rng.normal(size=shape)
+        checks.append(
+            _judge_ln_backward(
+                dout, x, gamma, eps, f"x of shape {shape}, eps {'default' if eps is None else eps}"
+            )
+        )
+    x = rng.normal(size=(2, 4))
+    checks.append(
+        _rejects(
+            (x, x, np.ones(1)),
+            {},
+            "gamma of length 1 for C = 4 raises ValueError (it would broadcast)",
+            "gamma must have shape (C,)",
+        )
+    )
+    checks.append(
+        _rejects(
+            (x[:1], x, np.ones(4)),
+            {},
+            "dout of another shape than x raises ValueError",
+            "dout must have the shape of x",
+        )
+    )
+    return checks
+
+
+# ---------------------------------------------------------------- gpt_params
+
+
+def library_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
+    """The number of parameters of proof_lm's TinyGPT, counted from the module itself (torch's
+    global generator is left as it was)."""
+    with torch.random.fork_rng(devices=[]):
+        model = TinyGPT(V, T, C, n_layers, n_heads)
+    return sum(p.numel() for p in model.parameters())
+
+
+def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Check:
+    expected = library_count(V, T, C, L, H)
+    block = 12 * C * C + 9 * C
+    diagnoses = [
+        ("count the position embeddings (T*C)", expected - T * C),
+        ("each block has two layer norms with 2C parameters each", expected - L * 4 * C),
+        ("count the final layer norm (2C) after the last block", expected - 2 * C),
+        (
+            "the output head is C*V weights plus V biases, not tied to the embedding",
+            expected - C * V,
+        ),
+        ("count the output head's bias (V)", expected - V),
+        ("the attention projections have no biases (4C^2, not 4C^2 + 4C)", expected + L * 4 * C),
+        ("the MLP is C -> 4C -> C with biases: 8C^2 + 5C", expected - L * 5 * C),
+        ("the MLP's hidden layer is 4C wide, not C", expected - L * 6 * C * C - L * 3 * C),
+        (
+            "the attention has Wq, Wk, Wv and Wo: 4C^2 per block, whatever the number of heads",
+            expected - L * C * C,
+        ),
+        (
+            "the number of heads does not change the count: each head has D = C / n_heads columns",
+            expected + (H - 1) * L * 4 * C * C,
+        ),
+        ("blocks: n_layers of them, each 12C^2 + 9C", expected - block),
+        ("blocks: n_layers of them, each 12C^2 + 9C", expected + block),
+    ]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        value = number_answer(outcome)
+        expect_close(
+            value,
+            expected,
+            rtol=0,
+            atol=0,
+            diagnoses=[(h, float(c)) for h, c in diagnoses if c != expected],
+        )
+
+    return Check(what, [Call((V, T, C, L, H))], judge)
+
+
+def gpt_params_checks(rng: np.random.Generator) -> list[Check]:
+    """The chapter's model, one layer, one head, and random configurations, against TinyGPT."""
+    checks = [
+        _judge_gpt_params(27, 15, 32, 1, 4, "the chapter's configuration"),
+        _judge_gpt_params(2, 1, 1, 1, 1, "the smallest model: V=2, T=1, C=1, one layer"),
+        _judge_gpt_params(27, 16, 64, 4, 4, "makemore's default transformer size"),
+    ]
+    for _ in range(5):
+        H = int(rng.integers(1, 5))
+        C = H * int(rng.integers(1, 17))
+        V, T, L = int(rng.integers(2, 200)), int(rng.integers(1, 65)), int(rng.integers(1, 5))
+        checks.append(
+            _judge_gpt_params(V, T, C, L, H, f"V={V}, T={T}, C={C}, {L} layers, {H} heads")
+        )
+    return checks

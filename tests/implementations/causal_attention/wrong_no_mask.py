@@ -1,0 +1,17 @@
+"""No causal mask."""
+
+import math
+
+import numpy as np
+
+EXPECT = "no causal mask"
+
+
+def causal_attention(q, k, v):
+    if q.ndim != 3 or k.shape != q.shape or v.ndim != 3 or v.shape[:2] != q.shape[:2]:
+        raise ValueError("expected q, k (B, T, d) and v (B, T, d_v)")
+    d = q.shape[2]
+    scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return w @ v, w

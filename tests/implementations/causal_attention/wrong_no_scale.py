@@ -1,0 +1,16 @@
+"""No 1/sqrt(d)."""
+
+import numpy as np
+
+EXPECT = "not scaled"
+
+
+def causal_attention(q, k, v):
+    if q.ndim != 3 or k.shape != q.shape or v.ndim != 3 or v.shape[:2] != q.shape[:2]:
+        raise ValueError("expected q, k (B, T, d) and v (B, T, d_v)")
+    T = q.shape[1]
+    scores = q @ k.transpose(0, 2, 1)
+    scores = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return w @ v, w

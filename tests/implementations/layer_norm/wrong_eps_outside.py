@@ -1,0 +1,11 @@
+"""eps added to the standard deviation."""
+
+EXPECT = "inside the square root"
+
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    C = x.shape[-1]
+    if gamma.shape != (C,) or beta.shape != (C,):
+        raise ValueError("gamma and beta must have shape (C,)")
+    mean = x.mean(axis=-1, keepdims=True)
+    return (x - mean) / (x.std(axis=-1, keepdims=True) + eps) * gamma + beta

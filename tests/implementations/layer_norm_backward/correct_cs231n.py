@@ -1,0 +1,18 @@
+"""The CS231n form: N * g - sum(g) - x_hat * sum(g * x_hat), over N * std."""
+
+import numpy as np
+
+EXPECT = "pass"
+
+
+def layer_norm_backward(dout, x, gamma, eps=1e-5):
+    C = x.shape[-1]
+    if gamma.shape != (C,) or dout.shape != x.shape:
+        raise ValueError("gamma must have shape (C,) and dout the shape of x")
+    axes = tuple(range(x.ndim - 1))
+    mean = x.mean(axis=-1, keepdims=True)
+    std = np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    x_hat = (x - mean) / std
+    g = dout * gamma
+    dx = (C * g - g.sum(-1, keepdims=True) - x_hat * (g * x_hat).sum(-1, keepdims=True)) / (C * std)
+    return dx, (dout * x_hat).sum(axis=axes), dout.sum(axis=axes)

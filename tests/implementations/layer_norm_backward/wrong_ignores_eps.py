@@ -1,0 +1,17 @@
+"""Uses 1e-5 whatever eps it is given."""
+
+import numpy as np
+
+EXPECT = "eps argument was ignored"
+
+
+def layer_norm_backward(dout, x, gamma, eps=1e-5):
+    C = x.shape[-1]
+    if gamma.shape != (C,) or dout.shape != x.shape:
+        raise ValueError("gamma must have shape (C,) and dout the shape of x")
+    axes = tuple(range(x.ndim - 1))
+    std = np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5)
+    x_hat = (x - x.mean(axis=-1, keepdims=True)) / std
+    g = dout * gamma
+    dx = (g - g.mean(-1, keepdims=True) - x_hat * (g * x_hat).mean(-1, keepdims=True)) / std
+    return dx, (dout * x_hat).sum(axis=axes), dout.sum(axis=axes)

@@ -1,0 +1,17 @@
+"""Forgets the path through the variance."""
+
+import numpy as np
+
+EXPECT = "through the variance"
+
+
+def layer_norm_backward(dout, x, gamma, eps=1e-5):
+    C = x.shape[-1]
+    if gamma.shape != (C,) or dout.shape != x.shape:
+        raise ValueError("gamma must have shape (C,) and dout the shape of x")
+    axes = tuple(range(x.ndim - 1))
+    mean = x.mean(axis=-1, keepdims=True)
+    std = np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    x_hat = (x - mean) / std
+    g = dout * gamma
+    return (g - g.mean(-1, keepdims=True)) / std, (dout * x_hat).sum(axis=axes), dout.sum(axis=axes)

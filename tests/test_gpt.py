@@ -1,0 +1,140 @@
+"""proof_lm's tiny GPT, whole-name sequences, sequence losses, timed training and GPT sampling."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
+
+from proof_lm.datasets import IGNORE, name_sequences, name_windows
+from proof_lm.gpt import TinyGPT, gpt_param_count
+from proof_lm.sampling import generate_names
+from proof_lm.training import Recipe, evaluate, learning_rate_at, train_lm
+from proof_lm.vocab import build_vocab
+
+NAMES = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "ella", "bo", "x"]
+
+
+@pytest.mark.parametrize(
+    "V, T, C, layers, heads", [(27, 16, 64, 2, 4), (2, 1, 1, 1, 1), (50, 7, 12, 3, 3)]
+)
+def test_param_count_formula_matches_the_module(V, T, C, layers, heads):
+    model = TinyGPT(V, T, C, layers, heads)
+    assert gpt_param_count(V, T, C, layers) == sum(p.numel() for p in model.parameters())
+
+
+def test_logits_at_a_position_ignore_later_tokens():
+    torch.manual_seed(0)
+    model = TinyGPT(11, 8, 16, 2, 4)
+    ids = torch.randint(0, 11, (3, 8))
+    changed = ids.clone()
+    changed[:, 5:] = (changed[:, 5:] + 1) % 11
+    with torch.no_grad():
+        before, after = model(ids), model(changed)
+    assert before.shape == (3, 8, 11)
+    assert torch.allclose(before[:, :5], after[:, :5], atol=1e-6)
+    assert not torch.allclose(before[:, 5:], after[:, 5:], atol=1e-6)
+
+
+def test_attention_maps_are_causal_distributions_that_reproduce_the_forward_pass():
+    torch.manual_seed(1)
+    model = TinyGPT(9, 6, 8, 2, 2).double()
+    ids = torch.randint(0, 9, (2, 6))
+    maps = model.attention_maps(ids)
+    assert len(maps) == 2 and maps[0].shape == (2, 2, 6, 6)
+    for weights in maps:
+        assert torch.allclose(weights.sum(-1), torch.ones(1, dtype=torch.float64))
+        assert weights.triu(1).abs().max() == 0
+    block = model.blocks[0]
+    x = block.norm1(model.hidden(ids))
+    v = block.attention.split(block.attention.value(x))  # (B, H, T, D)
+    manual = block.attention.output((maps[0] @ v).transpose(1, 2).flatten(2))
+    assert torch.allclose(manual, block.attention(x))
+
+
+def test_bad_shapes_raise_clear_errors():
+    with pytest.raises(ValueError, match="multiple of n_heads"):
+        TinyGPT(5, 4, 6, 1, 4)
+    with pytest.raises(ValueError, match="at least 1"):
+        TinyGPT(5, 0, 8, 1, 2)
+    with pytest.raises(ValueError, match=r"1 <= T <= 4"):
+        TinyGPT(5, 4, 8, 1, 2)(torch.zeros((1, 5), dtype=torch.int64))
+
+
+def test_name_sequences_shift_by_one_and_pad_with_ignored_targets():
+    stoi, itos = build_vocab(NAMES)
+    X, Y = name_sequences(["emma", "x"], stoi, 6)
+    assert X.dtype == Y.dtype == torch.int64 and X.shape == Y.shape == (2, 6)
+    assert "".join(itos[i] for i in X[0]) == ".emma."  # '.', the name, '.' padding
+    assert Y[0].tolist() == [stoi[c] for c in "emma."] + [IGNORE]
+    assert Y[1].tolist() == [stoi["x"], 0] + [IGNORE] * 4
+    targets = int((name_sequences(NAMES, stoi, 9)[1] != IGNORE).sum())
+    assert targets == len(name_windows(NAMES, stoi, 3)[1])  # the same predictions as the MLP's
+    with pytest.raises(ValueError, match="at least 9"):
+        name_sequences(NAMES, stoi, 8)
+
+
+def test_evaluate_averages_over_real_targets_only():
+    stoi, _ = build_vocab(NAMES)
+    X, Y = name_sequences(NAMES, stoi, 9)
+    torch.manual_seed(2)
+    model = TinyGPT(len(stoi), 9, 8, 1, 2)
+    with torch.no_grad():
+        logits = model(X)
+    keep = Y != IGNORE
+    expected = F.cross_entropy(logits[keep], Y[keep]).item()
+    assert evaluate(model, X, Y) == pytest.approx(expected, rel=1e-6)
+    assert evaluate(model, X, Y, batch_size=3) == pytest.approx(expected, rel=1e-6)
+
+
+def test_gpt_learns_names_with_the_shared_training_loop():
+    stoi, _ = build_vocab(NAMES)
+    X, Y = name_sequences(NAMES, stoi, 9)
+    torch.manual_seed(3)
+    model = TinyGPT(len(stoi), 9, 16, 1, 2)
+    first = evaluate(model, X, Y)
+    assert abs(first - math.log(len(stoi))) < 0.1  # small logits at initialisation
+    recipe = Recipe(steps=150, batch_size=None, learning_rate=0.01, warmup=10, eval_every=50)
+    history = train_lm(model, (X, Y), (X, Y), recipe, progress=False)
+    assert history.dev_steps == [50, 100, 150]
+    assert history.dev[-1] < first - 1.0
+
+
+def test_timed_training_stops_on_its_budget_and_evaluates_at_the_end():
+    stoi, _ = build_vocab(NAMES)
+    X, Y = name_sequences(NAMES, stoi, 9)
+    torch.manual_seed(4)
+    model = TinyGPT(len(stoi), 9, 8, 1, 2)
+    recipe = Recipe(steps=10**9, batch_size=4, learning_rate=0.01, warmup=2, eval_every=10**9)
+    history = train_lm(model, (X, Y), (X, Y), recipe, progress=False, seconds=0.3)
+    assert 1 <= len(history.train) < 10**9
+    assert history.dev_steps == [len(history.train)]
+
+
+def test_timed_schedule_follows_the_given_progress():
+    recipe = Recipe(steps=10**6, learning_rate=1.0, warmup=5, final_fraction=0.1)
+    assert learning_rate_at(100, recipe, progress=0.0) == pytest.approx(1.0)
+    assert learning_rate_at(100, recipe, progress=0.5) == pytest.approx(0.55)
+    assert learning_rate_at(100, recipe, progress=1.0) == pytest.approx(0.1)
+    assert learning_rate_at(0, recipe, progress=0.9) == pytest.approx(0.2)  # still warming up
+
+
+def test_generate_names_feeds_a_gpt_the_whole_name_so_far():
+    stoi, itos = build_vocab(NAMES)
+    torch.manual_seed(5)
+    model = TinyGPT(len(stoi), 6, 8, 1, 2)
+    seen = []
+    forward = model.forward
+
+    def spy(ids: torch.Tensor) -> torch.Tensor:
+        seen.append(ids.shape[1])
+        return forward(ids)
+
+    model.forward = spy
+    names = generate_names(model, itos, None, 5, np.random.default_rng(0), prompt="e")
+    again = generate_names(model, itos, None, 5, np.random.default_rng(0), prompt="e")
+    assert names == again and len(names) == 5 and all(n.startswith("e") for n in names)
+    assert seen[0] == 2  # '.' and the prompt
+    assert max(seen) <= 6  # cut to the model's block size however long the names grow
+    assert seen[:4] == [2, 3, 4, 5][: len(seen[:4])]
