@@ -40,6 +40,7 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "top_k_probs": ("sampling:filter_probs",),
     "top_p_probs": ("sampling:filter_probs",),
     "sample_next": ("sampling:filter_probs", "sampling:draw"),
+    "gpt_params": ("gpt:gpt_param_count",),
 }
 
 STUB = '''
