@@ -140,7 +140,9 @@ def _random_counts(rng: np.random.Generator, V: int, empty_rows: int) -> np.ndar
     return counts.astype(np.int64)
 
 
-def _judge_probs(counts: np.ndarray, k: float | None, what: str, keyword: bool = False) -> Check:
+def _judge_probs(
+    counts: np.ndarray, k: float | None, what: str, keyword: bool = False, rtol: float = 1e-9
+) -> Check:
     effective = 0.0 if k is None else k
     expected = reference_probs(counts, effective)
     c = counts.astype(np.float64)
@@ -182,14 +184,19 @@ def _judge_probs(counts: np.ndarray, k: float | None, what: str, keyword: bool =
         empty = (rows[:, 0] + effective * V) == 0
         if np.isnan(probs[empty]).any():
             raise CheckFailed("a row with no counts and k = 0 gave nan (0/0); make it uniform, 1/V")
-        expect_close(probs, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_close(probs, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (counts,))
 
     return Check(what, [call], judge)
 
 
 def bigram_probs_checks(rng: np.random.Generator) -> list[Check]:
-    """Plain rows, add-k for several k (positional, keyword, default), empty rows, inputs untouched."""
+    """Plain rows, add-k for several k (positional, keyword, default), empty rows, inputs untouched.
+
+    Counts come as int64, int32, float64 and float32 tables: whatever the dtype, the caller's
+    table must be left as it was (a float64 table is where `np.asarray(counts, dtype=float)`
+    followed by `+=` writes into the caller's array).
+    """
     visible = np.array([[1, 3], [0, 0]], dtype=np.int64)
     checks = [
         _judge_probs(visible, None, "the visible example [[1, 3], [0, 0]], default k"),
@@ -208,6 +215,26 @@ def bigram_probs_checks(rng: np.random.Generator) -> list[Check]:
         checks.append(
             _judge_probs(
                 counts, k, f"random {V}x{V} counts with empty rows, k = {k}", keyword=index % 2 == 1
+            )
+        )
+    checks += [
+        _judge_probs(
+            np.array([[1.0, 3.0], [0.0, 0.0]]), None, "float64 counts [[1, 3], [0, 0]], default k"
+        ),
+        _judge_probs(np.array([[1.0, 3.0], [0.0, 0.0]]), 1.0, "float64 counts, k = 1", keyword=True),
+    ]
+    for dtype, k, rtol in [(np.float64, 0.5, 1e-9), (np.float32, 1.0, 1e-5), (np.int32, 0.0, 1e-9)]:
+        V = int(rng.integers(3, 28))
+        counts = _random_counts(rng, V, empty_rows=1).astype(dtype)
+        if dtype == np.float64:  # expected counts need not be whole numbers
+            counts = counts * rng.uniform(0.5, 1.5, counts.shape)
+        checks.append(
+            _judge_probs(
+                counts,
+                k,
+                f"random {V}x{V} {np.dtype(dtype).name} counts, k = {k} (left unmodified)",
+                keyword=True,
+                rtol=rtol,
             )
         )
     return checks
