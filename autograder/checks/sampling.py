@@ -16,7 +16,7 @@ WORKED = np.array([2.0, 1.0, 0.1])
 
 def reference_temperature(logits: np.ndarray, temperature: float) -> np.ndarray:
     """softmax(logits / temperature) by a loop."""
-    scaled = [z / temperature for z in logits]
+    scaled = [float(z) / temperature for z in logits]
     top = max(scaled)
     exps = [math.exp(z - top) for z in scaled]
     total = math.fsum(exps)
@@ -57,6 +57,13 @@ def distinct_logits(rng: np.random.Generator, V: int, scale: float = 2.0) -> np.
             return logits
 
 
+UNSTABLE = (
+    "got nan or inf: take a stable softmax of logits / temperature (divide first, then subtract "
+    "the max before exp); exp overflows at large logits or small temperatures, and "
+    "softmax(logits) ** (1/temperature) underflows to 0/0"
+)
+
+
 def _judge_probs(
     fn_args: tuple,
     kwargs: dict,
@@ -65,18 +72,18 @@ def _judge_probs(
     what: str,
     diagnoses: list,
 ) -> Check:
+    rtol = 1e-5 if logits.dtype == np.float32 else 1e-7  # float32 logits may give float32 answers
+
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
         probs = array_answer(outcome, logits.shape, kinds="f")
         if not np.isfinite(probs).all():
-            raise CheckFailed(
-                "got nan or inf: subtract the max before exp, and always keep at least the top token"
-            )
+            raise CheckFailed(UNSTABLE + "; always keep at least the top token")
         expect_close(
             probs,
             expected,
-            rtol=1e-7,
-            atol=1e-10,
+            rtol=rtol,
+            atol=rtol * 1e-3,
             diagnoses=[(h, c) for h, c in diagnoses if c is not None],
         )
         expect_unchanged(outcome, (logits,))
@@ -121,6 +128,21 @@ def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _temperature_check(np.array([3.0, 2.9, -1.0]), 0.001, "temperature 0.001 (nearly greedy)")
     )
+    checks += [
+        _temperature_check(WORKED, 1e-4, "the worked logits at temperature 0.0001"),
+        _temperature_check(
+            distinct_logits(rng, 12, scale=0.5), 0.002, "12 close logits at temperature 0.002"
+        ),
+        _temperature_check(distinct_logits(rng, 7), 1e4, "temperature 10,000 (nearly uniform)"),
+        _temperature_check(
+            rng.normal(0, 2, 9) - 1000.0, 1.0, "every logit near -1000 (exp underflows to 0)"
+        ),
+        _temperature_check(rng.normal(0, 2, 9) + 1000.0, 2.0, "every logit near +1000"),
+        _temperature_check(
+            distinct_logits(rng, 6).astype(np.float32), 0.7, "float32 logits, temperature 0.7"
+        ),
+        _temperature_check(np.array([3, 1, 0, -2]), 0.5, "integer logits, temperature 0.5"),
+    ]
     checks += [
         _judge_rejects(
             (WORKED, 0.0), {}, "temperature 0 raises ValueError", "temperature must be > 0"
@@ -179,6 +201,18 @@ def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
             )
         )
     checks += [
+        _top_k_check(
+            distinct_logits(rng, 9) * 300, 3, None, "logits in the hundreds to thousands, k = 3"
+        ),
+        _top_k_check(distinct_logits(rng, 8) - 1000.0, 4, None, "every logit near -1000, k = 4"),
+        _top_k_check(distinct_logits(rng, 10, scale=0.5), 3, 0.001, "temperature 0.001, k = 3"),
+        _top_k_check(distinct_logits(rng, 10), 6, 1e4, "temperature 10,000, k = 6"),
+        _top_k_check(
+            distinct_logits(rng, 7).astype(np.float32), 2, 0.8, "float32 logits, k = 2"
+        ),
+        _top_k_check(np.array([4, -1, 2, 7, 0]), 3, None, "integer logits, k = 3"),
+    ]
+    checks += [
         _judge_rejects((WORKED, 0), {}, "k = 0 raises ValueError", "k must be at least 1"),
         _judge_rejects(
             (WORKED, 2),
@@ -191,6 +225,15 @@ def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
 
 
 # ---------------------------------------------------------------- top_p_probs
+
+
+def clear_of_boundaries(logits: np.ndarray, p: float, temperature: float) -> float:
+    """`p`, moved if needed so that no cumulative mass lies within 1e-6 of it (ties are left open)."""
+    probs = np.sort(reference_temperature(logits, temperature))[::-1]
+    before = np.concatenate([[0.0], np.cumsum(probs)[:-1]])
+    while p < 1.0 and np.abs(before - p).min() < 1e-6:
+        p = min(1.0, p + 0.01)
+    return p
 
 
 def _top_p_check(logits: np.ndarray, p: float, temperature: float | None, what: str) -> Check:
@@ -230,9 +273,20 @@ def top_p_probs_checks(rng: np.random.Generator) -> list[Check]:
     ]
     for V, p, t in [(8, 0.5, None), (27, 0.9, 0.8), (10, 0.3, 2.5), (5, 0.75, 0.5)]:
         logits = distinct_logits(rng, V)
+        p = clear_of_boundaries(logits, p, t or 1.0)
         checks.append(
             _top_p_check(logits, p, t, f"random logits, V={V}, p={p}, temperature {t or 1.0}")
         )
+    for logits, p, t, what in [
+        (distinct_logits(rng, 9) * 300, 0.95, None, "logits in the hundreds to thousands"),
+        (distinct_logits(rng, 8) - 1000.0, 0.6, None, "every logit near -1000"),
+        (distinct_logits(rng, 10, scale=0.5), 0.9, 0.001, "temperature 0.001"),
+        (distinct_logits(rng, 6), 0.5, 1e4, "temperature 10,000 (nearly uniform)"),
+        (distinct_logits(rng, 7).astype(np.float32), 0.8, 0.9, "float32 logits"),
+        (np.array([3, 0, 1, -2, 2]), 0.7, None, "integer logits"),
+    ]:
+        p = clear_of_boundaries(logits, p, t or 1.0)
+        checks.append(_top_p_check(logits, p, t, f"{what}, p={p:g}"))
     checks.append(
         _judge_rejects(
             (WORKED, 0.9),
