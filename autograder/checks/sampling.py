@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from autograder.expect import array_answer, expect_close, expect_raises, expect_unchanged, value_of
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.harness import Call, Check, CheckFailed, Outcome, describe_error
 
 WORKED = np.array([2.0, 1.0, 0.1])
 
@@ -316,14 +316,45 @@ def filtered(
         return reference_top_p(np.log(probs), top_p)
 
 
+def binomial_range(n: int, p: float, tail: float = 1e-10) -> tuple[int, int]:
+    """The counts [low, high] outside which each tail of Binomial(n, p) has probability < `tail`.
+
+    Exact (log-space pmf), so a correct sampler fails a token with probability below 2 * tail
+    whatever the seed, even for rare tokens where a normal approximation is poor.
+    """
+    if p <= 0.0:
+        return 0, 0
+    if p >= 1.0:
+        return n, n
+    ks = np.arange(n + 1)
+    log_factorial = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    log_choose = log_factorial[n] - log_factorial - log_factorial[::-1]
+    pmf = np.exp(log_choose + ks * math.log(p) + (n - ks) * math.log1p(-p))
+    lower_tail = np.cumsum(pmf)  # P(X <= k)
+    upper_tail = np.cumsum(pmf[::-1])[::-1]  # P(X >= k)
+    low = int(ks[lower_tail >= tail][0])
+    high = int(ks[upper_tail >= tail][-1])
+    return low, high
+
+
 def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what: str) -> Check:
-    expected = filtered(
-        logits, kwargs.get("temperature", 1.0), kwargs.get("top_k"), kwargs.get("top_p")
+    temperature = kwargs.get("temperature", 1.0)
+    expected = filtered(logits, temperature, kwargs.get("top_k"), kwargs.get("top_p"))
+    unfiltered = reference_temperature(logits, temperature)
+    ranges = [binomial_range(draws, float(q)) for q in expected]
+    unfiltered_ranges = [binomial_range(draws, float(q)) for q in unfiltered]
+    extreme = float(np.max(np.abs(np.asarray(logits, dtype=np.float64)))) / temperature > 700
+    overflow = (
+        f" (here logits / temperature reach {np.max(np.abs(logits)) / temperature:.0f}: exp "
+        "overflows, so subtract the max before exp)"
+        if extreme
+        else ""
     )
-    unfiltered = reference_temperature(logits, kwargs.get("temperature", 1.0))
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if outcome.error is not None:
+            raise CheckFailed(describe_error(outcome) + overflow)
         report = value_of(outcome)
         if not isinstance(report, dict):
             raise CheckFailed("the draws could not be read")
@@ -340,13 +371,14 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
         picks = np.array(picks)
         if picks.min() < 0 or picks.max() >= len(logits):
             raise CheckFailed(
-                f"drew token {picks.max() if picks.max() >= len(logits) else picks.min()}, outside 0..V-1"
+                f"drew token {picks.max() if picks.max() >= len(logits) else picks.min()}, "
+                f"outside 0..V-1{overflow}"
             )
         if report["global_state_moved"]:
             raise CheckFailed(
                 "the global random state was used: draw only with the generator you are given"
             )
-        if report["first"] != report["second"]:
+        if report["first"][: len(report["second"])] != report["second"]:
             raise CheckFailed(
                 "the same generator seed gave different draws: draw only with the generator you are given"
             )
@@ -355,24 +387,26 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
         if forbidden.any():
             token = int(np.flatnonzero(forbidden)[0])
             raise CheckFailed(
-                f"drew token {token}, which the filters remove (probability 0 after top-k/top-p)"
+                f"drew token {token}, which the filters remove (probability 0 after top-k/top-p; "
+                "apply the temperature first, then top-k, then top-p on the renormalised top-k "
+                "distribution)"
             )
         n = len(picks)
-        spread = 5 * np.sqrt(n * expected * (1 - expected)) + 2
-        off = np.abs(counts - n * expected) > spread
+
+        def outside(bounds: list[tuple[int, int]]) -> np.ndarray:
+            return np.array([not lo <= c <= hi for c, (lo, hi) in zip(counts, bounds, strict=True)])
+
+        off = outside(ranges)
         if off.any():
             token = int(np.flatnonzero(off)[0])
             unfiltered_hint = (
-                " (these look like the unfiltered probabilities)"
-                if np.all(
-                    np.abs(counts - n * unfiltered)
-                    <= 5 * np.sqrt(n * unfiltered * (1 - unfiltered)) + 2
-                )
+                " (these look like the unfiltered probabilities: apply top-k, then top-p)"
+                if not outside(unfiltered_ranges).any()
                 else ""
             )
             raise CheckFailed(
-                f"token {token} was drawn {counts[token]} times in {n}; expected about {n * expected[token]:.0f}"
-                + unfiltered_hint
+                f"token {token} was drawn {counts[token]} times in {n}; expected about "
+                f"{n * expected[token]:.0f}" + unfiltered_hint
             )
 
     call = Call((logits, seed, draws, kwargs), probe="autograder.probes:sample_next_probe")
@@ -380,9 +414,14 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
 
 
 def sample_next_checks(rng: np.random.Generator) -> list[Check]:
-    """Plain sampling, temperature, greedy top_k=1, top-k then top-p, reproducibility, no global state."""
+    """Plain sampling, temperature, greedy top_k=1, top-k then top-p, reproducibility, no global state.
+
+    Also logits near +-1000, tiny and huge temperatures, float32 and integer logits. Every count is
+    judged against exact binomial tails of 1e-10, so a correct sampler fails with probability
+    below 1e-8 over all checks, whatever the seed.
+    """
     logits = distinct_logits(rng, 6, scale=1.0)
-    seeds = [int(seed) for seed in rng.integers(0, 2**31, size=8)]
+    seeds = [int(seed) for seed in rng.integers(0, 2**31, size=16)]
     return [
         _sample_check(WORKED, {}, seeds[0], 3000, "the worked logits at temperature 1"),
         _sample_check(
@@ -407,5 +446,32 @@ def sample_next_checks(rng: np.random.Generator) -> list[Check]:
             seeds[7],
             2000,
             "top_k=2 then top_p=0.5 keeps one token (top-p sees the renormalised top 2)",
+        ),
+        _sample_check(
+            np.log(np.array([0.5, 0.3, 0.2])),
+            {"temperature": 0.5, "top_p": 0.6},
+            seeds[14],
+            1000,
+            "temperature 0.5 before top_p=0.6 keeps one token (at temperature 1 it would keep two)",
+        ),
+        _sample_check(logits + 1000.0, {}, seeds[8], 2000, "every logit near +1000"),
+        _sample_check(
+            logits - 1000.0, {"top_k": 3}, seeds[9], 2000, "every logit near -1000, top_k=3"
+        ),
+        _sample_check(
+            logits, {"temperature": 0.001}, seeds[10], 200, "temperature 0.001 (greedy in effect)"
+        ),
+        _sample_check(
+            logits, {"temperature": 100.0}, seeds[11], 3000, "temperature 100 (nearly uniform)"
+        ),
+        _sample_check(
+            logits.astype(np.float32),
+            {"top_p": 0.9, "temperature": 0.8},
+            seeds[12],
+            2000,
+            "float32 logits, temperature 0.8, top_p=0.9",
+        ),
+        _sample_check(
+            np.array([2, 0, 1, -1]), {"top_k": 3}, seeds[13], 2000, "integer logits, top_k=3"
         ),
     ]
