@@ -261,7 +261,7 @@ def reference_mean_nll(
             p = probs[stoi[b], stoi[a]] if transpose else probs[stoi[a], stoi[b]]
             if p == 0:
                 return math.inf
-            nll -= log(p)
+            nll -= log(float(p))
             count += 1
     if total:
         return nll
@@ -270,6 +270,7 @@ def reference_mean_nll(
 
 def _judge_mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int], what: str) -> Check:
     expected = reference_mean_nll(probs, words, stoi)
+    rtol = 1e-5 if probs.dtype == np.float32 else 1e-9
     diagnoses = [
         (
             "that is the total; divide by the number of predicted characters",
@@ -303,7 +304,7 @@ def _judge_mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int], w
             raise CheckFailed(
                 f"some needed probability is 0, so the loss must be inf; got {value:.6g}"
             )
-        expect_close(value, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_close(value, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (probs, words, stoi))
 
     return Check(what, [Call((probs, words, stoi))], judge)
@@ -347,6 +348,15 @@ def mean_nll_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_mean_nll(needed, words, stoi, "a needed probability of 0 (loss inf, no exception)")
     )
+    stoi = random_vocab(rng, 8)
+    checks.append(
+        _judge_mean_nll(
+            random_prob_table(rng, 8).astype(np.float32),
+            random_words(rng, stoi, 25),
+            stoi,
+            "a float32 table (left unmodified)",
+        )
+    )
     return checks
 
 
@@ -359,12 +369,13 @@ def reference_perplexity(token_probs: np.ndarray) -> float:
     for p in token_probs.ravel():
         if p == 0:
             return math.inf
-        total -= math.log(p)
+        total -= math.log(float(p))
     return math.exp(total / token_probs.size)
 
 
 def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
     expected = reference_perplexity(token_probs)
+    rtol = 1e-5 if token_probs.dtype == np.float32 else 1e-9
     with np.errstate(all="ignore"):
         logs = -np.log(token_probs)
         diagnoses = [
@@ -384,7 +395,7 @@ def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
                 "got inf for nonzero probabilities; the product of many probabilities "
                 "underflows to 0, so average their logs instead of multiplying them"
             )
-        expect_close(value, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_close(value, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (token_probs,))
 
     return Check(what, [Call((token_probs,))], judge)
@@ -406,5 +417,9 @@ def perplexity_checks(rng: np.random.Generator) -> list[Check]:
         ),
         _judge_perplexity(
             rng.uniform(1e-4, 2e-3, size=5000), "5000 small probabilities (no underflow)"
+        ),
+        _judge_perplexity(np.full(400, 0.1), "400 probabilities of 0.1 (their product underflows)"),
+        _judge_perplexity(
+            rng.uniform(0.05, 1.0, size=40).astype(np.float32), "float32 probabilities"
         ),
     ]

@@ -173,7 +173,7 @@ def torch_nplm(
         key: None if value is None else torch.tensor(value, dtype=torch.float64)
         for key, value in P.items()
     }
-    ids = torch.tensor(X[:, ::-1].copy() if newest_first else X)
+    ids = torch.tensor(X[:, ::-1].copy() if newest_first else X, dtype=torch.int64)
     x = t["E"][ids].flatten(1)  # (B, (n-1)d)
     pre = x @ t["W1"] + t["b1"]
     logits = (torch.tanh(pre) if use_tanh else pre) @ t["W2"] + t["b2"]
@@ -297,5 +297,15 @@ def nplm_loss_checks(rng: np.random.Generator) -> list[Check]:
     X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(8)])
     checks.append(
         _judge_loss(P, X, rng.integers(0, 6, 8), "logits near +-1000 (naive softmax overflows)")
+    )
+    P = random_params(rng, 5, 2, 2, 3, True)
+    P["b2"] = P["b2"] - 1000.0
+    checks.append(
+        _judge_loss(
+            P,
+            rng.integers(0, 5, (6, 2)).astype(np.int32),
+            rng.integers(0, 5, 6).astype(np.int32),
+            "every logit near -1000, int32 ids (exp underflows)",
+        )
     )
     return checks
