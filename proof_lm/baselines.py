@@ -35,7 +35,9 @@ class TorchBigramLM(nn.Module):
 def check_ids(ids: object, name: str) -> None:
     """ValueError unless `ids` is a torch tensor of integer token ids."""
     if not isinstance(ids, torch.Tensor):
-        raise ValueError(f"expected {name} as a torch tensor of int64 ids, got {type(ids).__name__}")
+        raise ValueError(
+            f"expected {name} as a torch tensor of int64 ids, got {type(ids).__name__}"
+        )
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
         raise ValueError(f"expected {name} as integer token ids (int64), got dtype {ids.dtype}")
 

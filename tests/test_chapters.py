@@ -1,5 +1,6 @@
 """The student notebooks are nbgrader's output for the current sources, with nothing hidden left in."""
 
+import itertools
 import json
 
 import pytest
@@ -74,11 +75,16 @@ def written_answers(chapter: str) -> list[tuple[str, int, str, str]]:
     """(grade id, points, the heading cell before it, its source) of every manually graded answer."""
     cells = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())["cells"]
     found = []
-    for before, cell in zip(cells, cells[1:], strict=False):
+    for before, cell in itertools.pairwise(cells):
         meta = cell["metadata"].get("nbgrader", {})
         if meta.get("grade") and meta.get("solution"):
             found.append(
-                (meta["grade_id"], meta["points"], "".join(before["source"]), "".join(cell["source"]))
+                (
+                    meta["grade_id"],
+                    meta["points"],
+                    "".join(before["source"]),
+                    "".join(cell["source"]),
+                )
             )
     return found
 
@@ -92,7 +98,9 @@ def test_written_answers_show_their_points_and_keep_their_rubric_out_of_chapters
             f"{grade_id}: the heading above it must show its {points} points"
         )
         region = source.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0]
-        assert "**Rubric (instructor only," in region, f"{grade_id}: no rubric in its solution region"
+        assert "**Rubric (instructor only," in region, (
+            f"{grade_id}: no rubric in its solution region"
+        )
         assert f"{points} points)" in region.split("**Rubric")[1].splitlines()[0], grade_id
 
 

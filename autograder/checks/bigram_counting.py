@@ -221,7 +221,9 @@ def bigram_probs_checks(rng: np.random.Generator) -> list[Check]:
         _judge_probs(
             np.array([[1.0, 3.0], [0.0, 0.0]]), None, "float64 counts [[1, 3], [0, 0]], default k"
         ),
-        _judge_probs(np.array([[1.0, 3.0], [0.0, 0.0]]), 1.0, "float64 counts, k = 1", keyword=True),
+        _judge_probs(
+            np.array([[1.0, 3.0], [0.0, 0.0]]), 1.0, "float64 counts, k = 1", keyword=True
+        ),
     ]
     for dtype, k, rtol in [(np.float64, 0.5, 1e-9), (np.float32, 1.0, 1e-5), (np.int32, 0.0, 1e-9)]:
         V = int(rng.integers(3, 28))

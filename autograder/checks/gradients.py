@@ -129,7 +129,9 @@ def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.
     """Loss and gradients of mean softmax cross-entropy of inputs @ weights + bias, by autograd."""
     W = torch.tensor(weights, requires_grad=True)
     b = torch.tensor(bias, requires_grad=True)
-    loss = torch.nn.functional.cross_entropy(torch.tensor(inputs) @ W + b, torch.tensor(targets, dtype=torch.int64))
+    loss = torch.nn.functional.cross_entropy(
+        torch.tensor(inputs) @ W + b, torch.tensor(targets, dtype=torch.int64)
+    )
     loss.backward()
     return loss.item(), W.grad.numpy(), b.grad.numpy()
 

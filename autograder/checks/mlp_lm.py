@@ -179,7 +179,9 @@ def torch_nplm(
     logits = (torch.tanh(pre) if use_tanh else pre) @ t["W2"] + t["b2"]
     if t.get("W3") is not None and use_direct:
         logits = logits + x @ t["W3"]
-    loss = torch.nn.functional.cross_entropy(logits, torch.tensor(Y, dtype=torch.int64), reduction=reduction)
+    loss = torch.nn.functional.cross_entropy(
+        logits, torch.tensor(Y, dtype=torch.int64), reduction=reduction
+    )
     return loss.item(), logits.numpy()
 
 

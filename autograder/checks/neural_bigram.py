@@ -156,9 +156,7 @@ def softmax_checks(rng: np.random.Generator) -> list[Check]:
         _judge_softmax(
             rng.normal(0, 3, size=(4, 6)).astype(np.float32), -1, "float32 logits (left unmodified)"
         ),
-        _judge_softmax(
-            rng.integers(-5, 6, size=(3, 4)), None, "integer logits (left unmodified)"
-        ),
+        _judge_softmax(rng.integers(-5, 6, size=(3, 4)), None, "integer logits (left unmodified)"),
     ]
     return checks
 
