@@ -300,6 +300,15 @@ def nplm_loss_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_loss(P, X, rng.integers(0, 6, 8), "logits near +-1000 (naive softmax overflows)")
     )
+    P_big = dict(P_small, b2=np.array([1000.0, 0.0, 0.0, 0.0, -1000.0]))
+    checks.append(
+        _judge_loss(
+            P_big,
+            X_small,
+            np.array([4, 0, 2]),
+            "logits 1000, 0 and -1000: a target's probability is exp(-2000)",
+        )
+    )
     P = random_params(rng, 5, 2, 2, 3, True)
     P["b2"] = P["b2"] - 1000.0
     checks.append(
