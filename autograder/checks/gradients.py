@@ -405,7 +405,7 @@ def nplm_grads_checks(rng: np.random.Generator) -> list[Check]:
         )
         checks.append(_judge_grads(P, X, Y, label))
     P = random_params(rng, 6, 3, 2, 5, direct=False, scale=300.0)
-    P["b2"] = rng.choice([-800.0, 800.0], size=6)
+    P["b2"] = rng.permutation([-800.0, 800.0] * 3)
     X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(8)])
     checks.append(
         _judge_grads(P, X, rng.integers(0, 6, 8), "logits near +-1000 (naive softmax overflows)")
