@@ -402,6 +402,12 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
             return np.array([not lo <= c <= hi for c, (lo, hi) in zip(counts, bounds, strict=True)])
 
         off = outside(ranges)
+        if off.any() and counts.max() == n:
+            raise CheckFailed(
+                f"all {n} draws gave token {int(counts.argmax())}; expected about "
+                f"{n * expected[counts.argmax()]:.0f}: draw at random with the generator you are "
+                "given (not the argmax, and not a new generator on every call)"
+            )
         if off.any():
             token = int(np.flatnonzero(off)[0])
             unfiltered_hint = (
