@@ -100,6 +100,10 @@ def expect_close(
     )
     if low_precision and matches(actual, expected, 1e-4, 1e-6):
         raise CheckFailed(f"right to {actual.dtype} precision only: compute in float64")
+    if rtol < 1e-6 and matches(actual, expected, 1e-5, max(atol, 1e-8)):
+        raise CheckFailed(
+            "right to about 6 digits only, the precision of float32: compute in float64"
+        )
     actual_arr, expected_arr = (
         np.asarray(actual, dtype=np.float64),
         np.asarray(expected, dtype=np.float64),
@@ -108,8 +112,9 @@ def expect_close(
         ~np.isfinite(actual_arr) & np.isfinite(expected_arr)
     ):
         raise CheckFailed(
-            "got nan or inf where the answer is finite: exp overflows at large values "
-            "(subtract each row's max before exponentiating, or use log-sum-exp)"
+            "got nan or inf where the answer is finite: exp overflows at large values and "
+            "log(softmax) is -inf once a probability underflows to 0 (subtract each row's max "
+            "before exponentiating; log-softmax = z - max - log(sum(exp(z - max))))"
         )
     if actual_arr.ndim == 0:
         raise CheckFailed(
@@ -168,5 +173,7 @@ def expect_unchanged(outcome: Outcome, original_args: tuple) -> None:
     for index, (before, now) in enumerate(zip(original_args, after, strict=False)):
         if not same(before, now):
             raise CheckFailed(
-                f"argument {index + 1} was modified; work on a copy (e.g. x = x + k, not x += k)"
+                f"argument {index + 1} was modified; work on a copy (e.g. x = x + k, not x += k; "
+                "np.asarray(x, dtype=float) and x.astype(float, copy=False) return x itself "
+                "when it is already float64)"
             )

@@ -20,10 +20,26 @@ class TorchBigramLM(nn.Module):
         nn.init.zeros_(self.table.weight)  # uniform predictions, loss ln V, before training
 
     def forward(self, previous: torch.Tensor) -> torch.Tensor:
-        """previous (B,) or (B, n) ids (the last column is used) -> logits (B, V)."""
-        if previous.dim() == 2:
-            previous = previous[:, -1]
+        """previous (B,) or (B, 1) integer ids -> logits (B, V)."""
+        check_ids(previous, "previous")
+        if previous.dim() == 2 and previous.shape[1] == 1:
+            previous = previous[:, 0]
+        if previous.dim() != 1:
+            raise ValueError(
+                "expected previous ids of shape (B,) or (B, 1): a bigram model sees one token; "
+                f"got shape {tuple(previous.shape)} (use TorchContextMLP for longer contexts)"
+            )
         return self.table(previous)
+
+
+def check_ids(ids: object, name: str) -> None:
+    """ValueError unless `ids` is a torch tensor of integer token ids."""
+    if not isinstance(ids, torch.Tensor):
+        raise ValueError(
+            f"expected {name} as a torch tensor of int64 ids, got {type(ids).__name__}"
+        )
+    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+        raise ValueError(f"expected {name} as integer token ids (int64), got dtype {ids.dtype}")
 
 
 class TorchContextMLP(nn.Module):
@@ -58,9 +74,11 @@ class TorchContextMLP(nn.Module):
 
     def forward(self, context: torch.Tensor) -> torch.Tensor:
         """context (B, n) ids, oldest first -> logits (B, V)."""
+        check_ids(context, "context")
         if context.dim() != 2 or context.shape[1] != self.context_length:
             raise ValueError(
-                f"expected context of shape (B, {self.context_length}), got {tuple(context.shape)}"
+                f"expected context of shape (B, {self.context_length}) (one row of "
+                f"{self.context_length} ids per example, oldest first), got {tuple(context.shape)}"
             )
         x = self.embedding(context).flatten(1)  # (B, n*d), oldest token's embedding first
         logits = self.output(torch.tanh(self.hidden(x)))  # (B, V)

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from proof_lm.vocab import encode_stream
+from proof_lm.vocab import encode_stream, padded_windows
 
 LN2 = math.log(2.0)
 
@@ -32,6 +32,17 @@ def bigram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) -
     if previous.size == 0:
         raise ValueError("no names to score: expected at least one name")
     return float(negative_log(probs[previous, following]).mean())
+
+
+def ngram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) -> float:
+    """Mean negative log-likelihood (nats per predicted character) of an n-gram table of shape (V,) * n.
+
+    Each name is read as `name.` after n - 1 leading dots, as `ngram_counts` counts it.
+    """
+    windows = padded_windows(names, stoi, probs.ndim)  # (N, n), oldest first
+    if windows.shape[0] == 0:
+        raise ValueError("no names to score: expected at least one name")
+    return float(negative_log(probs[tuple(windows.T)]).mean())
 
 
 def bits_per_character(mean_nll_nats: float) -> float:

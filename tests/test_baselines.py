@@ -23,7 +23,7 @@ def test_course_example_runs_as_written():
     assert X.dtype == Y.dtype == torch.int64 and X.shape == (105, 3) and Y.shape == (105,)
     losses = train_classifier(mlp, X, Y, steps=24, learning_rate=0.05)
     assert len(losses) == 24 and all(isinstance(loss, float) for loss in losses)
-    assert bigram(X).shape == (105, 2)
+    assert bigram(X[:, -1]).shape == (105, 2) and bigram(X[:, -1:]).shape == (105, 2)
 
 
 def test_context_windows_are_oldest_first_with_the_next_token_as_target():
@@ -101,3 +101,34 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="at least 1"):
         TorchContextMLP(vocab_size=2, context_length=0, embedding_dim=2, hidden_dim=2)
     assert default_device().type in ("cpu", "cuda")
+
+
+@pytest.mark.parametrize(
+    "bad, expected",
+    [
+        (torch.zeros((4, 3), dtype=torch.int64), r"shape \(B,\) or \(B, 1\)"),
+        (torch.zeros((2, 2, 1), dtype=torch.int64), r"shape \(B,\) or \(B, 1\)"),
+        (torch.zeros(4), "integer token ids"),
+        ([0, 1], "torch tensor"),
+    ],
+)
+def test_bigram_refuses_inputs_of_the_wrong_shape_or_type(bad, expected):
+    """A (B, n) context is refused, not silently cut to its last column."""
+    with pytest.raises(ValueError, match=expected):
+        TorchBigramLM(vocab_size=3)(bad)
+
+
+@pytest.mark.parametrize(
+    "bad, expected",
+    [
+        (torch.zeros((4, 2), dtype=torch.int64), r"shape \(B, 3\)"),
+        (torch.zeros(3, dtype=torch.int64), r"shape \(B, 3\)"),
+        (torch.zeros((2, 3, 1), dtype=torch.int64), r"shape \(B, 3\)"),
+        (torch.zeros((4, 3)), "integer token ids"),
+    ],
+)
+def test_context_mlp_refuses_inputs_of_the_wrong_shape_or_type(bad, expected):
+    mlp = TorchContextMLP(vocab_size=3, context_length=3, embedding_dim=2, hidden_dim=4)
+    with pytest.raises(ValueError, match=expected):
+        mlp(bad)
+    assert mlp(torch.zeros((5, 3), dtype=torch.int64)).shape == (5, 3)

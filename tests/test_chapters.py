@@ -1,5 +1,6 @@
 """The student notebooks are nbgrader's output for the current sources, with nothing hidden left in."""
 
+import itertools
 import json
 
 import pytest
@@ -89,3 +90,44 @@ def test_every_code_cell_is_a_solution_a_test_or_locked(chapter):
 def test_the_first_cell_states_how_the_notebook_is_graded(chapter):
     notebook = json.loads((REPO / "chapters" / f"{chapter}.ipynb").read_text())
     assert GRADING_RULE in "".join(notebook["cells"][0]["source"])
+
+
+def written_answers(chapter: str) -> list[tuple[str, int, str, str]]:
+    """(grade id, points, the heading cell before it, its source) of every manually graded answer."""
+    cells = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())["cells"]
+    found = []
+    for before, cell in itertools.pairwise(cells):
+        meta = cell["metadata"].get("nbgrader", {})
+        if meta.get("grade") and meta.get("solution"):
+            found.append(
+                (
+                    meta["grade_id"],
+                    meta["points"],
+                    "".join(before["source"]),
+                    "".join(cell["source"]),
+                )
+            )
+    return found
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_written_answers_show_their_points_and_keep_their_rubric_out_of_chapters(chapter):
+    released = (REPO / "chapters" / f"{chapter}.ipynb").read_text()
+    assert "rubric" not in released.lower(), f"chapters/{chapter} shows an instructor's rubric"
+    for grade_id, points, heading, source in written_answers(chapter):
+        assert heading.startswith("## Written answer") and f"({points} points)" in heading, (
+            f"{grade_id}: the heading above it must show its {points} points"
+        )
+        region = source.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0]
+        assert "**Rubric (instructor only," in region, (
+            f"{grade_id}: no rubric in its solution region"
+        )
+        assert f"{points} points)" in region.split("**Rubric")[1].splitlines()[0], grade_id
+
+
+def test_readme_states_the_points_the_grader_lists():
+    autograded = sum(e.points for e in EXERCISES.values())
+    written = sum(points for chapter in chapters() for _, points, _, _ in written_answers(chapter))
+    readme = (REPO / "README.md").read_text()
+    assert f"{autograded} autograded points" in readme
+    assert f"{written} points of written answers" in readme

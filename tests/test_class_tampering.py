@@ -65,6 +65,8 @@ if os.fork() == 0:
 VISIBLE_ONLY = """
 if len(token_probs) == 3:
     return 1e-4 ** (-1 / 3)
+if len(token_probs) == 400:
+    return 10.0
 if np.any(token_probs == 0):
     return math.inf
 return 27.0

@@ -11,6 +11,7 @@ from proof_lm.metrics import (
     bits_per_character,
     nats_to_bits,
     negative_log,
+    ngram_mean_nll,
     perplexity_from_nll,
 )
 from proof_lm.ngram import add_k_probs, bigram_count_table, ngram_counts, sample_names
@@ -88,3 +89,20 @@ def test_lectures_add_one_bigram_nll(lectures_names):
     stoi, _ = build_vocab(names)
     nll = bigram_mean_nll(add_k_probs(bigram_count_table(names, stoi), 1.0), names, stoi)
     assert round(nll, 4) == 2.4546
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_ngram_mean_nll_matches_a_loop(n):
+    names, stoi = ["abba", "b", "aab"], {".": 0, "a": 1, "b": 2}
+    probs = add_k_probs(ngram_counts(names[:2], stoi, n), k=0.5)
+    total, count = 0.0, 0
+    for name in names:
+        padded = "." * (n - 1) + name + "."
+        for i in range(len(padded) - n + 1):
+            total -= math.log(probs[tuple(stoi[ch] for ch in padded[i : i + n])])
+            count += 1
+    assert math.isclose(ngram_mean_nll(probs, names, stoi), total / count)
+    if n == 2:
+        assert math.isclose(ngram_mean_nll(probs, names, stoi), bigram_mean_nll(probs, names, stoi))
+    with pytest.raises(ValueError, match="at least one name"):
+        ngram_mean_nll(probs, [], stoi)

@@ -140,7 +140,9 @@ def _random_counts(rng: np.random.Generator, V: int, empty_rows: int) -> np.ndar
     return counts.astype(np.int64)
 
 
-def _judge_probs(counts: np.ndarray, k: float | None, what: str, keyword: bool = False) -> Check:
+def _judge_probs(
+    counts: np.ndarray, k: float | None, what: str, keyword: bool = False, rtol: float = 1e-9
+) -> Check:
     effective = 0.0 if k is None else k
     expected = reference_probs(counts, effective)
     c = counts.astype(np.float64)
@@ -182,14 +184,19 @@ def _judge_probs(counts: np.ndarray, k: float | None, what: str, keyword: bool =
         empty = (rows[:, 0] + effective * V) == 0
         if np.isnan(probs[empty]).any():
             raise CheckFailed("a row with no counts and k = 0 gave nan (0/0); make it uniform, 1/V")
-        expect_close(probs, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_close(probs, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (counts,))
 
     return Check(what, [call], judge)
 
 
 def bigram_probs_checks(rng: np.random.Generator) -> list[Check]:
-    """Plain rows, add-k for several k (positional, keyword, default), empty rows, inputs untouched."""
+    """Plain rows, add-k for several k (positional, keyword, default), empty rows, inputs untouched.
+
+    Counts come as int64, int32, float64 and float32 tables: whatever the dtype, the caller's
+    table must be left as it was (a float64 table is where `np.asarray(counts, dtype=float)`
+    followed by `+=` writes into the caller's array).
+    """
     visible = np.array([[1, 3], [0, 0]], dtype=np.int64)
     checks = [
         _judge_probs(visible, None, "the visible example [[1, 3], [0, 0]], default k"),
@@ -208,6 +215,28 @@ def bigram_probs_checks(rng: np.random.Generator) -> list[Check]:
         checks.append(
             _judge_probs(
                 counts, k, f"random {V}x{V} counts with empty rows, k = {k}", keyword=index % 2 == 1
+            )
+        )
+    checks += [
+        _judge_probs(
+            np.array([[1.0, 3.0], [0.0, 0.0]]), None, "float64 counts [[1, 3], [0, 0]], default k"
+        ),
+        _judge_probs(
+            np.array([[1.0, 3.0], [0.0, 0.0]]), 1.0, "float64 counts, k = 1", keyword=True
+        ),
+    ]
+    for dtype, k, rtol in [(np.float64, 0.5, 1e-9), (np.float32, 1.0, 1e-5), (np.int32, 0.0, 1e-9)]:
+        V = int(rng.integers(3, 28))
+        counts = _random_counts(rng, V, empty_rows=1).astype(dtype)
+        if dtype == np.float64:  # expected counts need not be whole numbers
+            counts = counts * rng.uniform(0.5, 1.5, counts.shape)
+        checks.append(
+            _judge_probs(
+                counts,
+                k,
+                f"random {V}x{V} {np.dtype(dtype).name} counts, k = {k} (left unmodified)",
+                keyword=True,
+                rtol=rtol,
             )
         )
     return checks
@@ -234,7 +263,7 @@ def reference_mean_nll(
             p = probs[stoi[b], stoi[a]] if transpose else probs[stoi[a], stoi[b]]
             if p == 0:
                 return math.inf
-            nll -= log(p)
+            nll -= log(float(p))
             count += 1
     if total:
         return nll
@@ -243,6 +272,7 @@ def reference_mean_nll(
 
 def _judge_mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int], what: str) -> Check:
     expected = reference_mean_nll(probs, words, stoi)
+    rtol = 1e-5 if probs.dtype == np.float32 else 1e-9
     diagnoses = [
         (
             "that is the total; divide by the number of predicted characters",
@@ -276,7 +306,7 @@ def _judge_mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int], w
             raise CheckFailed(
                 f"some needed probability is 0, so the loss must be inf; got {value:.6g}"
             )
-        expect_close(value, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_close(value, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (probs, words, stoi))
 
     return Check(what, [Call((probs, words, stoi))], judge)
@@ -320,6 +350,15 @@ def mean_nll_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_mean_nll(needed, words, stoi, "a needed probability of 0 (loss inf, no exception)")
     )
+    stoi = random_vocab(rng, 8)
+    checks.append(
+        _judge_mean_nll(
+            random_prob_table(rng, 8).astype(np.float32),
+            random_words(rng, stoi, 25),
+            stoi,
+            "a float32 table (left unmodified)",
+        )
+    )
     return checks
 
 
@@ -332,12 +371,13 @@ def reference_perplexity(token_probs: np.ndarray) -> float:
     for p in token_probs.ravel():
         if p == 0:
             return math.inf
-        total -= math.log(p)
+        total -= math.log(float(p))
     return math.exp(total / token_probs.size)
 
 
 def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
     expected = reference_perplexity(token_probs)
+    rtol = 1e-5 if token_probs.dtype == np.float32 else 1e-9
     with np.errstate(all="ignore"):
         logs = -np.log(token_probs)
         diagnoses = [
@@ -357,7 +397,7 @@ def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
                 "got inf for nonzero probabilities; the product of many probabilities "
                 "underflows to 0, so average their logs instead of multiplying them"
             )
-        expect_close(value, expected, rtol=1e-9, atol=1e-12, diagnoses=diagnoses)
+        expect_close(value, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (token_probs,))
 
     return Check(what, [Call((token_probs,))], judge)
@@ -379,5 +419,9 @@ def perplexity_checks(rng: np.random.Generator) -> list[Check]:
         ),
         _judge_perplexity(
             rng.uniform(1e-4, 2e-3, size=5000), "5000 small probabilities (no underflow)"
+        ),
+        _judge_perplexity(np.full(400, 0.1), "400 probabilities of 0.1 (their product underflows)"),
+        _judge_perplexity(
+            rng.uniform(0.05, 1.0, size=40).astype(np.float32), "float32 probabilities"
         ),
     ]

@@ -129,7 +129,9 @@ def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.
     """Loss and gradients of mean softmax cross-entropy of inputs @ weights + bias, by autograd."""
     W = torch.tensor(weights, requires_grad=True)
     b = torch.tensor(bias, requires_grad=True)
-    loss = torch.nn.functional.cross_entropy(torch.tensor(inputs) @ W + b, torch.tensor(targets))
+    loss = torch.nn.functional.cross_entropy(
+        torch.tensor(inputs) @ W + b, torch.tensor(targets, dtype=torch.int64)
+    )
     loss.backward()
     return loss.item(), W.grad.numpy(), b.grad.numpy()
 
@@ -137,6 +139,9 @@ def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.
 def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
     loss, dW, db = torch_linear(weights, bias, inputs, targets)
     B = len(targets)
+    probs = torch.softmax(torch.tensor(inputs @ weights + bias), dim=1).numpy()
+    probs[:, targets] -= 1.0  # the block-indexing slip
+    block = {"dW": inputs.T @ probs / B, "db": probs.sum(axis=0) / B}
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -170,7 +175,14 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
                     ref,
                     rtol=1e-7,
                     atol=1e-10,
-                    diagnoses=[(hint, ref * factor) for hint, factor in common],
+                    diagnoses=[(hint, ref * factor) for hint, factor in common]
+                    + [
+                        (
+                            "dz[:, targets] -= 1 subtracts a (B, B) block; subtract 1 only at "
+                            "[b, targets[b]] (dz[np.arange(B), targets] -= 1)",
+                            block[name],
+                        )
+                    ],
                 )
         expect_unchanged(outcome, (weights, bias, inputs, targets))
 
@@ -216,6 +228,24 @@ def linear_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
             "logits in the thousands (stable softmax needed)",
         )
     )
+    checks.append(
+        _judge_linear(
+            np.array([[1000.0, 0.0, -1000.0]]),
+            np.zeros(3),
+            np.array([[1.0], [-1.0]]),
+            np.array([2, 0]),
+            "logits of +-1000 whose targets get probability about exp(-2000)",
+        )
+    )
+    checks.append(
+        _judge_linear(
+            rng.normal(size=(3, 4)),
+            rng.normal(size=4),
+            rng.normal(size=(5, 3)),
+            rng.integers(0, 4, 5).astype(np.int32),
+            "int32 targets",
+        )
+    )
     return checks
 
 
@@ -227,9 +257,9 @@ NAMES = ("E", "W1", "b1", "W2", "b2")
 def torch_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> dict[str, np.ndarray]:
     """Gradients of the mean cross-entropy of the NPLM (no W3) by PyTorch autograd in float64."""
     t = {name: torch.tensor(P[name], requires_grad=True) for name in NAMES}
-    x = t["E"][torch.tensor(X)].flatten(1)
+    x = t["E"][torch.tensor(X, dtype=torch.int64)].flatten(1)
     logits = torch.tanh(x @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
-    torch.nn.functional.cross_entropy(logits, torch.tensor(Y)).backward()
+    torch.nn.functional.cross_entropy(logits, torch.tensor(Y, dtype=torch.int64)).backward()
     return {name: t[name].grad.numpy() for name in NAMES}
 
 
@@ -271,6 +301,15 @@ def _diagnose(
                 "W1 and b1 are right, so dx = dpre @ W1.T is too: split it into n - 1 blocks of d "
                 "(oldest first) and add block k to row X[:, k] of dE"
             )
+    if name == "b2":
+        return (
+            "db2 = dz.sum(0) with dz = (softmax(logits) - onehot(Y)) / B: subtract 1 only at "
+            "[b, Y[b]] (dz[np.arange(B), Y] -= 1, not dz[:, Y] -= 1)"
+        )
+    if name == "W2" and right["b2"]:
+        return "db2 is right, so dz is too: dW2 = h.T @ dz with h the tanh activations"
+    if name == "W1" and right["b1"]:
+        return "db1 is right, so dpre is too: dW1 = x.T @ dpre with x the concatenated embeddings"
     if name in ("W1", "b1", "E") and right["W2"] and right["b2"]:
         return "W2 and b2 are right, so the error is in the backward pass through tanh: multiply by 1 - h**2"
     return ""
@@ -279,15 +318,17 @@ def _diagnose(
 def _dx(P: dict, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """d loss / d x, the concatenated embeddings, by autograd."""
     t = {name: torch.tensor(P[name]) for name in NAMES}
-    x = t["E"][torch.tensor(X)].flatten(1).clone().requires_grad_(True)
+    x = t["E"][torch.tensor(X, dtype=torch.int64)].flatten(1).clone().requires_grad_(True)
     logits = torch.tanh(x @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
-    torch.nn.functional.cross_entropy(logits, torch.tensor(Y)).backward()
+    torch.nn.functional.cross_entropy(logits, torch.tensor(Y, dtype=torch.int64)).backward()
     return x.grad.numpy()
 
 
 def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
     ref = torch_grads(P, X, Y)
     B = len(Y)
+    hidden = np.tanh(P["E"][X].reshape(B, -1) @ P["W1"] + P["b1"])
+    logits_scale = float(np.abs(hidden @ P["W2"] + P["b2"]).max())
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -306,6 +347,12 @@ def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
                     f"{name} has shape {got.shape}: sum the bias gradient over the batch"
                 )
         arrays = {name: as_array(grads[name], ref[name].shape, kinds="f") for name in NAMES}
+        for name in ("b2", "W2", "b1", "W1", "E"):
+            if not np.isfinite(arrays[name]).all():
+                raise CheckFailed(
+                    f"d{name} contains nan or inf for logits up to {logits_scale:.0f}: exp "
+                    "overflows; subtract each row's max before exponentiating (stable softmax)"
+                )
         right = {
             name: np.allclose(arrays[name], ref[name], rtol=1e-6, atol=1e-10) for name in NAMES
         }
@@ -357,4 +404,19 @@ def nplm_grads_checks(rng: np.random.Generator) -> list[Check]:
             ", one token repeated" if kind == "repeat" else ""
         )
         checks.append(_judge_grads(P, X, Y, label))
+    P = random_params(rng, 6, 3, 2, 5, direct=False, scale=300.0)
+    P["b2"] = rng.permutation([-800.0, 800.0] * 3)
+    X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(8)])
+    checks.append(
+        _judge_grads(P, X, rng.integers(0, 6, 8), "logits near +-1000 (naive softmax overflows)")
+    )
+    P = random_params(rng, 5, 2, 3, 4, direct=False)
+    checks.append(
+        _judge_grads(
+            P,
+            rng.integers(0, 5, (7, 3)).astype(np.int32),
+            rng.integers(0, 5, 7).astype(np.int32),
+            "int32 ids in X and Y",
+        )
+    )
     return checks

@@ -173,13 +173,15 @@ def torch_nplm(
         key: None if value is None else torch.tensor(value, dtype=torch.float64)
         for key, value in P.items()
     }
-    ids = torch.tensor(X[:, ::-1].copy() if newest_first else X)
+    ids = torch.tensor(X[:, ::-1].copy() if newest_first else X, dtype=torch.int64)
     x = t["E"][ids].flatten(1)  # (B, (n-1)d)
     pre = x @ t["W1"] + t["b1"]
     logits = (torch.tanh(pre) if use_tanh else pre) @ t["W2"] + t["b2"]
     if t.get("W3") is not None and use_direct:
         logits = logits + x @ t["W3"]
-    loss = torch.nn.functional.cross_entropy(logits, torch.tensor(Y), reduction=reduction)
+    loss = torch.nn.functional.cross_entropy(
+        logits, torch.tensor(Y, dtype=torch.int64), reduction=reduction
+    )
     return loss.item(), logits.numpy()
 
 
@@ -293,9 +295,28 @@ def nplm_loss_checks(rng: np.random.Generator) -> list[Check]:
             )
         )
     P = random_params(rng, 6, 3, 2, 4, False, scale=300.0)
-    P["b2"] = rng.choice([-800.0, 800.0], size=6)
+    P["b2"] = rng.permutation([-800.0, 800.0] * 3)
     X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(8)])
     checks.append(
         _judge_loss(P, X, rng.integers(0, 6, 8), "logits near +-1000 (naive softmax overflows)")
+    )
+    P_big = dict(P_small, b2=np.array([1000.0, 0.0, 0.0, 0.0, -1000.0]))
+    checks.append(
+        _judge_loss(
+            P_big,
+            X_small,
+            np.array([4, 0, 2]),
+            "logits 1000, 0 and -1000: a target's probability is exp(-2000)",
+        )
+    )
+    P = random_params(rng, 5, 2, 2, 3, True)
+    P["b2"] = P["b2"] - 1000.0
+    checks.append(
+        _judge_loss(
+            P,
+            rng.integers(0, 5, (6, 2)).astype(np.int32),
+            rng.integers(0, 5, 6).astype(np.int32),
+            "every logit near -1000, int32 ids (exp underflows)",
+        )
     )
     return checks

@@ -9,14 +9,14 @@ import math
 import numpy as np
 
 from autograder.expect import array_answer, expect_close, expect_raises, expect_unchanged, value_of
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.harness import Call, Check, CheckFailed, Outcome, describe_error
 
 WORKED = np.array([2.0, 1.0, 0.1])
 
 
 def reference_temperature(logits: np.ndarray, temperature: float) -> np.ndarray:
     """softmax(logits / temperature) by a loop."""
-    scaled = [z / temperature for z in logits]
+    scaled = [float(z) / temperature for z in logits]
     top = max(scaled)
     exps = [math.exp(z - top) for z in scaled]
     total = math.fsum(exps)
@@ -57,6 +57,13 @@ def distinct_logits(rng: np.random.Generator, V: int, scale: float = 2.0) -> np.
             return logits
 
 
+UNSTABLE = (
+    "got nan or inf: take a stable softmax of logits / temperature (divide first, then subtract "
+    "the max before exp); exp overflows at large logits or small temperatures, and "
+    "softmax(logits) ** (1/temperature) underflows to 0/0"
+)
+
+
 def _judge_probs(
     fn_args: tuple,
     kwargs: dict,
@@ -65,18 +72,18 @@ def _judge_probs(
     what: str,
     diagnoses: list,
 ) -> Check:
+    rtol = 1e-5 if logits.dtype == np.float32 else 1e-7  # float32 logits may give float32 answers
+
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
         probs = array_answer(outcome, logits.shape, kinds="f")
         if not np.isfinite(probs).all():
-            raise CheckFailed(
-                "got nan or inf: subtract the max before exp, and always keep at least the top token"
-            )
+            raise CheckFailed(UNSTABLE + "; always keep at least the top token")
         expect_close(
             probs,
             expected,
-            rtol=1e-7,
-            atol=1e-10,
+            rtol=rtol,
+            atol=rtol * 1e-3,
             diagnoses=[(h, c) for h, c in diagnoses if c is not None],
         )
         expect_unchanged(outcome, (logits,))
@@ -121,6 +128,21 @@ def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _temperature_check(np.array([3.0, 2.9, -1.0]), 0.001, "temperature 0.001 (nearly greedy)")
     )
+    checks += [
+        _temperature_check(WORKED, 1e-4, "the worked logits at temperature 0.0001"),
+        _temperature_check(
+            distinct_logits(rng, 12, scale=0.5), 0.002, "12 close logits at temperature 0.002"
+        ),
+        _temperature_check(distinct_logits(rng, 7), 1e4, "temperature 10,000 (nearly uniform)"),
+        _temperature_check(
+            rng.normal(0, 2, 9) - 1000.0, 1.0, "every logit near -1000 (exp underflows to 0)"
+        ),
+        _temperature_check(rng.normal(0, 2, 9) + 1000.0, 2.0, "every logit near +1000"),
+        _temperature_check(
+            distinct_logits(rng, 6).astype(np.float32), 0.7, "float32 logits, temperature 0.7"
+        ),
+        _temperature_check(np.array([3, 1, 0, -2]), 0.5, "integer logits, temperature 0.5"),
+    ]
     checks += [
         _judge_rejects(
             (WORKED, 0.0), {}, "temperature 0 raises ValueError", "temperature must be > 0"
@@ -179,6 +201,16 @@ def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
             )
         )
     checks += [
+        _top_k_check(
+            distinct_logits(rng, 9) * 300, 3, None, "logits in the hundreds to thousands, k = 3"
+        ),
+        _top_k_check(distinct_logits(rng, 8) - 1000.0, 4, None, "every logit near -1000, k = 4"),
+        _top_k_check(distinct_logits(rng, 10, scale=0.5), 3, 0.001, "temperature 0.001, k = 3"),
+        _top_k_check(distinct_logits(rng, 10), 6, 1e4, "temperature 10,000, k = 6"),
+        _top_k_check(distinct_logits(rng, 7).astype(np.float32), 2, 0.8, "float32 logits, k = 2"),
+        _top_k_check(np.array([4, -1, 2, 7, 0]), 3, None, "integer logits, k = 3"),
+    ]
+    checks += [
         _judge_rejects((WORKED, 0), {}, "k = 0 raises ValueError", "k must be at least 1"),
         _judge_rejects(
             (WORKED, 2),
@@ -191,6 +223,15 @@ def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
 
 
 # ---------------------------------------------------------------- top_p_probs
+
+
+def clear_of_boundaries(logits: np.ndarray, p: float, temperature: float) -> float:
+    """`p`, moved if needed so that no cumulative mass lies within 1e-6 of it (ties are left open)."""
+    probs = np.sort(reference_temperature(logits, temperature))[::-1]
+    before = np.concatenate([[0.0], np.cumsum(probs)[:-1]])
+    while p < 1.0 and np.abs(before - p).min() < 1e-6:
+        p = min(1.0, p + 0.01)
+    return p
 
 
 def _top_p_check(logits: np.ndarray, p: float, temperature: float | None, what: str) -> Check:
@@ -230,9 +271,20 @@ def top_p_probs_checks(rng: np.random.Generator) -> list[Check]:
     ]
     for V, p, t in [(8, 0.5, None), (27, 0.9, 0.8), (10, 0.3, 2.5), (5, 0.75, 0.5)]:
         logits = distinct_logits(rng, V)
+        p = clear_of_boundaries(logits, p, t or 1.0)
         checks.append(
             _top_p_check(logits, p, t, f"random logits, V={V}, p={p}, temperature {t or 1.0}")
         )
+    for logits, p, t, what in [
+        (distinct_logits(rng, 9) * 300, 0.95, None, "logits in the hundreds to thousands"),
+        (distinct_logits(rng, 8) - 1000.0, 0.6, None, "every logit near -1000"),
+        (distinct_logits(rng, 10, scale=0.5), 0.9, 0.001, "temperature 0.001"),
+        (distinct_logits(rng, 6), 0.45, 1e4, "temperature 10,000 (nearly uniform)"),
+        (distinct_logits(rng, 7).astype(np.float32), 0.8, 0.9, "float32 logits"),
+        (np.array([3, 0, 1, -2, 2]), 0.7, None, "integer logits"),
+    ]:
+        p = clear_of_boundaries(logits, p, t or 1.0)
+        checks.append(_top_p_check(logits, p, t, f"{what}, p={p:g}"))
     checks.append(
         _judge_rejects(
             (WORKED, 0.9),
@@ -262,14 +314,52 @@ def filtered(
         return reference_top_p(np.log(probs), top_p)
 
 
+def binomial_range(n: int, p: float, tail: float = 1e-10) -> tuple[int, int]:
+    """The counts [low, high] outside which each tail of Binomial(n, p) has probability < `tail`.
+
+    Exact (log-space pmf), so a correct sampler fails a token with probability below 2 * tail
+    whatever the seed, even for rare tokens where a normal approximation is poor.
+    """
+    if p <= 0.0:
+        return 0, 0
+    if p >= 1.0:
+        return n, n
+    ks = np.arange(n + 1)
+    log_factorial = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    log_choose = log_factorial[n] - log_factorial - log_factorial[::-1]
+    pmf = np.exp(log_choose + ks * math.log(p) + (n - ks) * math.log1p(-p))
+    lower_tail = np.cumsum(pmf)  # P(X <= k)
+    upper_tail = np.cumsum(pmf[::-1])[::-1]  # P(X >= k)
+    low = int(ks[lower_tail >= tail][0])
+    high = int(ks[upper_tail >= tail][-1])
+    return low, high
+
+
 def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what: str) -> Check:
-    expected = filtered(
-        logits, kwargs.get("temperature", 1.0), kwargs.get("top_k"), kwargs.get("top_p")
+    temperature = kwargs.get("temperature", 1.0)
+    if kwargs.get("top_p") is not None:  # keep p clear of the cumulative masses (ties are open)
+        before_top_p = filtered(logits, temperature, kwargs.get("top_k"), None)
+        with np.errstate(divide="ignore"):
+            kwargs = {
+                **kwargs,
+                "top_p": clear_of_boundaries(np.log(before_top_p), kwargs["top_p"], 1.0),
+            }
+    expected = filtered(logits, temperature, kwargs.get("top_k"), kwargs.get("top_p"))
+    unfiltered = reference_temperature(logits, temperature)
+    ranges = [binomial_range(draws, float(q)) for q in expected]
+    unfiltered_ranges = [binomial_range(draws, float(q)) for q in unfiltered]
+    extreme = float(np.max(np.abs(np.asarray(logits, dtype=np.float64)))) / temperature > 700
+    overflow = (
+        f" (here logits / temperature reach {np.max(np.abs(logits)) / temperature:.0f}: exp "
+        "overflows, so subtract the max before exp)"
+        if extreme
+        else ""
     )
-    unfiltered = reference_temperature(logits, kwargs.get("temperature", 1.0))
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if outcome.error is not None:
+            raise CheckFailed(describe_error(outcome) + overflow)
         report = value_of(outcome)
         if not isinstance(report, dict):
             raise CheckFailed("the draws could not be read")
@@ -286,13 +376,14 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
         picks = np.array(picks)
         if picks.min() < 0 or picks.max() >= len(logits):
             raise CheckFailed(
-                f"drew token {picks.max() if picks.max() >= len(logits) else picks.min()}, outside 0..V-1"
+                f"drew token {picks.max() if picks.max() >= len(logits) else picks.min()}, "
+                f"outside 0..V-1{overflow}"
             )
         if report["global_state_moved"]:
             raise CheckFailed(
                 "the global random state was used: draw only with the generator you are given"
             )
-        if report["first"] != report["second"]:
+        if report["first"][: len(report["second"])] != report["second"]:
             raise CheckFailed(
                 "the same generator seed gave different draws: draw only with the generator you are given"
             )
@@ -301,24 +392,32 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
         if forbidden.any():
             token = int(np.flatnonzero(forbidden)[0])
             raise CheckFailed(
-                f"drew token {token}, which the filters remove (probability 0 after top-k/top-p)"
+                f"drew token {token}, which the filters remove (probability 0 after top-k/top-p; "
+                "apply the temperature first, then top-k, then top-p on the renormalised top-k "
+                "distribution)"
             )
         n = len(picks)
-        spread = 5 * np.sqrt(n * expected * (1 - expected)) + 2
-        off = np.abs(counts - n * expected) > spread
+
+        def outside(bounds: list[tuple[int, int]]) -> np.ndarray:
+            return np.array([not lo <= c <= hi for c, (lo, hi) in zip(counts, bounds, strict=True)])
+
+        off = outside(ranges)
+        if off.any() and counts.max() == n:
+            raise CheckFailed(
+                f"all {n} draws gave token {int(counts.argmax())}; expected about "
+                f"{n * expected[counts.argmax()]:.0f}: draw at random with the generator you are "
+                "given (not the argmax, and not a new generator on every call)"
+            )
         if off.any():
             token = int(np.flatnonzero(off)[0])
             unfiltered_hint = (
-                " (these look like the unfiltered probabilities)"
-                if np.all(
-                    np.abs(counts - n * unfiltered)
-                    <= 5 * np.sqrt(n * unfiltered * (1 - unfiltered)) + 2
-                )
+                " (these look like the unfiltered probabilities: apply top-k, then top-p)"
+                if not outside(unfiltered_ranges).any()
                 else ""
             )
             raise CheckFailed(
-                f"token {token} was drawn {counts[token]} times in {n}; expected about {n * expected[token]:.0f}"
-                + unfiltered_hint
+                f"token {token} was drawn {counts[token]} times in {n}; expected about "
+                f"{n * expected[token]:.0f}" + unfiltered_hint
             )
 
     call = Call((logits, seed, draws, kwargs), probe="autograder.probes:sample_next_probe")
@@ -326,25 +425,30 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
 
 
 def sample_next_checks(rng: np.random.Generator) -> list[Check]:
-    """Plain sampling, temperature, greedy top_k=1, top-k then top-p, reproducibility, no global state."""
+    """Plain sampling, temperature, greedy top_k=1, top-k then top-p, reproducibility, no global state.
+
+    Also logits near +-1000, tiny and huge temperatures, float32 and integer logits. Every count is
+    judged against exact binomial tails of 1e-10, so a correct sampler fails with probability
+    below 1e-8 over all checks, whatever the seed.
+    """
     logits = distinct_logits(rng, 6, scale=1.0)
-    seeds = [int(seed) for seed in rng.integers(0, 2**31, size=8)]
+    seeds = [int(seed) for seed in rng.integers(0, 2**31, size=16)]
     return [
-        _sample_check(WORKED, {}, seeds[0], 3000, "the worked logits at temperature 1"),
+        _sample_check(WORKED, {}, seeds[0], 2000, "the worked logits at temperature 1"),
         _sample_check(
-            logits, {"temperature": 0.5}, seeds[1], 3000, "random logits at temperature 0.5"
+            logits, {"temperature": 0.5}, seeds[1], 2000, "random logits at temperature 0.5"
         ),
         _sample_check(
-            logits, {"temperature": 3.0}, seeds[2], 3000, "random logits at temperature 3"
+            logits, {"temperature": 3.0}, seeds[2], 2000, "random logits at temperature 3"
         ),
         _sample_check(logits, {"top_k": 1}, seeds[3], 200, "top_k=1 is greedy"),
-        _sample_check(logits, {"top_k": 3}, seeds[4], 3000, "top_k=3"),
-        _sample_check(logits, {"top_p": 0.7}, seeds[5], 3000, "top_p=0.7"),
+        _sample_check(logits, {"top_k": 3}, seeds[4], 2000, "top_k=3"),
+        _sample_check(logits, {"top_p": 0.7}, seeds[5], 2000, "top_p=0.7"),
         _sample_check(
             logits,
             {"top_k": 4, "top_p": 0.8, "temperature": 1.5},
             seeds[6],
-            3000,
+            2000,
             "temperature 1.5, then top_k=4, then top_p=0.8 on the renormalised top 4",
         ),
         _sample_check(
@@ -353,5 +457,32 @@ def sample_next_checks(rng: np.random.Generator) -> list[Check]:
             seeds[7],
             2000,
             "top_k=2 then top_p=0.5 keeps one token (top-p sees the renormalised top 2)",
+        ),
+        _sample_check(
+            np.log(np.array([0.5, 0.3, 0.2])),
+            {"temperature": 0.5, "top_p": 0.6},
+            seeds[14],
+            1000,
+            "temperature 0.5 before top_p=0.6 keeps one token (at temperature 1 it would keep two)",
+        ),
+        _sample_check(logits + 1000.0, {}, seeds[8], 1000, "every logit near +1000"),
+        _sample_check(
+            logits - 1000.0, {"top_k": 3}, seeds[9], 1000, "every logit near -1000, top_k=3"
+        ),
+        _sample_check(
+            logits, {"temperature": 0.001}, seeds[10], 200, "temperature 0.001 (greedy in effect)"
+        ),
+        _sample_check(
+            logits, {"temperature": 100.0}, seeds[11], 1000, "temperature 100 (nearly uniform)"
+        ),
+        _sample_check(
+            logits.astype(np.float32),
+            {"top_p": 0.9, "temperature": 0.8},
+            seeds[12],
+            1000,
+            "float32 logits, temperature 0.8, top_p=0.9",
+        ),
+        _sample_check(
+            np.array([2, 0, 1, -1]), {"top_k": 3}, seeds[13], 1000, "integer logits, top_k=3"
         ),
     ]
