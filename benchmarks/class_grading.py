@@ -140,14 +140,26 @@ def main() -> None:
         plain_scores, our_scores = scores(plain, args.chapters), scores(ours, args.chapters)
         differing = {key for key in our_scores if plain_scores.get(key) != our_scores[key]}
         flagged = {(student, chapter) for student, items in flags.items() for chapter in items}
-        unexplained = {key for key in differing if (key[0], key[1]) not in flagged}
+        # the kernel's run charges a bug twice when another exercise calls the buggy function;
+        # the trusted grader checks each exercise with the others' references (one bug, one exercise)
+        one_bug = {
+            key
+            for key in differing
+            if kinds[(key[0], key[1])].startswith("bug")
+            and not kinds[(key[0], key[1])].endswith(f" in {key[2]}")
+            and (our_scores[key] or 0) > (plain_scores.get(key) or 0)
+        }
+        unexplained = {key for key in differing - one_bug if (key[0], key[1]) not in flagged}
         tamper_caught = {
             k for k, kind in kinds.items() if kind.startswith("tamper") and k in flagged
         }
         honest_flagged = {
             k for k, kind in kinds.items() if not kind.startswith("tamper") and k in flagged
         }
-        print(f"grades differing: {len(differing)}, all on flagged submissions: {not unexplained}")
+        print(
+            f"grades differing: {len(differing)}: {len(one_bug)} where the notebook charged one bug "
+            f"twice (our flow: one bug, one exercise), the rest on flagged submissions: {not unexplained}"
+        )
         print(
             f"tampering submissions flagged: {len(tamper_caught)} of {sum(k.startswith('tamper') for k in kinds.values())}; "
             f"honest or buggy submissions flagged: {len(honest_flagged)}"

@@ -9,7 +9,6 @@ feedback never shows hidden tests, the checker, another student's work or the gr
 import csv
 import hashlib
 import json
-import os
 import subprocess
 import uuid
 from pathlib import Path
@@ -24,7 +23,8 @@ CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow
 GOOD = reference_code(CHAPTER)
 PWNED = Path(f"/tmp/proof-lm-pwned-{uuid.uuid4().hex}.txt")
-CANARY = f"grader-secret-{uuid.uuid4().hex}"  # in the grader's environment; must reach no page
+CANARY = f"grader-secret-{uuid.uuid4().hex}"
+MARKER = f"proof-lm-daemon-{uuid.uuid4().hex}"  # in the command line of the daemon a student starts  # in the grader's environment; must reach no page
 
 # Attacks on the machine from a solution cell, beside correct code. Paths are filled in per run.
 ESCAPE = """
@@ -50,13 +50,12 @@ for pid in range(1, 5000):
         except OSError:
             pass
 """
-DAEMON = """
-import os, time
+DAEMON = f"""
+import os, sys
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        time.sleep(600)
-        os._exit(0)
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", "{MARKER}"])
     os._exit(0)
 """
 
@@ -413,9 +412,9 @@ def make(target: str, **variables) -> str:
     return done.stdout
 
 
-def nobody_processes() -> list[str]:
-    """Processes of uid nobody (the sandbox's uid when grading as root)."""
-    done = subprocess.run(["pgrep", "-u", "65534", "-a"], capture_output=True, text=True)
+def daemons() -> list[str]:
+    """Processes the daemon-starting student left running (none, when the sandbox ends them)."""
+    done = subprocess.run(["pgrep", "-f", "-a", MARKER], capture_output=True, text=True)
     return done.stdout.splitlines()
 
 
@@ -489,8 +488,7 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
         path = course / "submitted" / student / CHAPTER / f"{CHAPTER}.ipynb"
         record = json.loads((course / "collected.json").read_text())[student][CHAPTER]
         assert hashlib.sha256(path.read_bytes()).hexdigest() == record["sha256"], student
-    if os.geteuid() == 0:
-        assert nobody_processes() == [], "a sandboxed process outlived its run"
+    assert daemons() == [], "a process a submission started outlived its run"
 
     for student in STUDENTS:
         page = course / "feedback" / student / CHAPTER / f"{CHAPTER}.html"
