@@ -1,6 +1,6 @@
 """Judging helpers: turn a plain answer into a verdict with a hint that names the likely mistake."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -177,3 +177,16 @@ def expect_unchanged(outcome: Outcome, original_args: tuple) -> None:
                 "np.asarray(x, dtype=float) and x.astype(float, copy=False) return x itself "
                 "when it is already float64)"
             )
+
+
+def exact_count(
+    expected: float, diagnoses: list[tuple[str, float]]
+) -> Callable[[list[Outcome]], None]:
+    """A judge for one call whose answer must be exactly `expected` (a count), naming known miscounts."""
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        known = [(hint, float(count)) for hint, count in diagnoses if count != expected]
+        expect_close(number_answer(outcome), expected, rtol=0, atol=0, diagnoses=known)
+
+    return judge

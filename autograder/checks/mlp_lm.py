@@ -12,10 +12,10 @@ from autograder.checks.cases import alphabet_vocab, random_vocab, random_words
 from autograder.expect import (
     as_array,
     as_number,
+    exact_count,
     expect_close,
     expect_unchanged,
     labelled,
-    number_answer,
     tuple_answer,
 )
 from autograder.harness import Call, Check, CheckFailed, Outcome
@@ -120,16 +120,7 @@ def _judge_params(
     ]
     call = Call((V, d, n, dh), {"direct": direct}) if keyword else Call((V, d, n, dh, direct))
 
-    def judge(outcomes: list[Outcome]) -> None:
-        (outcome,) = outcomes
-        value = number_answer(outcome)
-        expect_close(
-            value,
-            expected,
-            rtol=0,
-            atol=0,
-            diagnoses=[(h, v) for h, v in diagnoses if v != expected],
-        )
+    judge = exact_count(expected, diagnoses)
 
     return Check(what, [call], judge)
 
