@@ -66,6 +66,10 @@ def test_bad_files_cost_their_submission_alone(tmp_path):
     flags = json.loads((course / "flags.json").read_text())
     scores = totals(course)
     assert scores["good1"] == scores["good2"] == 7.0
+    run = json.loads((course / "autograde.json").read_text())
+    assert run["sandbox"] is True and isinstance(run["seed"], int)
+    with (course / "grades.csv").open() as handle:
+        assert {row["sandbox"] for row in csv.DictReader(handle)} == {"on"}
     assert "good1" not in flags and "good2" not in flags
     for student in bad:
         assert scores.get(student, 0.0) == 0.0
@@ -123,3 +127,29 @@ def test_a_worker_killed_mid_class_loses_nothing(tmp_path):
     assert killed is not None, "no worker to kill was seen"
     assert process.returncode == 0, stderr[-3000:]
     assert totals(course) == {student: 7.0 for student in students}
+
+
+def test_grading_without_the_sandbox_is_written_into_the_grades(tmp_path):
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    honest_class(course, folder, ["alice"])
+    collect(course, folder)
+    done = course_command("autograde", "--root", str(course), "--no-sandbox")
+    assert done.returncode == 0 and "--no-sandbox" in done.stderr, done.stderr[-2000:]
+    assert totals(course) == {"alice": 7.0}, "the same score without the sandbox"
+    assert json.loads((course / "autograde.json").read_text())["sandbox"] is False
+    with (course / "grades.csv").open() as handle:
+        assert [row["sandbox"] for row in csv.DictReader(handle)] == ["OFF (--no-sandbox)"]
+
+
+def test_workers_that_keep_dying_make_autograde_fail(tmp_path):
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    honest_class(course, folder, ["alice"])
+    collect(course, folder)
+    (course / "nbgrader_config.py").write_text(
+        "raise SystemExit(3)\n"
+    )  # every worker dies at start
+    done = course_command("autograde", "--root", str(course))
+    assert done.returncode == 1
+    assert (
+        "could not be run by nbgrader" in done.stderr and "alice/01_bigram_counting" in done.stderr
+    )

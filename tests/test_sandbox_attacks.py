@@ -21,7 +21,7 @@ from conftest import IMPLEMENTATIONS, REPO
 
 from autograder import sandbox
 from autograder.exercises import EXERCISES, get_exercise
-from autograder.runner import build_checks, check_source
+from autograder.runner import GRADING_LIMITS, build_checks, check_source
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 ROOT = os.geteuid() == 0
@@ -121,8 +121,13 @@ def test_processes_outside_cannot_be_seen_or_signalled():
                 pidfd = "opened"
             except OSError as error:
                 pidfd = type(error).__name__
+            import resource
+            status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+            limits = {{name: resource.getrlimit(getattr(resource, name))[0] for name in
+                      ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_FSIZE")}}
             raise RuntimeError("OBSERVED " + json.dumps(
-                {{"visible": visible, "uid": os.getuid(), "pidfd": pidfd}}))
+                {{"visible": visible, "uid": os.getuid(), "pidfd": pidfd, "limits": limits,
+                  "caps": status["CapEff"].strip(), "nnp": status["NoNewPrivs"].strip()}}))
             """
         )
         assert victim.poll() is None, "a process outside the sandbox was killed"
@@ -131,6 +136,15 @@ def test_processes_outside_cannot_be_seen_or_signalled():
         assert seen["pidfd"] != "opened"
         if ROOT:
             assert seen["uid"] == sandbox.NOBODY, "student code runs as root"
+        assert int(seen["caps"], 16) == 0 and seen["nnp"] == "1", "capabilities or no_new_privs"
+        limits = GRADING_LIMITS
+        assert seen["limits"] == {
+            "RLIMIT_AS": limits.memory_bytes,
+            "RLIMIT_CPU": limits.cpu_seconds,
+            "RLIMIT_NPROC": limits.processes,
+            "RLIMIT_NOFILE": limits.open_files,
+            "RLIMIT_FSIZE": limits.file_bytes,
+        }
     finally:
         victim.kill()
 
@@ -335,3 +349,25 @@ def test_every_library_answer_named_exists():
         for entry in entries:
             module, name = entry.split(":")
             assert callable(getattr(importlib.import_module(f"proof_lm.{module}"), name)), entry
+
+
+def test_the_seed_is_in_every_report_and_replays_the_run(tmp_path):
+    page = tmp_path / "feedback.html"
+    command = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "grade",
+        str(REPO / "solutions" / "01_bigram_counting.ipynb"),
+    ]
+    done = subprocess.run(
+        [*command, "--seed", "12345", "--json", "--html", str(page)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    report = json.loads(done.stdout)
+    assert report["seed"] == 12345 and all(r["seed"] == 12345 for r in report["reports"])
+    assert "seed 12345" in page.read_text()
+    text = subprocess.run([*command, "--html", str(page)], capture_output=True, text=True, cwd=REPO)
+    assert "hidden cases: seed" in text.stdout
