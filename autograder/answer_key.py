@@ -2,11 +2,12 @@
 
 The sandbox sees two project packages, both built here as read-only copies: `autograder` with only
 the grading process's own modules (no checks, no references, no exercise list), and `proof_lm` with
-every function that answers the exercise being graded replaced by one that raises
-`AnswerKeyError`. The real files are not mounted, so no import trick can reach them. The other
+every function that answers the exercise being graded cut out of its source and replaced by one
+that raises `AnswerKeyError`. The real files are not mounted, so no import trick can reach them. The other
 exercises' library functions stay usable, as does everything else in the library.
 """
 
+import ast
 import atexit
 import functools
 import shutil
@@ -98,10 +99,23 @@ def library_without(exercise: str) -> Path:
         by_module.setdefault(module, []).append(name)
     for module, names in by_module.items():
         path = target / f"{module}.py"
-        lines = [STUB.replace("{EXERCISE}", exercise)]
+        lines = [
+            _without_definitions(path.read_text(), set(names)),
+            STUB.replace("{EXERCISE}", exercise),
+        ]
         lines += [f"{name} = _answer_key({name!r})\n" for name in names]
-        path.write_text(path.read_text() + "".join(lines))
+        path.write_text("".join(lines))
     return target
+
+
+def _without_definitions(source: str, names: set[str]) -> str:
+    """`source` with the top-level functions called `names` cut out (decorators included)."""
+    lines = source.splitlines(keepends=True)
+    for node in reversed(ast.parse(source).body):
+        if isinstance(node, ast.FunctionDef) and node.name in names:
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+            del lines[start : node.end_lineno]
+    return "".join(lines)
 
 
 def mounts(exercise: str) -> list[tuple[Path, str]]:

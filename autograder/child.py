@@ -52,22 +52,24 @@ def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[str
     return namespace, problems
 
 
-def install_references(namespace: dict, preamble: str, references: dict[str, str]) -> None:
-    """Bind the chapter's other graded functions to their references: one bug costs one exercise."""
+def build_references(preamble: str, references: dict[str, str]) -> dict:
+    """The chapter's other graded functions, built from their reference solutions."""
     trusted: dict = {"__name__": "__reference__"}
     exec(compile(preamble, "<preamble>", "exec"), trusted)
-    for name, source in references.items():
-        exec(compile(source, f"<reference {name}>", "exec"), trusted)
-        namespace[name] = trusted[name]
+    for source in references.values():
+        exec(compile(source, "<reference>", "exec"), trusted)
+    return {name: trusted[name] for name in references}
 
 
 def main() -> None:
     """Read the request, run the calls, write the answers."""
     request = pickle.loads(sys.stdin.buffer.read())  # written by the trusted parent
     result_pipe = os.fdopen(int(sys.argv[1]), "wb")
+    # built before any student code runs, and their source dropped: nothing to print out of a frame
+    references = build_references(request["preamble"], request.pop("references"))
     namespace, problems = load_student_code(request["preamble"], request["sources"])
     fn = namespace.get(request["function"])
-    install_references(namespace, request["preamble"], request["references"])
+    namespace.update(references)  # one bug costs one exercise
     outcomes: list[Outcome] = []
     if callable(fn):
         for call in request["calls"]:

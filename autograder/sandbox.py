@@ -171,12 +171,34 @@ def bwrap_command(
     return [*command, "--", *argv]
 
 
-def private_dir(prefix: str) -> tempfile.TemporaryDirectory:
+class PrivateDir:
+    """A fresh directory the sandboxed uid may write (the sandbox's home), removed with `rm -rf`.
+
+    Student code may fill it with anything (thousands of nested folders defeat shutil.rmtree's
+    recursion), so removal is left to rm, which has no depth limit.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.name = tempfile.mkdtemp(prefix=prefix)
+        if os.geteuid() == 0:
+            os.chown(self.name, NOBODY, NOBODY)
+
+    def __enter__(self) -> str:
+        return self.name
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+    def cleanup(self) -> None:
+        """Remove the directory and everything in it."""
+        subprocess.run(
+            [shutil.which("rm") or "/bin/rm", "-rf", "--one-file-system", self.name], check=False
+        )
+
+
+def private_dir(prefix: str) -> PrivateDir:
     """A fresh directory the sandboxed uid may write: the sandbox's home."""
-    directory = tempfile.TemporaryDirectory(prefix=prefix)
-    if os.geteuid() == 0:
-        os.chown(directory.name, NOBODY, NOBODY)
-    return directory
+    return PrivateDir(prefix)
 
 
 def preexec(limits: Limits) -> Callable[[], None]:

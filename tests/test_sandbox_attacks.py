@@ -232,6 +232,10 @@ def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating():
         "softmax = vars(__import__('proof_lm.functional', fromlist=['x']))['softmax']\n",
         # the library's source read from disk and executed: the sandbox holds only the blocked copy
         "import proof_lm.functional as f\nspace = {}\nexec(open(f.__file__).read(), space)\nsoftmax = space['softmax']\n",
+        # the library file re-run up to its stubs: the real definition is cut out of the copy
+        "import proof_lm.functional as f\nspace = {'__name__': 'x'}\n"
+        "exec(open(f.__file__).read().split('class AnswerKeyError')[0], space)\n"
+        "softmax = space['softmax']\n",
         # the grader's own reference: not in the sandbox at all
         "from autograder.checks.neural_bigram import reference_softmax\n"
         "def softmax(logits, axis=-1):\n    return reference_softmax(logits, axis)\n",
@@ -241,6 +245,7 @@ def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating():
         "importlib-built-name",
         "dunder-import",
         "exec-library-source",
+        "exec-source-above-the-stubs",
         "grader-reference",
     ],
 )
@@ -250,6 +255,7 @@ def test_no_answer_key_in_the_environment(source):
     assert (
         "called the library's implementation of the exercise" in report.flags
         or "ModuleNotFoundError" in " ".join(report.notes)
+        or "no function named softmax" in " ".join(report.notes)
     ), (report.flags, report.notes)
 
 
@@ -371,3 +377,67 @@ def test_the_seed_is_in_every_report_and_replays_the_run(tmp_path):
     assert "seed 12345" in page.read_text()
     text = subprocess.run([*command, "--html", str(page)], capture_output=True, text=True, cwd=REPO)
     assert "hidden cases: seed" in text.stdout
+
+
+def test_reference_sources_cannot_be_read_out_of_the_grading_process():
+    _, seen = attack(
+        """
+        import gc, json, sys
+        found = []
+        frame = sys._getframe()
+        while frame is not None:
+            found += [k for k, v in frame.f_locals.items() if "def " + "bigram_probs" in repr(v)]
+            frame = frame.f_back
+        texts = [o for o in gc.get_objects() if isinstance(o, str) and "def " + "bigram_probs" in o]
+        raise RuntimeError("OBSERVED " + json.dumps({"frames": found, "strings": len(texts)}))
+        """,
+    )
+    assert seen == {"frames": [], "strings": 0}, seen
+
+
+def test_an_honest_cell_that_calls_the_library_at_load_costs_nothing():
+    report, _ = attack(
+        """
+        from proof_lm.metrics import perplexity_from_nll
+        print("compare:", perplexity_from_nll(1.0))
+        """
+    )
+    assert report.passed and report.flags == [], (report.flags, report.notes)
+
+
+def test_a_home_full_of_nested_folders_is_cleaned_up_without_crashing():
+    before = set(Path("/tmp").glob("proof-lm-grade-*"))
+    report, _ = attack(
+        """
+        import os
+        os.chdir("/home/student")
+        for _ in range(3000):
+            os.mkdir("d")
+            os.chdir("d")
+        os.chdir("/home/student")
+        """
+    )
+    assert report.passed
+    left = [
+        home
+        for home in set(Path("/tmp").glob("proof-lm-grade-*")) - before
+        if (home / "d").exists()
+    ]
+    assert left == [], (
+        "a sandbox home was left behind"
+    )  # (other tests' homes come and go meanwhile)
+
+
+def test_a_huge_answer_structure_is_refused_before_parsing():
+    report, _ = attack(
+        """
+        import io, os, sys, numpy as np
+        text = b'{"found": true, "problems": [], "outcomes": [' + b"[]," * (2 * 1024**2) + b"[]]}"
+        buffer = io.BytesIO()
+        np.savez(buffer, __json__=np.frombuffer(text, np.uint8))
+        os.write(int(sys.argv[1]), buffer.getvalue())
+        os._exit(0)
+        """
+    )
+    assert report.earned == 0 and report.flags == ["malformed answers"]
+    assert "structure" in report.notes[0]
