@@ -5,7 +5,7 @@
 Builds a course with every chapter released and a class of simulated students (for each chapter:
 mostly correct, some with one catalogued bug, some tampering), then on two copies of it times
 (1) plain nbgrader, one `nbgrader autograde CHAPTER` per chapter, serial, and (2) our flow
-(`autograder.class_grading.autograde_class`: two nbgrader workers with every kernel in the OS
+(`autograder.course.autograde.autograde_class`: two nbgrader workers with every kernel in the OS
 sandbox, plus trusted confirmation, also sandboxed). It checks that the grades agree except where
 our flow caught tampering, and prints both times, their ratio, the time per submission extrapolated
 to a class of 100, and what the sandbox costs per notebook (one worker, the same few notebooks
@@ -19,10 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.class_grading import autograde_class, run_nbgrader, submissions
 from autograder.course import chapters, collect, nbgrader, release
+from autograder.course.autograde import autograde_class, run_nbgrader, submissions
+from autograder.course.simulate import reference_code, submission
 from autograder.exercises import chapter_exercises
-from autograder.simulate import reference_code, submission
 
 CATALOGUE = Path(__file__).resolve().parent.parent / "tests" / "implementations"
 TAMPERS = {

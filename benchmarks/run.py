@@ -16,9 +16,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.cli import grade_notebook
 from autograder.course import chapters
 from autograder.exercises import chapter_exercises
+from autograder.grading import grade_notebook
 from autograder.notebook import read_notebook, student_sources
 from autograder.runner import check_source
 

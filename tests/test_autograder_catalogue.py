@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
-from autograder.cli import grade_notebook
 from autograder.exercises import EXERCISES, chapter_exercises, get_exercise
+from autograder.grading import grade_notebook
 from autograder.runner import check_source
 
 CATALOGUE = sorted(IMPLEMENTATIONS.glob("*/*.py"))

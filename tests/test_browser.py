@@ -16,7 +16,7 @@ import pytest
 from browser import Lab, Steps, browser_page, chromium
 from conftest import REPO
 
-from autograder.simulate import reference_code, replace_function, submission
+from autograder.course.simulate import reference_code, replace_function, submission
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHAPTER_01 = "01_bigram_counting"

@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import REPO
 
-from autograder.course import chapters, student_notebooks
+from autograder.course.release import chapters, student_notebooks
 from autograder.exercises import EXERCISES, PREAMBLES
 
 MARKERS = ["BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "run_checks"]

@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO
 
 from autograder.course import collect, release
-from autograder.simulate import reference_code, submission
+from autograder.course.simulate import reference_code, submission
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow
@@ -116,7 +116,7 @@ def test_a_worker_killed_mid_class_loses_nothing(tmp_path):
     deadline = time.monotonic() + 120
     while killed is None and time.monotonic() < deadline and process.poll() is None:
         found = subprocess.run(
-            ["pgrep", "-f", f"autograder.grading_worker {course}"], capture_output=True, text=True
+            ["pgrep", "-f", f"autograder.course.kernels {course}"], capture_output=True, text=True
         ).stdout.split()
         if found:
             time.sleep(2)  # let it get into a notebook

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+from autograder.course.simulate import reference_code, replace_function, submission
 from autograder.exercises import chapter_exercises
-from autograder.simulate import reference_code, replace_function, submission
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow

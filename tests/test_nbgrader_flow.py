@@ -7,8 +7,8 @@ import subprocess
 import pytest
 from conftest import REPO
 
-from autograder.cli import grade_notebook
-from autograder.simulate import reference_code, replace_function, submission
+from autograder.course.simulate import reference_code, replace_function, submission
+from autograder.grading import grade_notebook
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow

@@ -10,8 +10,8 @@ import textwrap
 import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
-from autograder.cli import grade_notebook
 from autograder.exercises import get_exercise
+from autograder.grading import grade_notebook
 from autograder.runner import check_source
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()

@@ -6,8 +6,8 @@ import pytest
 from conftest import REPO
 
 from autograder.course import chapters
-from autograder.simulate import reference_code
-from autograder.tamper_scan import scan_notebook, scan_source
+from autograder.course.simulate import reference_code
+from autograder.course.tamper_scan import scan_notebook, scan_source
 
 CATALOGUE = sorted((REPO / "tests" / "implementations").rglob("*.py"))
 

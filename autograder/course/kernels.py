@@ -87,7 +87,7 @@ def grading_preprocessors() -> list[type]:
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
 
-    from autograder.outputs import CapOutputs
+    from autograder.course.outputs import CapOutputs
 
     class SandboxedExecute(Execute):
         """nbgrader's Execute (same configuration), its kernels started by SandboxedKernelManager."""

@@ -38,5 +38,5 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbgrader.preprocessors.ClearMarkScheme",
-    "autograder.outputs.OneLineErrors",
+    "autograder.course.outputs.OneLineErrors",
 ]
