@@ -7,6 +7,7 @@ STAMP := $(VENV)/.installed
 COURSE ?= course
 SUBMISSIONS ?= submissions
 CHAPTERS ?=
+SCHEDULER ?=
 LAB_ARGS ?=
 PYTEST_ARGS ?=
 
@@ -95,7 +96,7 @@ collect: $(STAMP)
 	$(PY) -m autograder.course collect --root $(COURSE) $(SUBMISSIONS)
 
 autograde: $(STAMP)
-	$(PY) -m autograder.course autograde --root $(COURSE) $(if $(NO_SANDBOX),--no-sandbox,) $(CHAPTERS)
+	$(PY) -m autograder.course autograde --root $(COURSE) $(if $(NO_SANDBOX),--no-sandbox,) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(CHAPTERS)
 
 feedback: $(STAMP)
 	$(PY) -m autograder.course feedback --root $(COURSE) $(CHAPTERS)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from autograder.course import chapters, collect, nbgrader, release
-from autograder.course.autograde import autograde_class, run_nbgrader, submissions
+from autograder.course.autograde import autograde, submissions
 from autograder.course.simulate import reference_code, submission
 from autograder.exercises import chapter_exercises
 

@@ -1,4 +1,6 @@
-"""Class grading never loses or corrupts anything: bad files, unsafe hand-ins and dying workers.
+"""Class grading never loses or corrupts anything: bad files, unsafe hand-ins, no sandbox.
+
+Dying workers and the Dask cluster: tests/test_class_dask.py.
 
 Through the real commands (`python -m autograder.course ...`) on a real course directory.
 """
@@ -6,10 +8,8 @@ Through the real commands (`python -m autograder.course ...`) on a real course d
 import csv
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -99,36 +99,6 @@ def test_collect_refuses_unsafe_hand_ins(tmp_path, case):
     assert not (course / "submitted").exists(), "nothing is copied when a hand-in is refused"
 
 
-def test_a_worker_killed_mid_class_loses_nothing(tmp_path):
-    course, folder = tmp_path / "course", tmp_path / "submissions"
-    students = [f"s{i}" for i in range(4)]
-    honest_class(course, folder, students)
-    collect(course, folder)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "autograder.course", "autograde", "--root", str(course)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}"),
-    )
-    killed = None
-    deadline = time.monotonic() + 120
-    while killed is None and time.monotonic() < deadline and process.poll() is None:
-        found = subprocess.run(
-            ["pgrep", "-f", f"autograder.course.kernels {course}"], capture_output=True, text=True
-        ).stdout.split()
-        if found:
-            time.sleep(2)  # let it get into a notebook
-            killed = int(found[0])
-            os.kill(killed, signal.SIGKILL)
-        time.sleep(0.2)
-    _, stderr = process.communicate(timeout=600)
-    assert killed is not None, "no worker to kill was seen"
-    assert process.returncode == 0, stderr[-3000:]
-    assert totals(course) == {student: 7.0 for student in students}
-
-
 def test_grading_without_the_sandbox_is_written_into_the_grades(tmp_path):
     course, folder = tmp_path / "course", tmp_path / "submissions"
     honest_class(course, folder, ["alice"])
@@ -139,17 +109,3 @@ def test_grading_without_the_sandbox_is_written_into_the_grades(tmp_path):
     assert json.loads((course / "autograde.json").read_text())["sandbox"] is False
     with (course / "grades.csv").open() as handle:
         assert [row["sandbox"] for row in csv.DictReader(handle)] == ["OFF (--no-sandbox)"]
-
-
-def test_workers_that_keep_dying_make_autograde_fail(tmp_path):
-    course, folder = tmp_path / "course", tmp_path / "submissions"
-    honest_class(course, folder, ["alice"])
-    collect(course, folder)
-    (course / "nbgrader_config.py").write_text(
-        "raise SystemExit(3)\n"
-    )  # every worker dies at start
-    done = course_command("autograde", "--root", str(course))
-    assert done.returncode == 1
-    assert (
-        "could not be run by nbgrader" in done.stderr and "alice/01_bigram_counting" in done.stderr
-    )

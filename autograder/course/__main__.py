@@ -2,7 +2,7 @@
 
 python -m autograder.course release  [--root course] [CHAPTER ...]
 python -m autograder.course collect  SUBMISSIONS [--root course]   # SUBMISSIONS/<student>/<chapter>.ipynb
-python -m autograder.course autograde [--root course] [CHAPTER ...]
+python -m autograder.course autograde [--root course] [--scheduler tcp://host:8786] [--seed N] [--force] [CHAPTER ...]
 python -m autograder.course feedback [--root course] [CHAPTER ...]
 python -m autograder.course export   [--root course] [--to grades.csv]
 """
@@ -39,6 +39,15 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="autograde without the OS sandbox (unsafe; written into flags and grades.csv)",
     )
+    parser.add_argument(
+        "--scheduler",
+                help="a running Dask scheduler (tcp://host:port); default: a local cluster, one worker per core",
+    )
+    parser.add_argument("--workers", type=int, help="local cluster: worker processes (default: cores)")
+    parser.add_argument("--seed", type=int, help="seed of the hidden cases (default: a new one)")
+    parser.add_argument(
+        "--force", action="store_true", help="grade every submission again, changed or not"
+    )
     args = parser.parse_intermixed_args(argv)
     root = args.root
     if args.step == "release":
@@ -58,7 +67,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.no_sandbox:
             print("WARNING: --no-sandbox: student code runs unconfined, as you", file=sys.stderr)
         try:
-            flags = autograde(root, args.chapters or submitted_chapters(root), not args.no_sandbox)
+            outcome = autograde(
+                root,
+                args.chapters or submitted_chapters(root),
+                not args.no_sandbox,
+                scheduler=args.scheduler,
+                seed=args.seed,
+                force=args.force,
+                workers=args.workers,
+            )
         except sandbox.SandboxUnavailable as error:
             print(
                 f"refusing to grade: {error}; or pass --no-sandbox to accept the risk",
@@ -68,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
         except GradingIncomplete as error:
             print(f"ERROR: {error}", file=sys.stderr)
             return 1
-        for student, chapters_flagged in sorted(flags.items()):
+        print(
+            f"graded {len(outcome.graded)} submissions in {outcome.seconds:.1f} s "
+            f"({outcome.skipped} unchanged, not graded again)"
+        )
+        for student, chapters_flagged in sorted(outcome.flags.items()):
             for chapter, reasons in chapters_flagged.items():
                 print(f"FLAGGED {student} {chapter}: {'; '.join(reasons)}")
     elif args.step == "feedback":

@@ -1,22 +1,43 @@
-"""Grading a class: nbgrader autograde on every core with sandboxed kernels, then trusted confirmation."""
+"""Grading a class on Dask distributed: one task per (student, chapter); the client alone writes results.
 
+The client reads each collected notebook, skips those graded before with the same bytes, the same
+source notebook and the same sandbox setting (COURSE/autograde.json), and submits one task per
+remaining submission (`task.grade_submission`) to a Dask cluster (`cluster.grading_client`: a
+LocalCluster by default, or a running scheduler). Results come back as they finish; the client
+writes each into the course (`record.record`) and keeps COURSE/flags.json and COURSE/autograde.json
+(the seed of every submission's hidden cases, the sandbox setting, the hashes). A submission whose
+task failed (its workers kept dying, or the grader itself failed) is named, everything else is
+graded, and `GradingIncomplete` is raised at the end.
+"""
+
+import hashlib
 import json
-import os
-import subprocess
 import sys
-import tempfile
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import sandbox
-from autograder.course.confirm import confirm
-from autograder.course.kernels import SANDBOX_VARIABLE, WORKER_LIMITS
-from autograder.sandbox import preexec
+from autograder.course.cluster import ATTEMPTS, grading_client, scratch_directory
+from autograder.course.record import db_url, record
+from autograder.course.task import Graded, Job, Release, grade_submission
+from autograder.runner import new_seed
 
-WORKER_ATTEMPTS = 3  # a job whose worker died is given to a new worker this many times in all
+STATE = "autograde.json"
 
 
 class GradingIncomplete(RuntimeError):
-    """Some submissions could not be graded (a worker kept dying); the rest are in the gradebook."""
+    """Some submissions could not be graded (their workers kept dying); the rest are in the gradebook."""
+
+
+@dataclass
+class Outcome:
+    """What one autograde run did."""
+
+    flags: dict[str, dict[str, list[str]]]  # student -> chapter -> reasons (the whole class)
+    graded: list[Graded] = field(default_factory=list)  # graded in this run
+    skipped: int = 0  # unchanged since they were graded
+    seconds: float = 0.0
 
 
 def submissions(root: Path, chapters: list[str]) -> list[tuple[str, str]]:
@@ -28,93 +49,174 @@ def submissions(root: Path, chapters: list[str]) -> list[tuple[str, str]]:
     )
 
 
-def _run_workers(
-    root: Path, jobs: list[tuple[str, str]], workers: int, sandboxed: bool
-) -> dict[tuple[str, str], dict]:
-    """One round of nbgrader workers over `jobs`; the results they recorded (a dead worker's are missing)."""
-    env = dict(
-        os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+def release_data(root: Path, chapters: list[str]) -> Release:
+    """The course's release data: its gradebook emptied of students, the source and released notebooks."""
+    import shutil
+    import tempfile
+
+    from nbgrader.api import Gradebook
+
+    with tempfile.TemporaryDirectory(prefix="proof-lm-release-") as tmp:
+        copy = Path(tmp, "gradebook.db")
+        shutil.copyfile(root / "gradebook.db", copy)
+        with Gradebook(f"sqlite:///{copy}") as gradebook:
+            for student in [s.id for s in gradebook.students]:
+                gradebook.remove_student(student)
+        data = copy.read_bytes()
+    return Release(
+        gradebook=data,
+        config=(root / "nbgrader_config.py").read_text(),
+        sources={c: (root / "source" / c / f"{c}.ipynb").read_bytes() for c in chapters},
+        released={c: (root / "release" / c / f"{c}.ipynb").read_bytes() for c in chapters},
     )
-    env.pop("NBGRADER_EXECUTION", None)
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    if not sandboxed:
-        env[SANDBOX_VARIABLE] = "off"
-    shards = [jobs[i::workers] for i in range(workers)]
-    with tempfile.TemporaryDirectory(prefix="proof-lm-results-") as tmp:
-        paths = [Path(tmp, f"worker{i}.jsonl") for i in range(len(shards))]
-        processes = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "autograder.course.kernels",
-                    str(root),
-                    str(path),
-                    *(f"{c}:{s}" for c, s in shard),
-                ],
-                cwd=root,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                preexec_fn=preexec(WORKER_LIMITS),
-            )
-            for shard, path in zip(shards, paths, strict=False)
-            if shard
-        ]
-        for process in processes:
-            process.wait()
-        results = {}
-        for path in paths:
-            lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-            for line in lines:
-                result = json.loads(line)
-                results[(result["chapter"], result["student"])] = result
-        return results
 
 
-def run_nbgrader(
-    root: Path, jobs: list[tuple[str, str]], workers: int = 2, sandboxed: bool = True
-) -> dict[tuple[str, str], dict]:
-    """nbgrader autograde for every job in `workers` processes; jobs of a worker that died are retried."""
-    results: dict[tuple[str, str], dict] = {}
-    for _ in range(WORKER_ATTEMPTS):
-        missing = [job for job in jobs if job not in results]
-        if not missing:
-            break
-        results.update(_run_workers(root, missing, workers, sandboxed))
-    for job in jobs:
-        results.setdefault(
-            job,
-            {"chapter": job[0], "student": job[1], "success": False, "error": "worker died"},
+def _manifest_flags(manifest: dict, job: Job) -> list[str]:
+    """What collect recorded: files handed in beside the notebook, a change since collection."""
+    record_ = manifest.get(job.student, {}).get(job.chapter)
+    if not record_:
+        return []
+    reasons = []
+    if record_["not_copied"]:
+        reasons.append(
+            f"handed in files beside the notebook (not graded): {', '.join(record_['not_copied'])}"
         )
-    return results
+    if record_["sha256"] != job.sha256:
+        reasons.append("the submitted notebook changed after it was collected")
+    return reasons
 
 
-def autograde_class(
-    root: Path, chapters: list[str], workers: int = 2, sandboxed: bool = True
-) -> dict:
-    """nbgrader autograde on every core, then trusted confirmation; return the flags.
+def _fingerprint(job: Job, release: Release, sandboxed: bool) -> dict:
+    """What a re-run compares to decide whether a submission needs grading again."""
+    source = hashlib.sha256(release.sources[job.chapter]).hexdigest()
+    return {"sha256": job.sha256, "source": source, "sandbox": sandboxed}
 
-    GradingIncomplete when a submission could not be graded because a worker kept dying.
+
+def _load_state(root: Path) -> dict:
+    path = root / STATE
+    state = json.loads(path.read_text()) if path.exists() else {}
+    state.setdefault("submissions", {})
+    return state
+
+
+def _task(job: Job, release: Release, seed: int, sandboxed: bool) -> Graded:
+    """The task as a worker runs it: in its plugin's scratch directory."""
+    return grade_submission(job, release, seed, sandboxed, scratch_directory())
+
+
+def autograde(
+    root: Path,
+    chapters: list[str],
+    sandboxed: bool = True,
+    scheduler: str | None = None,
+    seed: int | None = None,
+    force: bool = False,
+    workers: int | None = None,
+) -> Outcome:
+    """Grade every new or changed submission of `chapters` on a Dask cluster; the whole class's flags.
+
+    SandboxUnavailable (with install instructions) unless bubblewrap works or `sandboxed` is False;
+    GradingIncomplete, after everything else is written, when a submission could not be graded.
     """
-    jobs = submissions(root, chapters)
-    results = run_nbgrader(root, jobs, workers, sandboxed)
-    flags = confirm(root, jobs, results, workers, sandboxed)
-    lost = [job for job, result in results.items() if result.get("error") == "worker died"]
-    if lost:
-        raise GradingIncomplete(
-            f"{len(lost)} submissions could not be run by nbgrader (a worker died "
-            f"{WORKER_ATTEMPTS} times): {', '.join(f'{s}/{c}' for c, s in lost)}"
-        )
-    return flags
+    from distributed import as_completed
+    from nbgrader.api import Gradebook
+    from tqdm.auto import tqdm
 
-
-def autograde(root: Path, names: list[str], sandboxed: bool = True) -> dict:
-    """Autograde every submission on both cores, confirm each score on the trusted path; return flags.
-
-    SandboxUnavailable (with install instructions) unless bubblewrap works or `sandboxed` is False.
-    """
     if sandboxed:
         sandbox.check_available()
-    return autograde_class(root, names, sandboxed=sandboxed)
+    start = time.perf_counter()
+    seed = new_seed() if seed is None else seed
+    state = _load_state(root)
+    flags_path = root / "flags.json"
+    flags = json.loads(flags_path.read_text()) if flags_path.exists() else {}
+    manifest_path = root / "collected.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    release = release_data(root, chapters)
+    jobs, skipped = [], 0
+    for chapter, student in submissions(root, chapters):
+        path = root / "submitted" / student / chapter / f"{chapter}.ipynb"
+        job = Job(chapter, student, path.read_bytes() if path.is_file() else b"")
+        before = state["submissions"].get(job.name, {})
+        done = (root / "autograded" / student / chapter / f"{chapter}.ipynb").exists()
+        if not force and done and before.get("fingerprint") == _fingerprint(job, release, sandboxed):
+            skipped += 1
+            continue
+        jobs.append(job)
+    print(
+        f"{len(jobs)} submissions to grade, {skipped} unchanged since they were graded", flush=True
+    )
+    outcome = Outcome(flags, skipped=skipped)
+    failures: dict[str, str] = {}
+    if jobs:
+        with (
+            grading_client(scheduler, workers) as client,
+            Gradebook(db_url(root)) as gradebook,
+        ):
+            print(f"Dask dashboard: {client.dashboard_link}", flush=True)
+            shared = client.scatter(release, broadcast=True)
+            futures = {
+                client.submit(
+                    _task,
+                    job,
+                    shared,
+                    seed,
+                    sandboxed,
+                    key=f"grade-{job.student}-{job.chapter}-{seed}",
+                ): job
+                for job in jobs
+            }
+            bar = tqdm(total=len(futures), unit="notebook", file=sys.stderr)
+            for future in as_completed(futures):
+                job = futures[future]
+                try:
+                    graded = future.result()
+                except Exception as error:  # workers kept dying, or the grader itself failed
+                    failures[job.name] = f"{type(error).__name__}: {str(error)[:300]}"
+                else:
+                    try:
+                        reasons = _manifest_flags(manifest, job) + record(root, gradebook, graded)
+                    except Exception as error:  # one submission's trouble stops no one else
+                        gradebook.db.rollback()
+                        failures[job.name] = f"recording failed: {type(error).__name__}: {error}"
+                        continue
+                    flags.setdefault(job.student, {}).pop(job.chapter, None)
+                    if reasons:
+                        flags[job.student][job.chapter] = reasons
+                    if not flags[job.student]:
+                        del flags[job.student]
+                    state["submissions"][job.name] = {
+                        "fingerprint": _fingerprint(job, release, sandboxed),
+                        "seed": seed,
+                        "seconds": round(graded.seconds, 2),
+                    }
+                    outcome.graded.append(graded)
+                    _save(root, flags, state, seed, sandboxed)
+                bar.update()
+                bar.set_postfix(
+                    done=len(outcome.graded),
+                    failed=len(failures),
+                    remaining=len(futures) - len(outcome.graded) - len(failures),
+                )
+            bar.close()
+    _save(root, flags, state, seed, sandboxed)
+    outcome.seconds = time.perf_counter() - start
+    if failures:
+        raise GradingIncomplete(
+            f"{len(failures)} submissions could not be graded (a worker died {ATTEMPTS} times, or "
+            f"the grader failed): "
+            + "; ".join(f"{name}: {why}" for name, why in sorted(failures.items()))
+        )
+    return outcome
+
+
+def _save(root: Path, flags: dict, state: dict, seed: int, sandboxed: bool) -> None:
+    """Write flags.json and autograde.json (whole files, replaced at once)."""
+    state.update(
+        seed=seed,
+        sandbox=sandboxed
+        and all(entry["fingerprint"]["sandbox"] for entry in state["submissions"].values()),
+    )
+    for name, data in (("flags.json", flags), (STATE, state)):
+        temporary = root / f".{name}.tmp"
+        temporary.write_text(json.dumps(data, indent=2, sort_keys=True))
+        temporary.replace(root / name)

@@ -1,39 +1,23 @@
-"""One autograding worker: runs nbgrader's autograde in this process for a list of submissions.
+"""nbgrader's kernels in the OS sandbox: the kernel manager and the autograde preprocessors that use it.
 
-    python -m autograder.grading_worker COURSE_ROOT RESULTS CHAPTER:STUDENT [CHAPTER:STUDENT ...]
-
-Started by `autograder.class_grading` (one per core) so that nbgrader's start-up, configuration and
-gradebook connection are paid once per worker. Every notebook's kernel runs in its own OS sandbox
-(`autograder.sandbox`): new namespaces, no network, uid nobody when grading as root, a private
-home, and none of the course directory — the gradebook, the submitted files and other students'
-work are not there to reach. Kernel and worker talk over Unix sockets in a directory bound into the
-sandbox. A kernel lives at most NOTEBOOK_SECONDS (`timeout`, inside the sandbox), and no longer
-than its worker (`--die-with-parent`). The worker appends
-one JSON line per submission to RESULTS, a file no kernel can see: {"chapter", "student",
-"success", "error"}.
+Every notebook's kernel runs in its own sandbox (`autograder.sandbox`): new namespaces, no network,
+uid nobody when grading as root, a private home, and none of the course directory. Kernel and
+grading worker talk over Unix sockets in a directory bound into the sandbox. A kernel lives at most
+NOTEBOOK_SECONDS (`timeout`, inside the sandbox), and no longer than its worker (`--die-with-parent`).
 """
 
-import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets.config.loader import PyFileConfigLoader
 
 from autograder import sandbox
+from autograder.kernel import HIDDEN_CHECKS
 
 NOTEBOOK_SECONDS = int(os.environ.get("PROOF_LM_NOTEBOOK_SECONDS", "300"))
 KERNEL_LIMITS = sandbox.Limits(memory_bytes=6 * 1024**3, cpu_seconds=NOTEBOOK_SECONDS)
-WORKER_LIMITS = sandbox.Limits(  # the worker itself: memory capped, the rest generous
-    memory_bytes=6 * 1024**3,
-    cpu_seconds=7 * 24 * 3600,
-    processes=4096,
-    open_files=4096,
-    file_bytes=64 * 1024**3,
-)
 SANDBOX_VARIABLE = "PROOF_LM_KERNEL_SANDBOX"  # "off" only with an instructor's --no-sandbox
 
 
@@ -62,6 +46,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             writable=[(self._sockets, self._sockets)],
             env={
                 "NBGRADER_EXECUTION": "autograde",
+                HIDDEN_CHECKS: os.environ.get(HIDDEN_CHECKS, ""),
                 "MPLBACKEND": "module://matplotlib_inline.backend_inline",
             },
         )
@@ -103,33 +88,3 @@ def grading_preprocessors() -> list[type]:
         if step is Execute:
             steps.append(CapOutputs)
     return steps
-
-
-def record(results: Path, line: dict) -> None:
-    """Append one result line (opened and closed each time: no descriptor for a kernel to inherit)."""
-    with results.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(line) + "\n")
-
-
-def main() -> None:
-    """Autograde each CHAPTER:STUDENT given on the command line."""
-    root, results = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
-    os.chdir(root)
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    config.Autograde.autograde_preprocessors = grading_preprocessors()
-    from nbgrader.apps.api import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
-
-    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-    for job in sys.argv[3:]:
-        chapter, student = job.split(":", 1)
-        result = api.autograde(chapter, student, force=True, create=True)
-        error = "" if result["success"] else (result.get("error") or "")[-2000:]
-        record(
-            results,
-            {"chapter": chapter, "student": student, "success": result["success"], "error": error},
-        )
-
-
-if __name__ == "__main__":
-    main()

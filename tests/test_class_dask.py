@@ -1,0 +1,175 @@
+"""Class grading on Dask: the same grades on the local cluster and on a separate scheduler with two
+workers, nothing lost when a worker is killed mid-class, a failed exit when workers keep dying, and
+nothing graded twice when nothing changed. Through the real command on real course directories.
+"""
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from conftest import REPO
+from test_class_faults import CHAPTER, course_command, totals
+
+from autograder.course import collect, release
+from autograder.course.cluster import loopback_cluster
+from autograder.course.simulate import reference_code, replace_function, submission
+
+pytestmark = pytest.mark.slow
+SEED = "20261130"
+# bigram_probs (2 points) wrong in one, mean_nll (2 points) behind a patched NumPy in another
+BUGGY = replace_function(reference_code(CHAPTER)["bigram_probs_code"], "bigram_probs", "return N")
+TAMPER = "import numpy as np\nnp.allclose = lambda *a, **k: True\n" + replace_function(
+    reference_code(CHAPTER)["mean_nll_code"], "mean_nll", "return 0.0"
+)
+EXPECTED = {"alice": 7.0, "bob": 7.0, "carol": 5.0, "mallory": 5.0, "empty": 0.0}
+FLAGGED = {"mallory", "empty"}
+
+
+def build_class(course: Path, folder: Path) -> None:
+    """Release chapter 01 and collect five hand-ins: two right, one bug, one tamperer, one empty file."""
+    release(course, [CHAPTER])
+    released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
+    code = reference_code(CHAPTER)
+    for student in ("alice", "bob"):
+        submission(released, folder / student / f"{CHAPTER}.ipynb", code)
+    submission(
+        released, folder / "carol" / f"{CHAPTER}.ipynb", {**code, "bigram_probs_code": BUGGY}
+    )
+    submission(released, folder / "mallory" / f"{CHAPTER}.ipynb", {**code, "mean_nll_code": TAMPER})
+    (folder / "empty").mkdir(parents=True)
+    (folder / "empty" / f"{CHAPTER}.ipynb").write_text("")
+    collect(course, folder)
+
+
+def copy_course(course: Path, target: Path) -> Path:
+    """A copy of the course directory, its configuration pointing at the copy."""
+    shutil.copytree(course, target)
+    config = target / "nbgrader_config.py"
+    config.write_text(config.read_text().replace(str(course.resolve()), str(target.resolve())))
+    return target
+
+
+def grades(course: Path) -> str:
+    totals(course)  # exports grades.csv
+    return (course / "grades.csv").read_text()
+
+
+def flags(course: Path) -> dict:
+    return json.loads((course / "flags.json").read_text())
+
+
+def autograde(course: Path, *args: str) -> subprocess.CompletedProcess:
+    done = course_command("autograde", "--root", str(course), "--seed", SEED, *args)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_local_cluster_then_a_separate_scheduler_then_a_rerun(tmp_path):
+    """(a) local cluster and a `dask scheduler` with two `dask worker`s agree; (c) a re-run grades nothing."""
+    course = tmp_path / "course"
+    build_class(course, tmp_path / "submissions")
+    remote = copy_course(course, tmp_path / "remote")
+
+    done = autograde(course)
+    assert "Dask dashboard" in done.stdout and "5 submissions to grade" in done.stdout
+    assert totals(course) == EXPECTED
+    assert set(flags(course)) == FLAGGED
+    assert "suspicious code" in " ".join(flags(course)["mallory"][CHAPTER])
+    with (course / "grades.csv").open() as handle:
+        assert {row["sandbox"] for row in csv.DictReader(handle)} == {"on"}
+
+    with loopback_cluster(workers=2) as (address, _):
+        autograde(remote, "--scheduler", address)
+    assert grades(remote) == grades(course)
+    assert flags(remote) == flags(course)
+
+    gradebook = (course / "gradebook.db").read_bytes()
+    autograded = {p: p.stat().st_mtime_ns for p in (course / "autograded").rglob("*.ipynb")}
+    done = autograde(course)
+    assert "0 submissions to grade, 5 unchanged" in done.stdout
+    assert (course / "gradebook.db").read_bytes() == gradebook
+    assert {p: p.stat().st_mtime_ns for p in (course / "autograded").rglob("*.ipynb")} == autograded
+    # carol hands in a fixed notebook: only hers is graded again
+    released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
+    submission(released, tmp_path / "fixed" / "carol" / f"{CHAPTER}.ipynb", reference_code(CHAPTER))
+    collect(course, tmp_path / "fixed")
+    done = autograde(course)
+    assert "1 submissions to grade, 4 unchanged" in done.stdout
+    assert totals(course) == {**EXPECTED, "carol": 7.0}
+
+
+def _busy_workers(process: psutil.Process) -> list[psutil.Process]:
+    """The local cluster's worker processes that are running a notebook's kernel right now."""
+    busy = []
+    for child in process.children():
+        try:
+            if "spawn_main" not in " ".join(child.cmdline()):
+                continue
+            if any("ipykernel" in " ".join(p.cmdline()) for p in child.children(recursive=True)):
+                busy.append(child)
+        except psutil.Error:
+            continue
+    return busy
+
+
+def _autograde_while_killing(course: Path, kills: int) -> tuple[subprocess.Popen, int, str]:
+    """Run autograde and kill a busy worker, `kills` times in all; (process, killed, stderr)."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "autograder.course",
+            "autograde",
+            "--root",
+            str(course),
+            "--seed",
+            SEED,
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}"),
+    )
+    parent, killed = psutil.Process(process.pid), 0
+    deadline = time.monotonic() + 600
+    while killed < kills and process.poll() is None and time.monotonic() < deadline:
+        busy = _busy_workers(parent)
+        if busy:
+            time.sleep(1.0)  # let it get into the notebook
+            os.kill(busy[0].pid, signal.SIGKILL)
+            killed += 1
+        time.sleep(0.2)
+    _, stderr = process.communicate(timeout=900)
+    return process, killed, stderr
+
+
+def test_a_worker_killed_mid_class_loses_nothing(tmp_path):
+    """(b) the class graded with one worker killed mid-notebook: complete, the same grades and flags."""
+    course = tmp_path / "course"
+    build_class(course, tmp_path / "submissions")
+    process, killed, stderr = _autograde_while_killing(course, kills=1)
+    assert killed == 1, "no busy worker was seen to kill"
+    assert process.returncode == 0, stderr[-3000:]
+    assert totals(course) == EXPECTED
+    assert set(flags(course)) == FLAGGED
+
+
+def test_workers_that_keep_dying_make_autograde_fail(tmp_path):
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    release(course, [CHAPTER])
+    released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
+    submission(released, folder / "alice" / f"{CHAPTER}.ipynb", reference_code(CHAPTER))
+    collect(course, folder)
+    process, killed, stderr = _autograde_while_killing(course, kills=3)
+    assert killed == 3
+    assert process.returncode == 1, stderr[-3000:]
+    assert "could not be graded" in stderr and "alice/01_bigram_counting" in stderr
