@@ -1,18 +1,20 @@
-"""Grade a simulated class twice — plain serial `nbgrader autograde`, then our flow — and compare.
+"""Grade a simulated class — plain serial `nbgrader autograde`, then our flow on Dask — and compare.
 
     .venv/bin/python benchmarks/class_grading.py [--students 30] [--chapters 01_bigram_counting ...]
 
 Builds a course with every chapter released and a class of simulated students (for each chapter:
-mostly correct, some with one catalogued bug, some tampering), then on two copies of it times
-(1) plain nbgrader, one `nbgrader autograde CHAPTER` per chapter, serial, and (2) our flow
-(`autograder.course.autograde.autograde_class`: two nbgrader workers with every kernel in the OS
-sandbox, plus trusted confirmation, also sandboxed). It checks that the grades agree except where
-our flow caught tampering, and prints both times, their ratio, the time per submission extrapolated
-to a class of 100, and what the sandbox costs per notebook (one worker, the same few notebooks
-graded with and without it).
+mostly correct, some with one catalogued bug, some tampering), then on copies of it times
+(1) plain nbgrader, one `nbgrader autograde CHAPTER` per chapter, serial, unsandboxed;
+(2) our flow (`autograder.course.autograde.autograde`) on the default local Dask cluster (one
+worker per core, every kernel and every trusted grading process in the OS sandbox);
+(3) the same on a separate `dask scheduler` with two `dask worker` processes on 127.0.0.1.
+It checks that the grades agree except where our flow caught tampering or charged one bug once,
+and prints the times, the ratio, the time per submission, the scheduler's overhead per task, and
+what the sandbox costs per notebook (one student's notebooks graded with and without it).
 """
 
 import argparse
+import os
 import random
 import shutil
 import tempfile
@@ -20,7 +22,8 @@ import time
 from pathlib import Path
 
 from autograder.course import chapters, collect, nbgrader, release
-from autograder.course.autograde import autograde, submissions
+from autograder.course.autograde import Outcome, autograde
+from autograder.course.cluster import loopback_cluster
 from autograder.course.simulate import reference_code, submission
 from autograder.exercises import chapter_exercises
 
@@ -76,42 +79,58 @@ def scores(root: Path, names: list[str]) -> dict[tuple[str, str, str], float]:
     return out
 
 
-def sandbox_cost(root: Path, names: list[str], sample: int = 6) -> None:
-    """Time nbgrader on the same few notebooks with one worker, kernels sandboxed and not."""
-    jobs = submissions(root, names)[:sample]
-    times = {}
-    for sandboxed in (False, True):
-        start = time.perf_counter()
-        run_nbgrader(root, jobs, workers=1, sandboxed=sandboxed)
-        times[sandboxed] = (time.perf_counter() - start) / len(jobs)
+def copy_course(course: Path, target: Path, students: set[str] | None = None) -> Path:
+    """A copy of the course (only `students`' submissions when given), its configuration pointing at it."""
+    shutil.copytree(course, target)
+    config = target / "nbgrader_config.py"
+    config.write_text(config.read_text().replace(str(course.resolve()), str(target.resolve())))
+    if students is not None:
+        for folder in (target / "submitted").iterdir():
+            if folder.name not in students:
+                shutil.rmtree(folder)
+    return target
+
+
+def per_task(outcome: Outcome, workers: int) -> str:
+    """Time per submission, and the overhead per task beyond the tasks' own time on their workers."""
+    count = len(outcome.graded)
+    busy = sum(graded.seconds for graded in outcome.graded)
+    overhead = (outcome.seconds * workers - busy) / count
+    return (
+        f"{outcome.seconds / count:.2f} s per submission; tasks {busy / count:.2f} s each on their "
+        f"worker; overhead per task (cluster start, scheduling, recording) {overhead:.2f} s"
+    )
+
+
+def sandbox_cost(course: Path, scratch: Path, names: list[str], seed: int) -> None:
+    """Grade one student's notebooks with the sandbox and without it, one worker, and compare."""
+    student = sorted(p.name for p in (course / "submitted").iterdir())[0]
+    seconds = {}
+    for sandboxed in (True, False):
+        copy = copy_course(course, scratch / f"cost-{sandboxed}", {student})
+        outcome = autograde(copy, names, sandboxed=sandboxed, seed=seed, workers=1)
+        seconds[sandboxed] = sum(g.seconds for g in outcome.graded) / len(outcome.graded)
     print(
-        f"sandbox cost per notebook (nbgrader, one worker, {len(jobs)} notebooks): "
-        f"{times[True]:.2f} s sandboxed vs {times[False]:.2f} s not ({times[True] - times[False]:+.2f} s)"
+        f"sandbox cost per notebook (one worker, {student}'s {len(names)} notebooks): "
+        f"{seconds[True]:.2f} s sandboxed vs {seconds[False]:.2f} s not "
+        f"({seconds[True] - seconds[False]:+.2f} s); per exercise: benchmarks/run.py"
     )
 
 
 def main() -> None:
-    """Build, grade twice, compare, print."""
+    """Build, grade three ways, compare, print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--chapters", nargs="*", default=chapters())
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="proof-lm-class-") as scratch:
-        plain, ours, folder = (
-            Path(scratch, "plain"),
-            Path(scratch, "ours"),
-            Path(scratch, "submissions"),
-        )
+        plain, folder = Path(scratch, "plain"), Path(scratch, "submissions")
         release(plain, args.chapters)
         kinds = build_class(plain, folder, args.students, args.chapters, args.seed)
         collect(plain, folder)
-        shutil.copytree(plain, ours)
-        (ours / "nbgrader_config.py").write_text(
-            (plain / "nbgrader_config.py")
-            .read_text()
-            .replace(str(plain.resolve()), str(ours.resolve()))
-        )
+        ours = copy_course(plain, Path(scratch, "ours"))
+        remote = copy_course(plain, Path(scratch, "remote"))
         count = len(kinds)
         print(
             f"{args.students} students x {len(args.chapters)} chapters = {count} submissions "
@@ -128,13 +147,21 @@ def main() -> None:
             f"plain nbgrader, serial:      {serial:8.1f} s  ({serial / count:.1f} s per submission)"
         )
 
-        start = time.perf_counter()
-        flags = autograde_class(ours, args.chapters)
-        flow = time.perf_counter() - start
-        print(f"our flow, 2 workers+trusted: {flow:8.1f} s  ({flow / count:.1f} s per submission)")
+        workers = os.cpu_count() or 1
+        outcome = autograde(ours, args.chapters, seed=args.seed)
+        flow, flags = outcome.seconds, outcome.flags
+        print(f"our flow, local Dask cluster ({workers} workers), sandboxed: {flow:8.1f} s")
+        print(f"  {per_task(outcome, workers)}")
         print(
             f"ratio (plain / ours): {serial / flow:.2f}x; a class of 100 full submissions would take about "
             f"{flow / args.students * 100 / 60:.0f} min with our flow, {serial / args.students * 100 / 60:.0f} min plain"
+        )
+        with loopback_cluster(workers=2) as (address, _):
+            far = autograde(remote, args.chapters, seed=args.seed, scheduler=address)
+        print(f"our flow, separate scheduler + 2 workers on 127.0.0.1: {far.seconds:8.1f} s")
+        print(f"  {per_task(far, 2)}")
+        print(
+            f"  the same grades as the local cluster: {scores(remote, args.chapters) == scores(ours, args.chapters)}"
         )
 
         plain_scores, our_scores = scores(plain, args.chapters), scores(ours, args.chapters)
@@ -166,7 +193,7 @@ def main() -> None:
         )
         for key in sorted(honest_flagged):
             print("  FLAGGED", key, kinds[key], "|", " | ".join(flags[key[0]][key[1]]))
-        sandbox_cost(ours, args.chapters)
+        sandbox_cost(plain, Path(scratch), args.chapters, args.seed)
         for key in sorted(unexplained):
             print(
                 "  UNEXPLAINED",

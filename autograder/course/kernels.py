@@ -8,6 +8,7 @@ NOTEBOOK_SECONDS (`timeout`, inside the sandbox), and no longer than its worker 
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -54,6 +55,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     async def _async_pre_start_kernel(self, **kwargs: object) -> tuple:
         """Interrupts go as messages (a signal to `timeout` would not reach the kernel); nobody reads the file."""
         command, kwargs = await super()._async_pre_start_kernel(**kwargs)
+        # what the kernel prints outside its messages is never read, nor shown
+        kwargs.update(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.kernel_spec.interrupt_mode = "message"
         if os.geteuid() == 0:  # the kernel runs as nobody and must read its connection file
             os.chown(self.connection_file, sandbox.NOBODY, sandbox.NOBODY)
