@@ -89,6 +89,14 @@ def grading_package() -> Path:
 
 
 @functools.cache
+def kernel_package() -> Path:
+    """A copy of `autograder` holding only what a notebook's kernel imports in class grading."""
+    target = _root() / "autograder-kernel"
+    _copy_tree(REPO / "autograder", target, ("__init__.py", "kernel.py"))
+    return target
+
+
+@functools.cache
 def library_without(exercise: str) -> Path:
     """A copy of `proof_lm` in which every function answering `exercise` raises AnswerKeyError."""
     target = _root() / f"proof_lm-{exercise}"

@@ -219,6 +219,20 @@ def bigram_counts(words, stoi):
     ),
     "t_escape": (code(mean_nll=prefix("mean_nll", "ESCAPE")), None, {}, {}, True),
     "t_daemon": (code(perplexity=prefix("perplexity", DAEMON)), None, {}, {}, True),
+    "t_read_checks": (  # the kernel's copy of the grader holds what it imports, no checks
+        code(
+            perplexity=prefix(
+                "perplexity",
+                f"import pathlib\n_grader = pathlib.Path({str(REPO / 'autograder')!r})\n"
+                "print('GRADER FILES:', sorted(p.name for p in _grader.iterdir()))\n"
+                "print('CHECKS THERE:', (_grader / 'checks').exists())",
+            )
+        ),
+        None,
+        {},
+        {},
+        False,
+    ),
     "t_leak": (
         code(
             perplexity=prefix(
@@ -459,10 +473,7 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
             assert gradebook.find_submission_notebook(CHAPTER, CHAPTER, student).flagged == flagged
 
     reasons = {student: " | ".join(flags.get(student, {}).get(CHAPTER, [])) for student in STUDENTS}
-    assert (
-        "the trusted score stands" in reasons["t_checker"]
-        and "the trusted score stands" in reasons["t_numpy"]
-    )
+    # the kernel checks nothing in class grading: a patched checker or NumPy changes no score
     for student in ("t_checker", "t_numpy", "t_transformer", "t_eq", "t_exit", "t_os_exit"):
         assert "suspicious code in cell" in reasons[student], student
     assert "cell mean_nll_code, line 1: changes the module numpy" in reasons["t_numpy_noop"]
@@ -510,5 +521,10 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
     assert "rows and columns are swapped" in carol
     helper = (course / "feedback" / "h_helper" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert ">_ids<" in helper, "feedback shows the student's own code"
+    reader = (course / "feedback" / "t_read_checks" / CHAPTER / f"{CHAPTER}.html").read_text()
+    assert "GRADER FILES: [&#x27;__init__.py&#x27;, &#x27;kernel.py&#x27;]" in reader, reader[
+        -3000:
+    ]
+    assert "CHECKS THERE: False" in reader
     leak = (course / "feedback" / "t_leak" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert "more characters not shown" in leak

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-from autograder import sandbox
+from autograder import answer_key, sandbox
 from autograder.kernel import HIDDEN_CHECKS
 
 NOTEBOOK_SECONDS = int(os.environ.get("PROOF_LM_NOTEBOOK_SECONDS", "300"))
@@ -43,7 +43,10 @@ class SandboxedKernelManager(AsyncKernelManager):
         return sandbox.bwrap_command(
             [*KERNEL_LIMITS.command(), "timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *command],
             Path(self._home.name),
-            readonly=sandbox.project_mounts("proof_lm", "autograder", "data"),
+            readonly=[
+                *sandbox.project_mounts("proof_lm", "data"),
+                (answer_key.kernel_package(), str(sandbox.REPO / "autograder")),
+            ],
             writable=[(self._sockets, self._sockets)],
             env={
                 "NBGRADER_EXECUTION": "autograde",

@@ -1,0 +1,126 @@
+"""What the client writes for each graded submission: the autograded notebook, the gradebook, the flags.
+
+Only the client writes into the course directory. For each task's result (`task.Graded`) it puts
+the trusted grader's report into the autograded notebook (in place of the line the kernel printed
+where the hidden checks would have run), lets nbgrader's own `SaveAutoGrades` record the
+submission, and then sets every exercise's score to the trusted grader's. The reasons to flag:
+what the trusted grader saw (timeouts, crashes, memory, exits), nbgrader's run failing, what the
+file shows, and what collect recorded (files handed in beside it, a change after collection).
+"""
+
+import contextlib
+from pathlib import Path
+
+from autograder.course.task import Graded
+from autograder.exercises import chapter_exercises
+from autograder.kernel import DEFERRED
+from autograder.report import text_report
+from autograder.runner import ExerciseReport
+
+NBGRADER_FAILED = (
+    "nbgrader could not grade the notebook (its kernel died, was stopped or ran out of time)"
+)
+
+
+def _report_outputs(report: ExerciseReport) -> list[dict]:
+    """The trusted report as notebook outputs: its text, and an error (one line of hints) when it failed."""
+    from nbformat.v4 import new_output
+
+    outputs = [new_output("stream", name="stdout", text=text_report(report) + "\n")]
+    if not report.earned:
+        failed = [r for r in report.results if not r.passed]
+        hints = "; ".join(f"{r.name}: {r.hint}" for r in failed) or "; ".join(report.notes)
+        evalue = f"{report.exercise} failed the trusted grader's checks. {hints}"
+        outputs.append(
+            new_output("error", ename="AssertionError", evalue=evalue, traceback=[evalue])
+        )
+    return outputs
+
+
+def with_trusted_reports(notebook: dict, reports: list[ExerciseReport]) -> dict:
+    """`notebook` with each exercise's grade cell showing the trusted report (replacing the deferral line)."""
+    by_name = {report.exercise: report for report in reports}
+    for cell in notebook.get("cells", []):
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id not in by_name or cell.get("cell_type") != "code":
+            continue
+        line = DEFERRED.format(name=grade_id)
+        kept = []
+        for output in cell.get("outputs", []):
+            text = output.get("text", "")
+            text = "".join(text) if isinstance(text, list) else str(text)
+            if output.get("output_type") == "stream" and line in text:
+                rest = text.replace(line + "\n", "").replace(line, "")
+                if rest:
+                    output["text"] = rest
+                    kept.append(output)
+            else:
+                kept.append(output)
+        cell["outputs"] = _report_outputs(by_name[grade_id]) + kept
+    return notebook
+
+
+def _ensure_submission(gradebook: object, chapter: str, student: str) -> None:
+    """The student and their submission exist in the gradebook (as nbgrader's autograde creates them)."""
+    gradebook.update_or_create_student(student)
+    gradebook.update_or_create_submission(chapter, student)
+
+
+def _save_autogrades(db_url: str, chapter: str, student: str, notebook: object) -> None:
+    """nbgrader's SaveAutoGrades on the autograded notebook: grades and comments of every cell."""
+    from nbgrader.preprocessors import SaveAutoGrades
+
+    resources = {
+        "nbgrader": {"db_url": db_url, "assignment": chapter, "notebook": chapter, "student": student}
+    }
+    SaveAutoGrades().preprocess(notebook, resources)
+
+
+def _set_scores(gradebook: object, chapter: str, student: str, earned: dict[str, float]) -> None:
+    """Every exercise's automatic score is the trusted grader's (0 where it has none)."""
+    from nbgrader.api import MissingEntry
+
+    for exercise in chapter_exercises(chapter):
+        with contextlib.suppress(MissingEntry):
+            grade = gradebook.find_grade(exercise.name, chapter, chapter, student)
+            grade.auto_score = float(earned.get(exercise.name, 0.0))
+            grade.manual_score = None
+            grade.needs_manual_grade = False
+
+
+def db_url(root: Path) -> str:
+    """The course's gradebook database."""
+    return f"sqlite:///{root / 'gradebook.db'}"
+
+
+def record(root: Path, gradebook: object, graded: Graded) -> list[str]:
+    """Write one graded submission into the course (notebook, gradebook); the reasons to flag it."""
+    reasons = list(graded.flags)
+    if graded.reports is not None and not graded.ran:
+        reasons.append(NBGRADER_FAILED)
+    for report in graded.reports or []:
+        reasons += [f"{report.exercise}: {flag} in the trusted grader" for flag in report.flags]
+    _ensure_submission(gradebook, graded.chapter, graded.student)
+    gradebook.db.commit()
+    if graded.autograded is not None and graded.reports is not None:
+        import nbformat
+
+        notebook = nbformat.reads(graded.autograded.decode("utf-8"), as_version=4)
+        notebook = with_trusted_reports(notebook, graded.reports)
+        folder = root / "autograded" / graded.student / graded.chapter
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{graded.chapter}.ipynb").write_text(nbformat.writes(notebook))
+        _save_autogrades(db_url(root), graded.chapter, graded.student, notebook)
+    earned = {report.exercise: report.earned for report in graded.reports or []}
+    _set_scores(gradebook, graded.chapter, graded.student, earned)
+    mark_flagged(gradebook, graded.chapter, graded.student, bool(reasons))
+    gradebook.db.commit()
+    return reasons
+
+
+def mark_flagged(gradebook: object, chapter: str, student: str, flagged: bool) -> None:
+    """Set the submission's flag in the gradebook (the formgrader shows it)."""
+    from nbgrader.api import MissingEntry
+
+    with contextlib.suppress(MissingEntry):
+        gradebook.find_submission_notebook(chapter, chapter, student).flagged = flagged

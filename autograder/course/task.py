@@ -1,0 +1,180 @@
+"""One grading task, run on a Dask worker: one student's notebook for one chapter, graded twice.
+
+The task carries everything it needs (`Job`: the submitted bytes; `Release`: the course's release
+data) and touches nothing of the course directory, so it runs the same on this machine and on
+another host. In a scratch course of its own it runs real `nbgrader autograde` with the
+notebook's kernel in the OS sandbox (`autograder.course.kernels`), for the autograded notebook
+the feedback is made from; then the trusted grader (`autograder.grading.grade_notebook`: one
+sandboxed process per exercise) for the scores. Only the results go back to the client, which
+alone writes the gradebook, the flags and the CSV.
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.course.tamper_scan import scan_notebook
+from autograder.grading import grade_notebook
+from autograder.notebook import cell_source, read_notebook
+from autograder.runner import ExerciseReport
+
+
+@dataclass(frozen=True)
+class Release:
+    """What every task needs of the course, sent once to each worker."""
+
+    gradebook: bytes  # the course's gradebook without students: assignments, notebooks, cells
+    config: str  # the course's nbgrader_config.py (its course root is replaced on the worker)
+    sources: dict[str, bytes]  # chapter -> the instructor's source notebook
+    released: dict[str, bytes]  # chapter -> the notebook the students were given
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission: a student's notebook for a chapter, as collected."""
+
+    chapter: str
+    student: str
+    notebook: bytes
+
+    @property
+    def sha256(self) -> str:
+        """The submitted notebook's hash (what a re-run compares to skip unchanged work)."""
+        return hashlib.sha256(self.notebook).hexdigest()
+
+    @property
+    def name(self) -> str:
+        """student/chapter, for messages."""
+        return f"{self.student}/{self.chapter}"
+
+
+@dataclass
+class Graded:
+    """What a task sends back: nbgrader's run, the trusted reports, and the reasons to flag."""
+
+    chapter: str
+    student: str
+    sha256: str
+    ran: bool  # nbgrader ran the notebook to the end (its kernel did not die or time out)
+    error: str  # nbgrader's error when it did not
+    autograded: bytes | None  # nbgrader's autograded notebook (the feedback is made from it)
+    reports: list[ExerciseReport] | None  # the trusted grader's verdicts; None: not a notebook
+    flags: list[str] = field(default_factory=list)
+    seconds: float = 0.0  # wall time of the task on its worker
+
+
+def structural_flags(released: dict, submitted: dict) -> list[str]:
+    """Locked cells edited or deleted, or nbgrader metadata stripped, relative to the released notebook."""
+
+    def by_id(notebook: dict) -> dict[str, dict]:
+        cells = {}
+        for cell in notebook["cells"]:
+            meta = cell.get("metadata", {}).get("nbgrader")
+            if isinstance(meta, dict) and "grade_id" in meta:
+                cells[meta["grade_id"]] = cell
+        return cells
+
+    before, after = by_id(released), by_id(submitted)
+    if before and not after:
+        return ["nbgrader metadata stripped from every cell"]
+    flags = []
+    for grade_id, cell in before.items():
+        if not cell["metadata"]["nbgrader"].get("locked"):
+            continue
+        if grade_id not in after:
+            flags.append(f"locked cell {grade_id} deleted (or its metadata stripped)")
+        elif cell_source(after[grade_id]) != cell_source(cell):
+            flags.append(f"locked cell {grade_id} edited")
+    return flags
+
+
+def _scratch_course(root: Path, job: Job, release: Release) -> Path:
+    """A course directory holding this submission alone; the submitted notebook's path in it."""
+    root.mkdir(parents=True)
+    (root / "nbgrader_config.py").write_text(release.config)
+    (root / "gradebook.db").write_bytes(release.gradebook)
+    source = root / "source" / job.chapter
+    source.mkdir(parents=True)
+    (source / f"{job.chapter}.ipynb").write_bytes(release.sources[job.chapter])
+    submitted = root / "submitted" / job.student / job.chapter
+    submitted.mkdir(parents=True)
+    (submitted / f"{job.chapter}.ipynb").write_bytes(job.notebook)
+    return submitted / f"{job.chapter}.ipynb"
+
+
+def _run_nbgrader(root: Path, job: Job) -> tuple[bool, str]:
+    """nbgrader autograde of the one submission in `root`, kernels sandboxed; (success, error)."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder.course.kernels import grading_preprocessors
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config.Autograde.autograde_preprocessors = grading_preprocessors()
+    config.CourseDirectory.root = str(root)
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    result = api.autograde(job.chapter, job.student, force=True, create=True)
+    return bool(result["success"]), "" if result["success"] else (result.get("error") or "")[-2000:]
+
+
+def _file_flags(path: Path, released: dict) -> list[str]:
+    """Flags read off the submitted file: locked cells, stripped metadata, suspicious code (a hint)."""
+    submitted = read_notebook(path)
+    findings = scan_notebook(released, submitted)
+    return structural_flags(released, submitted) + [
+        f"suspicious code in {finding} (a hint to look; it changes no score)"
+        for _, finding in findings
+    ]
+
+
+def grade_submission(
+    job: Job, release: Release, seed: int, sandboxed: bool, scratch: str | None = None
+) -> Graded:
+    """Grade one submission in a scratch course under `scratch`: nbgrader's run, then the trusted one.
+
+    A file that is not a readable notebook comes back with no reports and a flag saying why; a
+    failure of the grader itself raises (the client reports it and exits non-zero).
+    """
+    start = time.perf_counter()
+    released = json.loads(release.released[job.chapter])
+    with tempfile.TemporaryDirectory(prefix="proof-lm-task-", dir=scratch) as tmp:
+        root = Path(tmp, "course")
+        path = _scratch_course(root, job, release)
+        ran, error = _run_nbgrader(root, job)
+        autograded = root / "autograded" / job.student / job.chapter / f"{job.chapter}.ipynb"
+        graded = Graded(
+            job.chapter,
+            job.student,
+            job.sha256,
+            ran,
+            error,
+            autograded.read_bytes() if autograded.is_file() else None,
+            None,
+        )
+        try:
+            graded.flags = _file_flags(path, released)
+            graded.reports = grade_notebook(path, job.chapter, seed, sandboxed, released)
+        except (ValueError, FileNotFoundError) as problem:  # the file is not a readable notebook
+            why = str(problem).replace(str(path), f"submitted/{job.student}/{job.chapter}")
+            graded.flags = [f"the submission is not a readable notebook: {why[:300]}"]
+            graded.reports = None
+    graded.seconds = time.perf_counter() - start
+    return graded
+
+
+def worker_environment() -> None:
+    """Settings every grading worker runs with: one thread per library, hidden checks left to the trusted grader."""
+    from autograder.kernel import HIDDEN_CHECKS
+
+    os.environ.update(
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        **{HIDDEN_CHECKS: "trusted"},
+    )
+    os.environ.pop("NBGRADER_EXECUTION", None)
