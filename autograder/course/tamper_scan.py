@@ -3,7 +3,7 @@
 The trusted grader already makes tampering worthless (its score stands whatever the notebook did),
 so a tamperer whose tampering changed no score would pass unnoticed. This scan finds the attempt
 itself — patching a module, reaching for the grader, hooking IPython, stopping the interpreter,
-touching files — and `autograder.class_grading` flags it for the instructor, naming the line.
+touching files — and class grading (`autograder.course`) flags it for the instructor, naming the line.
 It is a hint, never a boundary or a score: code built at run time escapes any reading of text,
 and the OS sandbox (`autograder.sandbox`) is what keeps student code away from everything else.
 """
