@@ -3,9 +3,12 @@
 Run by `autograder.runner` as `python -I -B -m autograder.child FD` inside the OS sandbox
 (`autograder.sandbox`). The request (preamble, the student's sources, the reference sources of the
 chapter's other exercises, the calls) arrives on stdin and is read whole before any student code
-runs; the answers go to the parent through the pipe FD. Everything sent is untrusted data: the
-parent checks its size and format, decodes it with allow_pickle=False and judges it against
-references it computed itself, which never enter the sandbox.
+runs; the answers go to the parent through the pipe FD. What went wrong travels as data too: each
+exception's class name and the names of its bases, which the parent maps to flags
+(`autograder.model.EVENT_FLAGS`); a process with no memory left to answer says so by its exit
+status (EXIT_STATUS). Everything sent is untrusted data: the parent checks its size and format,
+decodes it with allow_pickle=False and judges it against references it computed itself, which
+never enter the sandbox.
 """
 
 import ast
@@ -13,12 +16,14 @@ import io
 import os
 import pickle
 import sys
-import traceback
 
 import numpy as np
 
-from autograder.harness import Outcome, run_call
+from autograder.harness import Outcome, error_outcome, run_call
 from autograder.plain import dumps
+
+# What the exit status of a grading process that could not answer says happened (by exception name).
+EXIT_STATUS = {"MemoryError": 3}
 
 
 class _NullShell:
@@ -28,8 +33,8 @@ class _NullShell:
         return lambda *args, **kwargs: None
 
 
-def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[str]]:
-    """Execute the preamble, then each top-level statement of each cell; collect what failed."""
+def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[dict]]:
+    """Execute the preamble, then each top-level statement of each cell; collect what failed, as data."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     namespace: dict = {"__name__": "__student__", "get_ipython": _NullShell}
@@ -39,17 +44,23 @@ def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[str
         try:
             tree = ast.parse(transformer.transform_cell(source), f"<cell {number}>")
         except SyntaxError as error:
-            problems.append(f"cell {number} has a syntax error: {error.msg} (line {error.lineno})")
+            problems.append(_problem(number, error.lineno or 0, error, error.msg))
             continue
         for statement in tree.body:
             try:
                 module = ast.Module(body=[statement], type_ignores=[])
                 exec(compile(module, f"<cell {number}>", "exec"), namespace)
             except BaseException as error:  # a top-level failure is reported, not fatal
-                problems.append(
-                    f"cell {number}, line {statement.lineno}: {type(error).__name__}: {error}"
-                )
+                problems.append(_problem(number, statement.lineno, error))
     return namespace, problems
+
+
+def _problem(cell: int, line: int, error: BaseException, message: str | None = None) -> dict:
+    """A failure while loading the code: where, and the exception as data (see `error_outcome`)."""
+    outcome = error_outcome(error)
+    if message is not None:
+        outcome.message = message
+    return {"cell": cell, "line": line, "outcome": vars(outcome)}
 
 
 def build_references(preamble: str, references: dict[str, str]) -> dict:
@@ -61,10 +72,8 @@ def build_references(preamble: str, references: dict[str, str]) -> dict:
     return {name: trusted[name] for name in references}
 
 
-def main() -> None:
-    """Read the request, run the calls, write the answers."""
-    request = pickle.loads(sys.stdin.buffer.read())  # written by the trusted parent
-    result_pipe = os.fdopen(int(sys.argv[1]), "wb")
+def answer(request: dict) -> dict:
+    """Build the references, load the student's code, make the calls: the summary to send back."""
     # built before any student code runs, and their source dropped: nothing to print out of a frame
     references = build_references(request["preamble"], request.pop("references"))
     namespace, problems = load_student_code(request["preamble"], request["sources"])
@@ -75,25 +84,28 @@ def main() -> None:
         for call in request["calls"]:
             try:
                 outcomes.append(run_call(fn, call))
-            except BaseException:  # e.g. SystemExit from the student's function
-                outcomes.append(
-                    Outcome(
-                        error="BaseException",
-                        error_bases=("BaseException",),
-                        message=traceback.format_exc(limit=0)[-300:],
-                    )
-                )
-    summary = {
+            except BaseException as error:  # e.g. SystemExit from the student's function
+                outcomes.append(error_outcome(error))
+    return {
         "found": callable(fn),
         "problems": problems,
         "outcomes": [vars(outcome) for outcome in outcomes],
     }
-    text, arrays = dumps(summary)
-    arrays["__json__"] = np.frombuffer(text.encode(), dtype=np.uint8)
-    buffer = io.BytesIO()
-    np.savez(buffer, allow_pickle=False, **arrays)
-    with result_pipe:
-        result_pipe.write(buffer.getvalue())
+
+
+def main() -> None:
+    """Read the request, answer it, write the answers; exit with EXIT_STATUS["MemoryError"] when memory ran out."""
+    try:
+        request = pickle.loads(sys.stdin.buffer.read())  # written by the trusted parent
+        result_pipe = os.fdopen(int(sys.argv[1]), "wb")
+        text, arrays = dumps(answer(request))
+        arrays["__json__"] = np.frombuffer(text.encode(), dtype=np.uint8)
+        buffer = io.BytesIO()
+        np.savez(buffer, allow_pickle=False, **arrays)
+        with result_pipe:
+            result_pipe.write(buffer.getvalue())
+    except MemoryError:  # too little memory left to answer: say so by the exit status alone
+        os._exit(EXIT_STATUS["MemoryError"])
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.exercises import EXERCISES, chapter_exercises
+from autograder.model import ExerciseReport
 from autograder.notebook import read_notebook, student_sources
-from autograder.runner import ExerciseReport, check_source, new_seed
+from autograder.runner import check_source, new_seed
 
 
 def grade_sources(

@@ -60,11 +60,16 @@ def run_call(fn: Callable, call: Call) -> Outcome:
                 module, name = call.probe.split(":")
                 value = getattr(importlib.import_module(module), name)(fn, *args, **kwargs)
         return Outcome(value=to_plain(value), args_after=to_plain(list(args)))
-    except NotPlain as bad:
+    except NotPlain as bad:  # the grader's verdict on the answer, not an error the student raised
         return Outcome(error="NotPlain", error_bases=("NotPlain",), message=str(bad))
     except Exception as error:  # the student's exception is data for the judge
-        bases = tuple(cls.__name__ for cls in type(error).__mro__)
-        return Outcome(error=type(error).__name__, error_bases=bases, message=str(error)[:500])
+        return error_outcome(error)
+
+
+def error_outcome(error: BaseException) -> Outcome:
+    """An exception as data: its class's name, the names of its bases (nearest first), its message."""
+    bases = tuple(cls.__name__ for cls in type(error).__mro__)
+    return Outcome(error=type(error).__name__, error_bases=bases, message=str(error)[:500])
 
 
 def describe_error(outcome: Outcome) -> str:

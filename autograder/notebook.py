@@ -4,8 +4,6 @@ import ast
 import threading
 from pathlib import Path
 
-import nbformat
-
 # CPython 3.11 can raise a spurious "AST constructor recursion depth mismatch" SystemError when
 # threads build ASTs at once (python/cpython#106905); NumPy's .npy header reader builds one too.
 # Grading threads in one process take this lock around anything that parses.
@@ -14,9 +12,14 @@ PARSING = threading.Lock()
 
 MAX_NOTEBOOK_BYTES = 64 * 1024**2
 
+# nbformat and nbgrader are imported where notebooks are read, never at import: this module is
+# loaded in every student's kernel (through autograder.kernel), and nbformat alone takes a second.
+
 
 def read_notebook(path: str | Path) -> dict:
-    """The notebook as a dict of nbformat 4; ValueError saying why when the file is not one."""
+    """The notebook as nbformat 4 (a NotebookNode); ValueError saying why when the file is not one."""
+    import nbformat
+
     path = Path(path)
     if path.is_symlink():
         raise ValueError(f"{path} is a symbolic link, not a notebook")
@@ -25,26 +28,31 @@ def read_notebook(path: str | Path) -> dict:
     if path.stat().st_size > MAX_NOTEBOOK_BYTES:
         raise ValueError(f"{path} is larger than {MAX_NOTEBOOK_BYTES // 1024**2} MB")
     try:
-        with PARSING:
-            notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+        with PARSING, path.open(encoding="utf-8") as handle:
+            notebook = nbformat.read(handle, as_version=4)
     except Exception as error:  # JSON, encoding, unknown nbformat: all mean "not a notebook"
         raise ValueError(
             f"{path} is not a Jupyter notebook ({type(error).__name__}: {error})"
         ) from None
+    if not _well_formed(notebook):
+        raise ValueError(
+            f"{path} is not a Jupyter notebook (expected a list of cells, each with a type, "
+            "its source as text and its metadata, nbgrader's a mapping)"
+        )
+    return notebook
+
+
+def _well_formed(notebook: object) -> bool:
+    """Whether every cell has what grading reads: a type, text source, metadata (nbgrader's a dict)."""
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    if not isinstance(cells, list) or not all(
+    return isinstance(cells, list) and all(
         isinstance(cell, dict)
         and isinstance(cell.get("cell_type"), str)
-        and isinstance(cell.get("source", ""), str | list)
-        and all(
-            isinstance(line, str)
-            for line in cell.get("source", [])
-            if isinstance(cell.get("source"), list)
-        )
+        and isinstance(cell.get("source"), str)
+        and isinstance(cell.get("metadata"), dict)
+        and isinstance(cell["metadata"].get("nbgrader", {}), dict)
         for cell in cells
-    ):
-        raise ValueError(f"{path} is not a Jupyter notebook (malformed cells)")
-    return notebook
+    )
 
 
 def cell_source(cell: dict) -> str:
@@ -62,20 +70,14 @@ def _defines(source: str, names: set[str]) -> bool:
     return any(isinstance(node, ast.FunctionDef) and node.name in names for node in tree.body)
 
 
-def _nbgrader(cell: dict) -> dict:
-    meta = (
-        cell.get("metadata", {}).get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
-    )
-    return meta if isinstance(meta, dict) else {}
-
-
 def _locked_sources(notebook: dict) -> set[str]:
     """Sources of the code cells a notebook marks as locked (set-up, demonstrations, tests)."""
+    from nbgrader.utils import is_locked
+
     return {
         cell_source(cell).strip()
         for cell in notebook["cells"]
-        if cell.get("cell_type") == "code"
-        and (_nbgrader(cell).get("locked") or _nbgrader(cell).get("grade"))
+        if cell["cell_type"] == "code" and is_locked(cell)
     }
 
 
@@ -89,17 +91,18 @@ def student_sources(
     the released notebook is given, from the released locked cells' sources as well (so stripping
     metadata changes nothing). Solution cells and cells the student added are all kept. When no
     cell carries nbgrader metadata and no released notebook is given, the cells defining an
-    exercise are taken.
+    exercise are taken. Both notebooks are as `read_notebook` returns them.
     """
-    code_cells = [cell for cell in notebook["cells"] if cell.get("cell_type") == "code"]
+    from nbgrader.utils import is_locked
+
+    code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
     locked = _locked_sources(released) if released else set()
-    if not locked and not any(_nbgrader(cell) for cell in code_cells):
+    if not locked and not any("nbgrader" in cell["metadata"] for cell in code_cells):
         return [
             cell_source(cell) for cell in code_cells if _defines(cell_source(cell), function_names)
         ]
     return [
         cell_source(cell)
         for cell in code_cells
-        if not (_nbgrader(cell).get("locked") or _nbgrader(cell).get("grade"))
-        and cell_source(cell).strip() not in locked
+        if not is_locked(cell) and cell_source(cell).strip() not in locked
     ]

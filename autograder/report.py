@@ -2,7 +2,7 @@
 
 import html
 
-from autograder.runner import ExerciseReport
+from autograder.model import ExerciseReport
 
 
 def text_report(report: ExerciseReport) -> str:
@@ -29,7 +29,7 @@ def as_json(report: ExerciseReport) -> dict:
         "passed": report.passed,
         "seed": report.seed,
         "notes": report.notes,
-        "flags": report.flags,
+        "flags": [str(flag) for flag in report.flags],
         "checks": [{"name": r.name, "passed": r.passed, "hint": r.hint} for r in report.results],
     }
 

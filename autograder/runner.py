@@ -1,75 +1,26 @@
 """Run an exercise's checks: in this process (hidden-test cells) or in a new grading process in the OS sandbox."""
 
-import contextlib
-import io
-import json
-import os
 import pickle
 import secrets
-import select
-import signal
-import subprocess
-import sys
-import time
 import warnings
-import zipfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from autograder import answer_key, sandbox
+from autograder import sandbox
+from autograder.answers import Answers, read_answers
+from autograder.child import EXIT_STATUS
 from autograder.exercises import Exercise
+from autograder.grading_process import ChildRun, run_child
 from autograder.harness import Check, CheckFailed, Outcome, run_call
-from autograder.notebook import PARSING
-from autograder.plain import decode
+from autograder.model import CheckResult, ExerciseReport, Flag, event_flag
 
 TIMEOUT_SECONDS = 30.0  # per exercise: loading the student's cells and every call
 GRADING_LIMITS = sandbox.Limits()
-TAMPERING = {
-    "tried to exit the interpreter",
-    "returned an object that is not plain data",
-    "malformed answers",
-    "called the library's implementation of the exercise",
-}
-
-
-@dataclass
-class CheckResult:
-    """The verdict of one check."""
-
-    name: str
-    passed: bool
-    hint: str = ""
-
-
-@dataclass
-class ExerciseReport:
-    """All check verdicts for one exercise, and the points they earn (all or nothing)."""
-
-    exercise: str
-    points: int
-    results: list[CheckResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # problems loading the code, timeouts, crashes
-    flags: list[str] = field(default_factory=list)  # reasons an instructor should look
-    seed: int | None = None  # the grading run's seed for the hidden cases (replay with --seed)
-
-    @property
-    def passed(self) -> bool:
-        """True when there were checks and every one passed."""
-        return bool(self.results) and all(result.passed for result in self.results)
-
-    @property
-    def tampered(self) -> bool:
-        """True when the grading process caught the code doing what no honest solution does."""
-        return bool(TAMPERING & set(self.flags))
-
-    @property
-    def earned(self) -> int:
-        """Points earned: all of them when every check passed and nothing was tampered with, else none."""
-        return self.points if self.passed and not self.tampered else 0
+LIBRARY_CALL = (
+    "the solution calls the library's own implementation of this exercise, "
+    "which grading does not allow: it earns 0"
+)
 
 
 def judge(checks: list[Check], outcomes: list[Outcome]) -> list[CheckResult]:
@@ -116,83 +67,12 @@ def check_function(exercise: Exercise, fn: Callable, seed: int | None = None) ->
     return ExerciseReport(exercise.name, exercise.points, judge(checks, outcomes), seed=seed)
 
 
-JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
-RESULT_LIMIT = 64 * 1024**2  # bytes of answers a grading process may send
-PRINT_LIMIT = (
-    64 * 1024
-)  # bytes of its stdout / stderr the parent keeps (the rest is read and dropped)
+class Unanswered(Exception):
+    """The grading process gave no answers to judge: why (a note for the student) and the flag."""
 
-
-def _drain(fd: int, limit: int, deadline: float) -> bytes:
-    """Read a pipe until it closes or `deadline` passes, keeping at most `limit` bytes."""
-    kept, size = [], 0
-    try:
-        while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                break
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            if size < limit:
-                kept.append(chunk[: limit - size])
-                size += len(kept[-1])
-    finally:
-        os.close(fd)
-    return b"".join(kept)
-
-
-def _read_result(data: bytes, expected: int) -> dict:
-    """Decode the grading process's answers, trusting nothing about their shape or size."""
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        members = archive.infolist()
-        if any(m.compress_type != zipfile.ZIP_STORED or m.file_size > len(data) for m in members):
-            raise ValueError("compressed or oversized members")
-    with PARSING, np.load(io.BytesIO(data), allow_pickle=False) as stored:
-        arrays = {key: stored[key] for key in stored.files}
-    text = arrays.pop("__json__")
-    if text.size > JSON_LIMIT:
-        raise ValueError(f"{text.size} bytes of answers' structure")
-    summary = decode(json.loads(text.tobytes().decode()), arrays)
-    outcomes = []
-    for raw in summary["outcomes"]:
-        outcome = Outcome(**raw)
-        if not (outcome.error is None or isinstance(outcome.error, str)):
-            raise ValueError("malformed outcome")
-        outcome.error_bases = tuple(str(base) for base in outcome.error_bases)
-        outcomes.append(outcome)
-    if summary["found"] and len(outcomes) != expected:
-        raise ValueError(f"{len(outcomes)} answers for {expected} calls")
-    return {
-        "found": bool(summary["found"]),
-        "problems": [str(p)[:500] for p in summary["problems"]][:50],
-        "outcomes": outcomes,
-    }
-
-
-def _behaviour_flags(problems: list[str], outcomes: list[Outcome]) -> list[str]:
-    """What the submission did that an honest one does not: exit, exhaust memory, return objects."""
-    flags = []
-    if any("SystemExit" in p or "KeyboardInterrupt" in p for p in problems) or any(
-        o.error == "BaseException" for o in outcomes
-    ):
-        flags.append("tried to exit the interpreter")
-    if any("MemoryError" in p for p in problems) or any(o.error == "MemoryError" for o in outcomes):
-        flags.append("memory limit")
-    if any(o.error == "NotPlain" for o in outcomes):
-        flags.append("returned an object that is not plain data")
-    if any(o.error == "AnswerKeyError" for o in outcomes):  # in a graded call, not at load
-        flags.append("called the library's implementation of the exercise")
-    return flags
-
-
-@dataclass
-class ChildRun:
-    """What one run of the grading process left: its exit status, answers and (capped) output."""
-
-    returncode: int | None
-    result: bytes
-    stderr: bytes
+    def __init__(self, note: str, flag: Flag) -> None:
+        super().__init__(note)
+        self.note, self.flag = note, flag
 
 
 def reference_sources(exercise: Exercise) -> dict[str, str]:
@@ -203,62 +83,74 @@ def reference_sources(exercise: Exercise) -> dict[str, str]:
     return {name: source for name, source in solutions.items() if name != exercise.name}
 
 
-def _run_child(
-    request: bytes, exercise: Exercise, timeout: float, sandboxed: bool, limits: sandbox.Limits
-) -> ChildRun:
-    """Start the grading process (in the OS sandbox unless told not to), feed it, read it, end it."""
-    argv = [sys.executable, "-I", "-B", "-m", "autograder.child"]
-    with sandbox.private_dir("proof-lm-grade-") as home:
-        read_end, write_end = os.pipe()
-        errors_read, errors_write = os.pipe()
-        argv.append(str(write_end))
-        command = (
-            sandbox.bwrap_command(argv, Path(home), readonly=answer_key.mounts(exercise.name))
-            if sandboxed
-            else argv
+def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -> bytes:
+    """What the grading process is sent: the preamble, the student's sources, references, the calls."""
+    return pickle.dumps(
+        {
+            "preamble": exercise.preamble,
+            "sources": sources,
+            "references": reference_sources(exercise),
+            "function": exercise.name,
+            "calls": [call for check in checks for call in check.calls],
+        }
+    )
+
+
+def check_exit(run: ChildRun, timeout: float) -> None:
+    """Unanswered when the grading process left no answers: it timed out, ran out of memory or crashed.
+
+    Memory or crash is told by the exit status (`autograder.child.EXIT_STATUS`); what it printed is
+    only quoted in the note.
+    """
+    if run.returncode is None:
+        raise Unanswered(f"timed out after {timeout:g} s: is there an endless loop?", Flag.TIMEOUT)
+    if run.returncode == 0 and run.result:
+        return
+    tail = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
+    said = [event for event, status in EXIT_STATUS.items() if status == run.returncode]
+    raise Unanswered(
+        f"the grading process stopped with exit code {run.returncode} before answering {tail[0][:300]}".strip(),
+        event_flag(said) or Flag.CRASHED,
+    )
+
+
+def answer_flags(answers: Answers) -> list[Flag]:
+    """What the code did that an honest one does not, from the classes of the errors it raised.
+
+    Calling the library's implementation at load is no flag (a demonstration cell may); in a
+    graded call it is.
+    """
+    raised = {event_flag(o.error_bases) for o in answers.outcomes if o.error is not None}
+    raised |= {event_flag(p.outcome.error_bases) for p in answers.problems} - {Flag.ANSWER_KEY}
+    return [flag for flag in Flag if flag in raised]
+
+
+def judge_answers(
+    exercise: Exercise, checks: list[Check], answers: Answers, report: ExerciseReport
+) -> None:
+    """Fill `report` from the answers: flags, notes on loading, and each check's verdict."""
+    report.flags.extend(answer_flags(answers))
+    report.notes.extend(str(problem) for problem in answers.problems)
+    if Flag.ANSWER_KEY in report.flags:
+        report.notes.append(LIBRARY_CALL)
+    if not answers.found:
+        report.notes.append(f"no function named {exercise.name} is defined")
+        report.results.append(
+            CheckResult("the function exists", False, f"define a function named {exercise.name}")
         )
-        env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-        env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-        env["MPLBACKEND"] = "Agg"
-        deadline = time.monotonic() + timeout
-        process = subprocess.Popen(
-            command,
-            cwd=home,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=errors_write,
-            pass_fds=(write_end,),
-            preexec_fn=sandbox.preexec(limits),
-        )
-        os.close(write_end)
-        os.close(errors_write)
-        with ThreadPoolExecutor(max_workers=3) as pool:
-            pool.submit(_feed, process.stdin, request)
-            result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
-            stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
-            try:
-                returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                returncode = None
-            _end(process)
-            return ChildRun(returncode, result.result(), stderr.result())
+        return
+    report.results = judge(checks, answers.outcomes)
 
 
-def _feed(pipe: object, request: bytes) -> None:
-    """Write the request to the grading process's stdin and close it (a dead process is fine)."""
-    with contextlib.suppress(OSError):
-        pipe.write(request)
-        pipe.close()
-
-
-def _end(process: subprocess.Popen) -> None:
-    """End the grading process and everything it started: its group, and with bwrap its pid namespace."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        process.kill()
-    process.wait()
+def collect_answers(run: ChildRun, timeout: float, expected: int) -> Answers:
+    """The answers of a finished grading process; Unanswered saying why there are none."""
+    check_exit(run, timeout)
+    try:
+        return read_answers(run.result, expected)
+    except Exception as error:  # anything malformed is the submission's doing
+        raise Unanswered(
+            f"the grading process returned malformed answers ({str(error)[:200]})", Flag.MALFORMED
+        ) from None
 
 
 def check_source(
@@ -273,51 +165,17 @@ def check_source(
 
     The process runs in the OS sandbox (`autograder.sandbox`) unless `sandboxed` is False.
     """
-    seed = new_seed() if seed is None else seed
-    checks = build_checks(
-        exercise, seed
-    )  # references first, before any student code exists anywhere
-    calls = [call for check in checks for call in check.calls]
-    report = ExerciseReport(exercise.name, exercise.points, seed=seed)
-    request = pickle.dumps(
-        {
-            "preamble": exercise.preamble,
-            "sources": sources,
-            "references": reference_sources(exercise),
-            "function": exercise.name,
-            "calls": calls,
-        }
+    report = ExerciseReport(
+        exercise.name, exercise.points, seed=new_seed() if seed is None else seed
     )
-    run = _run_child(request, exercise, timeout, sandboxed, limits)
-    if run.returncode is None:
-        report.notes.append(f"timed out after {timeout:g} s: is there an endless loop?")
-        report.flags.append("timeout")
-        return report
-    if run.returncode != 0 or not run.result:
-        tail = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-        report.notes.append(
-            f"the grading process stopped with exit code {run.returncode} before answering {tail[0][:300]}".strip()
-        )
-        report.flags.append("memory limit" if "MemoryError" in tail[0] else "crashed")
-        return report
+    checks = build_checks(exercise, report.seed)  # references first, before any student code runs
+    request = build_request(exercise, sources, checks)
+    run = run_child(request, exercise.name, timeout, sandboxed, limits)
     try:
-        summary = _read_result(run.result, len(calls))
-    except Exception as error:  # anything malformed is the submission's doing
-        report.notes.append(f"the grading process returned malformed answers ({str(error)[:200]})")
-        report.flags.append("malformed answers")
+        answers = collect_answers(run, timeout, sum(len(check.calls) for check in checks))
+    except Unanswered as stop:
+        report.notes.append(stop.note)
+        report.flags.append(stop.flag)
         return report
-    report.flags.extend(_behaviour_flags(summary["problems"], summary["outcomes"]))
-    report.notes.extend(summary["problems"])
-    if "called the library's implementation of the exercise" in report.flags:
-        report.notes.append(
-            "the solution calls the library's own implementation of this exercise, "
-            "which grading does not allow: it earns 0"
-        )
-    if not summary["found"]:
-        report.notes.append(f"no function named {exercise.name} is defined")
-        report.results.append(
-            CheckResult("the function exists", False, f"define a function named {exercise.name}")
-        )
-        return report
-    report.results = judge(checks, summary["outcomes"])
+    judge_answers(exercise, checks, answers, report)
     return report

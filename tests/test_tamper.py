@@ -177,6 +177,49 @@ def test_tampering_is_flagged(source, flag):
     assert report.earned == 0 and flag in report.flags
 
 
+HUGE_MESSAGE = (
+    "class Huge(Exception):\n"
+    "    def __str__(self):\n"
+    "        return 'x' * (8 * 1024**3)\n"
+    "raise Huge()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "source, flags",
+    [
+        # the words are in the message; the class is an ordinary ValueError: no flag
+        (WRONG + "raise ValueError('not a SystemExit, nor a MemoryError')\n", []),
+        (
+            "def perplexity(p):\n    raise RuntimeError('KeyboardInterrupt MemoryError AnswerKeyError')\n",
+            [],
+        ),
+        # printing "MemoryError" before dying is a crash: the exit status says so, not the text
+        (
+            "import os, sys\nsys.stderr.write('MemoryError\\n')\nsys.stderr.flush()\nos._exit(1)\n",
+            ["crashed"],
+        ),
+        # a class that stops the interpreter, whatever its name
+        (
+            WRONG + "class Stop(BaseException):\n    pass\nraise Stop()\n",
+            ["tried to exit the interpreter"],
+        ),
+        # memory that runs out where the grading process cannot report it: told by the exit status
+        (HUGE_MESSAGE + CORRECT, ["memory limit"]),
+    ],
+    ids=[
+        "words-at-load",
+        "words-in-call",
+        "prints-memoryerror-then-dies",
+        "own-baseexception",
+        "memory-in-a-message",
+    ],
+)
+def test_flags_come_from_what_was_raised_not_from_its_text(source, flags):
+    report = grade(source)
+    assert report.flags == flags, (report.flags, report.notes)
+
+
 @pytest.mark.parametrize(
     "extra",
     [

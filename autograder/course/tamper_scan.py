@@ -3,13 +3,12 @@
 The trusted grader already makes tampering worthless (its score stands whatever the notebook did),
 so a tamperer whose tampering changed no score would pass unnoticed. This scan finds the attempt
 itself — patching a module, reaching for the grader, hooking IPython, stopping the interpreter,
-touching files — and `autograder.class_grading` flags it for the instructor, naming the line.
+touching files — and class grading (`autograder.course`) flags it for the instructor, naming the line.
 It is a hint, never a boundary or a score: code built at run time escapes any reading of text,
 and the OS sandbox (`autograder.sandbox`) is what keeps student code away from everything else.
 """
 
 import ast
-from collections.abc import Iterator
 
 from autograder.notebook import PARSING, cell_source
 
@@ -147,72 +146,123 @@ def _shell_names(tree: ast.AST) -> set[str]:
     return names
 
 
-def _findings(tree: ast.AST, modules: dict[str, str]) -> Iterator[tuple[int, str]]:
-    """(line, what) for every suspicious construct in `tree`."""
-    shell = _shell_names(tree)
-    for node in ast.walk(tree):
-        line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            names = (
-                [alias.name for alias in node.names]
-                if isinstance(node, ast.Import)
-                else [node.module or ""]
+class _Findings(ast.NodeVisitor):
+    """Walks a cell's tree and collects (line, what) for every suspicious construct."""
+
+    def __init__(self, modules: dict[str, str], shell: set[str]) -> None:
+        self.modules = modules  # names bound to modules → the modules' names
+        self.shell = shell  # names bound to the IPython shell
+        self.found: set[tuple[int, str]] = set()
+
+    def _note(self, node: ast.AST, what: str) -> None:
+        """Record one finding at `node`'s line."""
+        self.found.add((getattr(node, "lineno", 0), what))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        """Importing a module no solution needs."""
+        self._imports(node, [alias.name for alias in node.names])
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        """Importing from a module no solution needs."""
+        self._imports(node, [node.module or ""])
+
+    def _imports(self, node: ast.Import | ast.ImportFrom, names: list[str]) -> None:
+        for name in names:
+            if name.split(".")[0] in FORBIDDEN_MODULES:
+                self._note(node, f"imports {name}, which a solution never needs")
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        """Assigning to something inside a module."""
+        self._changes(node, node.targets)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        """Deleting something inside a module."""
+        self._changes(node, node.targets)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        """Updating something inside a module in place."""
+        self._changes(node, [node.target])
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        """Assigning to something inside a module, with an annotation."""
+        self._changes(node, [node.target])
+
+    def _changes(self, node: ast.AST, targets: list[ast.expr]) -> None:
+        for target in targets:
+            for item in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
+                root = _root(item)
+                if (
+                    isinstance(item, ast.Attribute | ast.Subscript)
+                    and isinstance(root, ast.Name)
+                    and root.id in self.modules
+                    and "rcParams" not in ast.unparse(item)
+                ):
+                    self._note(
+                        node, f"changes the module {self.modules[root.id]} ({ast.unparse(item)})"
+                    )
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        """Calls that patch modules, stop the interpreter, reach into frames, or touch files."""
+        name = _canonical(_dotted(node.func), self.modules)
+        target = _root(node.args[0]) if node.args else None
+        if name in {"setattr", "delattr"} and isinstance(target, ast.Name) and target.id in self.modules:
+            self._note(node, f"calls {name} on the module {self.modules[target.id]}")
+        elif name in STOP_CALLS:
+            self._note(node, f"calls {name}, which stops the interpreter")
+        elif name in REACH_CALLS:
+            self._note(node, f"calls {name}, which reaches into other code's frames or objects")
+        elif name in FILE_CALLS or (
+            isinstance(node.func, ast.Attribute) and node.func.attr in FILE_METHODS
+        ):
+            self._note(
+                node, f"calls {ast.unparse(node.func)}, which changes files or starts processes"
             )
-            for name in names:
-                if name.split(".")[0] in FORBIDDEN_MODULES:
-                    yield line, f"imports {name}, which a solution never needs"
-        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
-            targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
-            for target in targets:
-                for item in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
-                    root = _root(item)
-                    if (
-                        isinstance(item, ast.Attribute | ast.Subscript)
-                        and isinstance(root, ast.Name)
-                        and root.id in modules
-                        and "rcParams" not in ast.unparse(item)
-                    ):
-                        yield line, f"changes the module {modules[root.id]} ({ast.unparse(item)})"
-        elif isinstance(node, ast.Call):
-            name = _canonical(_dotted(node.func), modules)
-            target = _root(node.args[0]) if node.args else None
-            if (
-                name in {"setattr", "delattr"}
-                and isinstance(target, ast.Name)
-                and target.id in modules
-            ):
-                yield line, f"calls {name} on the module {modules[target.id]}"
-            elif name in STOP_CALLS:
-                yield line, f"calls {name}, which stops the interpreter"
-            elif name in REACH_CALLS:
-                yield line, f"calls {name}, which reaches into other code's frames or objects"
-            elif name in FILE_CALLS or (
-                isinstance(node.func, ast.Attribute) and node.func.attr in FILE_METHODS
-            ):
-                yield (
-                    line,
-                    f"calls {ast.unparse(node.func)}, which changes files or starts processes",
-                )
-            elif name == "open" and _writes(node):
-                yield line, "opens a file for writing"
-        elif isinstance(node, ast.Attribute):
-            root = _root(node.value)
-            if node.attr in IPYTHON_HOOKS or (
-                node.attr in SHELL_ATTRIBUTES and isinstance(root, ast.Name) and root.id in shell
-            ):
-                yield line, f"changes how IPython runs later cells ({ast.unparse(node)})"
-            elif node.attr in FRAME_ATTRIBUTES:
-                yield line, f"reaches into other code through {node.attr}"
-            elif _canonical(_dotted(node), modules) == "sys.modules":
-                yield line, "reaches into sys.modules"
-        elif isinstance(node, ast.Name) and node.id == "__builtins__":
-            yield line, "reaches into __builtins__"
-        elif isinstance(node, ast.Raise) and node.exc is not None:
+        elif name == "open" and _writes(node):
+            self._note(node, "opens a file for writing")
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        """IPython's hooks, other code's frames and globals, sys.modules."""
+        root = _root(node.value)
+        if node.attr in IPYTHON_HOOKS or (
+            node.attr in SHELL_ATTRIBUTES and isinstance(root, ast.Name) and root.id in self.shell
+        ):
+            self._note(node, f"changes how IPython runs later cells ({ast.unparse(node)})")
+        elif node.attr in FRAME_ATTRIBUTES:
+            self._note(node, f"reaches into other code through {node.attr}")
+        elif _canonical(_dotted(node), self.modules) == "sys.modules":
+            self._note(node, "reaches into sys.modules")
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        """The builtins by name."""
+        if node.id == "__builtins__":
+            self._note(node, "reaches into __builtins__")
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        """Raising what stops the interpreter."""
+        if node.exc is not None:
             raised = _dotted(node.exc.func if isinstance(node.exc, ast.Call) else node.exc)
             if raised in {"SystemExit", "KeyboardInterrupt"}:
-                yield line, f"raises {raised}, which stops the interpreter"
-        elif isinstance(node, ast.FunctionDef) and node.name in SELF_JUDGING:
-            yield line, f"defines {node.name}, so its objects would judge their own comparisons"
+                self._note(node, f"raises {raised}, which stops the interpreter")
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        """Defining a method by which objects judge their own comparisons."""
+        if node.name in SELF_JUDGING:
+            self._note(
+                node, f"defines {node.name}, so its objects would judge their own comparisons"
+            )
+        self.generic_visit(node)
+
+
+def _findings(tree: ast.AST, modules: dict[str, str]) -> set[tuple[int, str]]:
+    """(line, what) for every suspicious construct in `tree`."""
+    visitor = _Findings(modules, _shell_names(tree))
+    visitor.visit(tree)
+    return visitor.found
 
 
 def _writes(call: ast.Call) -> bool:
@@ -238,7 +288,7 @@ def scan_source(source: str, preamble_modules: dict[str, str] | None = None) -> 
     except SyntaxError:
         return []  # code that does not even parse cannot tamper; the grader reports the syntax error
     modules = _modules(tree, preamble_modules or {"np": "numpy", "math": "math"})
-    return [f"line {line}: {what}" for line, what in sorted(set(_findings(tree, modules)))]
+    return [f"line {line}: {what}" for line, what in sorted(_findings(tree, modules))]
 
 
 def scan_notebook(released: dict, submitted: dict) -> list[tuple[str | None, str]]:

@@ -1,0 +1,105 @@
+"""Running `autograder.child` from the trusted side: start it in the OS sandbox, feed it, read it, end it."""
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import answer_key, sandbox
+
+RESULT_LIMIT = 64 * 1024**2  # bytes of answers a grading process may send
+PRINT_LIMIT = (
+    64 * 1024
+)  # bytes of its stdout / stderr the parent keeps (the rest is read and dropped)
+
+
+@dataclass
+class ChildRun:
+    """What one run of the grading process left: its exit status, answers and (capped) output."""
+
+    returncode: int | None  # None: it was still running at the deadline
+    result: bytes
+    stderr: bytes
+
+
+def run_child(
+    request: bytes, exercise: str, timeout: float, sandboxed: bool, limits: sandbox.Limits
+) -> ChildRun:
+    """Start the grading process for `exercise` (in the OS sandbox unless told not to), feed it, read it, end it."""
+    argv = [sys.executable, "-I", "-B", "-m", "autograder.child"]
+    with sandbox.private_dir("proof-lm-grade-") as home:
+        read_end, write_end = os.pipe()
+        errors_read, errors_write = os.pipe()
+        argv.append(str(write_end))
+        command = (
+            sandbox.bwrap_command(argv, Path(home), readonly=answer_key.mounts(exercise))
+            if sandboxed
+            else argv
+        )
+        env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+        env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+        env["MPLBACKEND"] = "Agg"
+        deadline = time.monotonic() + timeout
+        process = subprocess.Popen(
+            command,
+            cwd=home,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=errors_write,
+            pass_fds=(write_end,),
+            preexec_fn=sandbox.preexec(limits),
+        )
+        os.close(write_end)
+        os.close(errors_write)
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            pool.submit(_feed, process.stdin, request)
+            result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
+            stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
+            try:
+                returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                returncode = None
+            _end(process)
+            return ChildRun(returncode, result.result(), stderr.result())
+
+
+def _drain(fd: int, limit: int, deadline: float) -> bytes:
+    """Read a pipe until it closes or `deadline` passes, keeping at most `limit` bytes."""
+    kept, size = [], 0
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            if size < limit:
+                kept.append(chunk[: limit - size])
+                size += len(kept[-1])
+    finally:
+        os.close(fd)
+    return b"".join(kept)
+
+
+def _feed(pipe: object, request: bytes) -> None:
+    """Write the request to the grading process's stdin and close it (a dead process is fine)."""
+    with contextlib.suppress(OSError):
+        pipe.write(request)
+        pipe.close()
+
+
+def _end(process: subprocess.Popen) -> None:
+    """End the grading process and everything it started: its group, and with bwrap its pid namespace."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    process.wait()
