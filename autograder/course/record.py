@@ -15,7 +15,7 @@ from autograder.course.task import Graded
 from autograder.exercises import chapter_exercises
 from autograder.kernel import DEFERRED
 from autograder.report import text_report
-from autograder.runner import ExerciseReport
+from autograder.model import ExerciseReport
 
 NBGRADER_FAILED = (
     "nbgrader could not grade the notebook (its kernel died, was stopped or ran out of time)"

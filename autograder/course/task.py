@@ -20,7 +20,7 @@ from pathlib import Path
 from autograder.course.tamper_scan import scan_notebook
 from autograder.grading import grade_notebook
 from autograder.notebook import cell_source, read_notebook
-from autograder.runner import ExerciseReport
+from autograder.model import ExerciseReport
 
 
 @dataclass(frozen=True)
@@ -87,9 +87,20 @@ def structural_flags(released: dict, submitted: dict) -> list[str]:
             continue
         if grade_id not in after:
             flags.append(f"locked cell {grade_id} deleted (or its metadata stripped)")
-        elif cell_source(after[grade_id]) != cell_source(cell):
+        elif _checksum(after[grade_id]) != _checksum(cell):
             flags.append(f"locked cell {grade_id} edited")
     return flags
+
+
+def _checksum(cell: dict) -> str | None:
+    """nbgrader's checksum of a cell (source, type, grading metadata); None when it cannot be computed."""
+    import nbformat
+    from nbgrader.utils import compute_checksum
+
+    try:
+        return compute_checksum(nbformat.from_dict({**cell, "source": cell_source(cell)}))
+    except Exception:  # metadata a student mangled: not the released cell
+        return None
 
 
 def _scratch_course(root: Path, job: Job, release: Release) -> Path:
