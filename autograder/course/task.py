@@ -10,7 +10,6 @@ alone writes the gradebook, the flags and the CSV.
 """
 
 import hashlib
-import json
 import os
 import tempfile
 import time
@@ -152,7 +151,9 @@ def grade_submission(
     failure of the grader itself raises (the client reports it and exits non-zero).
     """
     start = time.perf_counter()
-    released = json.loads(release.released[job.chapter])
+    import nbformat
+
+    released = nbformat.reads(release.released[job.chapter].decode("utf-8"), as_version=4)
     with tempfile.TemporaryDirectory(prefix="proof-lm-task-", dir=scratch) as tmp:
         root = Path(tmp, "course")
         path = _scratch_course(root, job, release)
