@@ -19,11 +19,11 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
 from proof_lm.baselines import TorchContextMLP
-from proof_lm.data import load_names, split_names
-from proof_lm.datasets import IGNORE, name_sequences, name_windows
+from proof_lm.corpus import load_names, split_names
 from proof_lm.gpt import TinyGPT
 from proof_lm.training import Recipe, init_output_bias, train_lm
 from proof_lm.vocab import build_vocab
+from proof_lm.windows import IGNORE, name_sequences, name_windows
 
 LECTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "names.txt"
 TARGET = 2.17

@@ -1,12 +1,23 @@
-"""PyTorch baselines: a bigram table and a Bengio-style context MLP, their datasets and a training loop."""
+"""PyTorch baselines: a bigram table and a Bengio-style context MLP.
 
-import math
-from collections.abc import Iterator, Sequence
+`make_context_dataset` (proof_lm.windows) and `train_classifier` (proof_lm.training) are
+re-exported here: the seed chapter's interface imports all four from this module.
+"""
 
 import numpy as np
 import torch
-import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
+
+from proof_lm.training import train_classifier
+from proof_lm.windows import make_context_dataset
+
+__all__ = [
+    "TorchBigramLM",
+    "TorchContextMLP",
+    "make_context_dataset",
+    "numpy_params",
+    "train_classifier",
+]
 
 
 class TorchBigramLM(nn.Module):
@@ -21,7 +32,7 @@ class TorchBigramLM(nn.Module):
 
     def forward(self, previous: torch.Tensor) -> torch.Tensor:
         """previous (B,) or (B, 1) integer ids -> logits (B, V)."""
-        check_ids(previous, "previous")
+        _check_ids(previous, "previous")
         if previous.dim() == 2 and previous.shape[1] == 1:
             previous = previous[:, 0]
         if previous.dim() != 1:
@@ -32,7 +43,7 @@ class TorchBigramLM(nn.Module):
         return self.table(previous)
 
 
-def check_ids(ids: object, name: str) -> None:
+def _check_ids(ids: object, name: str) -> None:
     """ValueError unless `ids` is a torch tensor of integer token ids."""
     if not isinstance(ids, torch.Tensor):
         raise ValueError(
@@ -74,7 +85,7 @@ class TorchContextMLP(nn.Module):
 
     def forward(self, context: torch.Tensor) -> torch.Tensor:
         """context (B, n) ids, oldest first -> logits (B, V)."""
-        check_ids(context, "context")
+        _check_ids(context, "context")
         if context.dim() != 2 or context.shape[1] != self.context_length:
             raise ValueError(
                 f"expected context of shape (B, {self.context_length}) (one row of "
@@ -83,82 +94,6 @@ class TorchContextMLP(nn.Module):
         x = self.embedding(context).flatten(1)  # (B, n*d), oldest token's embedding first
         logits = self.output(torch.tanh(self.hidden(x)))  # (B, V)
         return logits if self.direct is None else logits + self.direct(x)
-
-
-def make_context_dataset(
-    tokens: Sequence[int] | np.ndarray | torch.Tensor, context_length: int
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Every window of `context_length` tokens and the token after it: int64 (N, n) and (N,)."""
-    if context_length < 1:
-        raise ValueError(f"context_length must be at least 1, got {context_length}")
-    stream = torch.as_tensor(np.asarray(tokens, dtype=np.int64)).reshape(-1)
-    count = max(stream.numel() - context_length, 0)
-    if count == 0:
-        return torch.zeros((0, context_length), dtype=torch.int64), torch.zeros(
-            0, dtype=torch.int64
-        )
-    inputs = stream.unfold(0, context_length, 1)[:count].clone()  # (N, n)
-    return inputs, stream[context_length:].clone()
-
-
-def minibatches(
-    count: int, batch_size: int | None, steps: int, generator: torch.Generator | None = None
-) -> Iterator[torch.Tensor | slice]:
-    """Indices for each step: the whole set when batch_size is None, else a random batch with replacement."""
-    for _ in range(steps):
-        if batch_size is None or batch_size >= count:
-            yield slice(None)
-        else:
-            yield torch.randint(0, count, (batch_size,), generator=generator)
-
-
-def optimisation_step(
-    model: nn.Module, optimizer: torch.optim.Optimizer, inputs: torch.Tensor, targets: torch.Tensor
-) -> float:
-    """One step of mean cross-entropy: forward, backward, update; return the loss before the update.
-
-    Logits may be (B, V) for targets (B,) or (B, T, V) for targets (B, T); targets of -100 are skipped.
-    """
-    logits = model(inputs)
-    loss = F.cross_entropy(logits.flatten(0, -2), targets.flatten())
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-
-
-def train_classifier(
-    model: nn.Module,
-    inputs: torch.Tensor,
-    targets: torch.Tensor,
-    steps: int,
-    learning_rate: float,
-    batch_size: int | None = None,
-    weight_decay: float = 0.0,
-) -> list[float]:
-    """Train any inputs -> logits module by SGD on mean cross-entropy; return the loss of every step.
-
-    Full-batch when batch_size is None; minibatches are drawn from torch's global generator, so
-    `torch.manual_seed` makes a run repeatable.
-    """
-    if steps < 0 or not math.isfinite(learning_rate) or learning_rate <= 0:
-        raise ValueError(
-            f"need steps >= 0 and a positive learning rate, got {steps} and {learning_rate}"
-        )
-    if inputs.shape[0] != targets.shape[0]:
-        raise ValueError(
-            f"inputs and targets differ in length: {inputs.shape[0]} vs {targets.shape[0]}"
-        )
-    if inputs.shape[0] == 0:
-        raise ValueError("no training examples")
-    device = next(model.parameters()).device
-    inputs, targets = inputs.to(device), targets.to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate, weight_decay=weight_decay)
-    model.train()
-    return [
-        optimisation_step(model, optimizer, inputs[index], targets[index])
-        for index in minibatches(inputs.shape[0], batch_size, steps)
-    ]
 
 
 def numpy_params(model: TorchContextMLP) -> dict[str, np.ndarray | None]:

@@ -1,10 +1,10 @@
-"""Loss and information measures: nats, bits, perplexity, bits per character."""
+"""Loss and information measures: nats, bits (per character too: nats_to_bits of a mean loss), perplexity."""
 
 import math
 
 import numpy as np
 
-from proof_lm.vocab import encode_stream, padded_windows
+from proof_lm.windows import encode_stream, padded_windows
 
 LN2 = math.log(2.0)
 
@@ -19,7 +19,7 @@ def perplexity_from_nll(mean_nll_nats: float) -> float:
     return math.exp(mean_nll_nats) if math.isfinite(mean_nll_nats) else math.inf
 
 
-def negative_log(probs: np.ndarray) -> np.ndarray:
+def _negative_log(probs: np.ndarray) -> np.ndarray:
     """-ln p elementwise, +inf where p is 0, with no warning."""
     probs = np.asarray(probs, dtype=np.float64)
     with np.errstate(divide="ignore"):
@@ -31,7 +31,7 @@ def bigram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) -
     previous, following = encode_stream(names, stoi)
     if previous.size == 0:
         raise ValueError("no names to score: expected at least one name")
-    return float(negative_log(probs[previous, following]).mean())
+    return float(_negative_log(probs[previous, following]).mean())
 
 
 def ngram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) -> float:
@@ -42,9 +42,4 @@ def ngram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) ->
     windows = padded_windows(names, stoi, probs.ndim)  # (N, n), oldest first
     if windows.shape[0] == 0:
         raise ValueError("no names to score: expected at least one name")
-    return float(negative_log(probs[tuple(windows.T)]).mean())
-
-
-def bits_per_character(mean_nll_nats: float) -> float:
-    """Mean loss per predicted character in bits (the same quantity as nats / ln 2)."""
-    return nats_to_bits(mean_nll_nats)
+    return float(_negative_log(probs[tuple(windows.T)]).mean())

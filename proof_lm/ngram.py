@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from proof_lm.vocab import padded_windows
+from proof_lm.windows import padded_windows
 
 
 def ngram_counts(names: list[str], stoi: dict[str, int], n: int = 2) -> np.ndarray:

@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from proof_lm.demo import FULL
+from proof_lm.demo import full_size
 
 
 def plot_count_heatmap(
@@ -22,7 +22,7 @@ def plot_count_heatmap(
         _, ax = plt.subplots(figsize=(14, 14))
     ax.imshow(counts, cmap="Blues")
     threshold = counts.max() / 2
-    for row in range(V) if (FULL if labels is None else labels) else ():
+    for row in range(V) if (full_size() if labels is None else labels) else ():
         for col in range(V):
             colour = "white" if counts[row, col] > threshold else "dimgray"
             ax.text(

@@ -10,7 +10,7 @@ from proof_lm.functional import softmax
 Generator = np.random.Generator | torch.Generator
 
 
-def check_policy(temperature: float, top_k: int | None, top_p: float | None) -> None:
+def _check_policy(temperature: float, top_k: int | None, top_p: float | None) -> None:
     """ValueError unless temperature > 0, top_k >= 1 and top_p in (0, 1] (None switches a filter off)."""
     if not (
         isinstance(temperature, int | float) and math.isfinite(temperature) and temperature > 0
@@ -29,7 +29,7 @@ def filter_probs(
     top_p: float | None = None,
 ) -> np.ndarray:
     """Next-token probabilities along the last axis after temperature, top-k and top-p, renormalised."""
-    check_policy(temperature, top_k, top_p)
+    _check_policy(temperature, top_k, top_p)
     probs = softmax(np.asarray(logits, dtype=np.float64) / temperature)
     order = np.argsort(-probs, axis=-1, kind="stable")  # most likely first
     ranked = np.take_along_axis(probs, order, axis=-1)
@@ -83,7 +83,7 @@ def generate_names(
     model is a GPT: it reads the whole name so far after one '.' (cut to its last
     `model.block_size` ids) and returns logits (B, T, V), of which the last position's are used.
     """
-    check_policy(temperature, top_k, top_p)
+    _check_policy(temperature, top_k, top_p)
     unknown = sorted(set(prompt) - set(itos[1:]))
     if unknown:
         raise ValueError(f"the prompt has characters {unknown} outside the vocabulary")

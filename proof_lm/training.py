@@ -1,7 +1,11 @@
-"""Training language models for real runs: minibatch AdamW, warm-up then cosine, dev evaluation, history."""
+"""Training loops: plain SGD on a classifier, any optimiser on a schedule, and the AdamW recipe for real runs.
+
+All of them draw minibatches with `minibatches` and take steps with `optimisation_step`.
+"""
 
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -9,7 +13,7 @@ import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 from tqdm.auto import tqdm
 
-from proof_lm.baselines import minibatches, optimisation_step
+KINDS = ("sgd", "momentum", "adamw")  # the optimisers make_optimizer builds
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,66 @@ class History:
     dev: list[float] = field(default_factory=list)
 
 
+def minibatches(
+    count: int, batch_size: int | None, steps: int, generator: torch.Generator | None = None
+) -> Iterator[torch.Tensor | slice]:
+    """Indices for each step: the whole set when batch_size is None, else a random batch with replacement."""
+    for _ in range(steps):
+        if batch_size is None or batch_size >= count:
+            yield slice(None)
+        else:
+            yield torch.randint(0, count, (batch_size,), generator=generator)
+
+
+def optimisation_step(
+    model: nn.Module, optimizer: torch.optim.Optimizer, inputs: torch.Tensor, targets: torch.Tensor
+) -> float:
+    """One step of mean cross-entropy: forward, backward, update; return the loss before the update.
+
+    Logits may be (B, V) for targets (B,) or (B, T, V) for targets (B, T); targets of -100 are skipped.
+    """
+    logits = model(inputs)
+    loss = F.cross_entropy(logits.flatten(0, -2), targets.flatten())
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def train_classifier(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    steps: int,
+    learning_rate: float,
+    batch_size: int | None = None,
+    weight_decay: float = 0.0,
+) -> list[float]:
+    """Train any inputs -> logits module by SGD on mean cross-entropy; return the loss of every step.
+
+    Full-batch when batch_size is None; minibatches are drawn from torch's global generator, so
+    `torch.manual_seed` makes a run repeatable.
+    """
+    if steps < 0 or not math.isfinite(learning_rate) or learning_rate <= 0:
+        raise ValueError(
+            f"need steps >= 0 and a positive learning rate, got {steps} and {learning_rate}"
+        )
+    if inputs.shape[0] != targets.shape[0]:
+        raise ValueError(
+            f"inputs and targets differ in length: {inputs.shape[0]} vs {targets.shape[0]}"
+        )
+    if inputs.shape[0] == 0:
+        raise ValueError("no training examples")
+    device = next(model.parameters()).device
+    inputs, targets = inputs.to(device), targets.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    model.train()
+    return [
+        optimisation_step(model, optimizer, inputs[index], targets[index])
+        for index in minibatches(inputs.shape[0], batch_size, steps)
+    ]
+
+
 def learning_rate_at(step: int, recipe: Recipe, progress: float | None = None) -> float:
     """Linear warm-up to the peak, then a cosine down to final_fraction of it.
 
@@ -46,6 +110,51 @@ def learning_rate_at(step: int, recipe: Recipe, progress: float | None = None) -
         progress = (step - recipe.warmup) / max(1, recipe.steps - recipe.warmup)
     cosine = 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
     return recipe.learning_rate * (recipe.final_fraction + (1 - recipe.final_fraction) * cosine)
+
+
+def schedule(recipe: Recipe, warmup_cosine: bool = True) -> list[float]:
+    """The rate of every step: the recipe's warm-up then cosine, or its peak rate throughout."""
+    if not warmup_cosine:
+        return [recipe.learning_rate] * recipe.steps
+    return [learning_rate_at(step, recipe) for step in range(recipe.steps)]
+
+
+def make_optimizer(
+    kind: str, model: nn.Module, learning_rate: float, weight_decay: float = 0.0
+) -> torch.optim.Optimizer:
+    """SGD, SGD with momentum 0.9, or AdamW; weight decay on matrices only, as `train_lm` does."""
+    groups = [
+        {"params": [p for p in model.parameters() if p.dim() >= 2], "weight_decay": weight_decay},
+        {"params": [p for p in model.parameters() if p.dim() < 2], "weight_decay": 0.0},
+    ]
+    if kind == "sgd":
+        return torch.optim.SGD(groups, lr=learning_rate)
+    if kind == "momentum":
+        return torch.optim.SGD(groups, lr=learning_rate, momentum=0.9)
+    if kind == "adamw":
+        return torch.optim.AdamW(groups, lr=learning_rate)
+    raise ValueError(f"unknown optimiser {kind!r}; expected one of {', '.join(KINDS)}")
+
+
+def train_steps(
+    model: nn.Module,
+    train: tuple[torch.Tensor, torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    rates: list[float],
+    batch_size: int,
+    seed: int = 0,
+) -> list[float]:
+    """One step per rate on random minibatches (the batches `train_lm` draws for the same seed); losses."""
+    inputs, targets = train
+    generator = torch.Generator().manual_seed(seed)
+    losses = []
+    for rate, index in zip(
+        rates, minibatches(len(targets), batch_size, len(rates), generator), strict=True
+    ):
+        for group in optimizer.param_groups:
+            group["lr"] = rate
+        losses.append(optimisation_step(model, optimizer, inputs[index], targets[index]))
+    return losses
 
 
 @torch.no_grad()
@@ -95,15 +204,7 @@ def train_lm(
     device = next(model.parameters()).device
     inputs, targets = inputs.to(device), targets.to(device)
     generator = torch.Generator().manual_seed(recipe.seed)
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    optimizer = torch.optim.AdamW(
-        [
-            {"params": decay, "weight_decay": recipe.weight_decay},
-            {"params": no_decay, "weight_decay": 0.0},
-        ],
-        lr=recipe.learning_rate,
-    )
+    optimizer = make_optimizer("adamw", model, recipe.learning_rate, recipe.weight_decay)
     history = History()
     batches = minibatches(len(targets), recipe.batch_size, recipe.steps, generator)
     bar = tqdm(

@@ -33,29 +33,6 @@ def encode(name: str, stoi: dict[str, int]) -> np.ndarray:
     return encode_text(BOUNDARY + name + BOUNDARY, stoi)
 
 
-def padded_windows(names: list[str], stoi: dict[str, int], n: int) -> np.ndarray:
-    """Every window of n ids in `name.` after n-1 leading dots, for every name: int64 (N, n), oldest first."""
-    if n < 1:
-        raise ValueError(f"window length n must be at least 1, got {n}")
-    padded = [BOUNDARY * (n - 1) + name + BOUNDARY for name in names]
-    if not padded:
-        return np.zeros((0, n), dtype=np.int64)
-    ids = encode_text("".join(padded), stoi)
-    lengths = np.array([len(p) for p in padded])
-    per_name = lengths - n + 1  # windows per name = len(name) + 1
-    offsets = np.cumsum(lengths) - lengths
-    first = np.cumsum(per_name) - per_name
-    total = int(per_name.sum())
-    starts = np.repeat(offsets, per_name) + np.arange(total) - np.repeat(first, per_name)
-    return ids[starts[:, None] + np.arange(n)]
-
-
-def encode_stream(names: list[str], stoi: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """All consecutive (previous, next) id pairs of `.name.` for every name, as two int64 arrays."""
-    pairs = padded_windows(names, stoi, 2)
-    return pairs[:, 0].copy(), pairs[:, 1].copy()
-
-
 def decode(ids: list[int] | np.ndarray, itos: list[str]) -> str:
     """Characters for `ids`, boundary tokens dropped."""
     return "".join(itos[i] for i in ids if i != 0)

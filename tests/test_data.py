@@ -1,4 +1,4 @@
-"""proof_lm.data and proof_lm.vocab: the corpus, its validation, the split, the vocabulary."""
+"""proof_lm.corpus and proof_lm.vocab: the corpus, its validation, the split, the vocabulary."""
 
 import hashlib
 import random
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-from proof_lm.data import DEFAULT_NAMES_PATH, load_names, split_names
-from proof_lm.vocab import build_vocab, decode, encode, encode_stream, padded_windows
+from proof_lm.corpus import DEFAULT_NAMES_PATH, load_names, split_names
+from proof_lm.vocab import build_vocab, decode, encode
 
 
 def test_default_corpus_is_30000_distinct_lowercase_names():
@@ -85,21 +85,3 @@ def test_encode_names_the_unknown_character():
     stoi, _ = build_vocab(["abc"])
     with pytest.raises(ValueError, match=r"\['z'\] are not in the vocabulary"):
         encode("abz", stoi)
-
-
-def test_pairs_and_windows_against_a_loop():
-    names = ["ab", "c", "abca"]
-    stoi, _ = build_vocab(names)
-    previous, following = encode_stream(names, stoi)
-    expected = [(stoi[a], stoi[b]) for w in names for a, b in zip("." + w, w + ".", strict=True)]
-    assert list(zip(previous.tolist(), following.tolist(), strict=True)) == expected
-    windows = padded_windows(names, stoi, 3)
-    loop = [
-        [stoi[ch] for ch in ("..." + w + ".")[i : i + 3]]
-        for w in names
-        for i in range(1, len(w) + 2)
-    ]
-    assert windows.tolist() == loop
-    assert padded_windows([], stoi, 2).shape == (0, 2)
-    with pytest.raises(ValueError, match="at least 1"):
-        padded_windows(names, stoi, 0)

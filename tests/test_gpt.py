@@ -7,11 +7,11 @@ import pytest
 import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
-from proof_lm.datasets import IGNORE, name_sequences, name_windows
 from proof_lm.gpt import TinyGPT, gpt_param_count
 from proof_lm.sampling import generate_names
 from proof_lm.training import Recipe, evaluate, learning_rate_at, train_lm
 from proof_lm.vocab import build_vocab
+from proof_lm.windows import IGNORE, name_sequences, name_windows
 
 NAMES = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "ella", "bo", "x"]
 

@@ -1,4 +1,4 @@
-"""proof_lm datasets, training loop, back-off model, embeddings and sampling."""
+"""proof_lm training loop, back-off model, embeddings and sampling."""
 
 import itertools
 import math
@@ -9,28 +9,9 @@ import torch
 
 from proof_lm.backoff import BackoffLM
 from proof_lm.baselines import TorchContextMLP, numpy_params
-from proof_lm.datasets import name_windows
 from proof_lm.embeddings import cosine_similarity, nearest_neighbours
 from proof_lm.sampling import draw, filter_probs, generate_names
 from proof_lm.training import Recipe, evaluate, init_output_bias, learning_rate_at, train_lm
-from proof_lm.vocab import build_vocab
-
-
-def test_name_windows_match_the_makemore_loop():
-    names = ["emma", "x", "bob"]
-    stoi, _ = build_vocab(names)
-    for block in (1, 3, 6):
-        X, Y = name_windows(names, stoi, block)
-        loop_X, loop_Y = [], []
-        for name in names:
-            context = [0] * block
-            for ch in name + ".":
-                loop_X.append(context)
-                loop_Y.append(stoi[ch])
-                context = [*context[1:], stoi[ch]]
-        assert X.tolist() == loop_X and Y.tolist() == loop_Y and X.dtype == torch.int64
-    with pytest.raises(ValueError, match="at least 1"):
-        name_windows(names, stoi, 0)
 
 
 def test_schedule_warms_up_then_decays():

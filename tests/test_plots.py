@@ -23,9 +23,9 @@ def test_heatmap_labels_every_cell_with_its_bigram_and_count():
 def test_heatmap_labels_can_be_left_out_and_are_left_out_when_demonstrations_run_small():
     counts = np.arange(9).reshape(3, 3)
     assert len(plot_count_heatmap(counts, [".", "a", "b"], labels=False).texts) == 0
-    import proof_lm.demo
+    from proof_lm.demo import full_size
 
-    expected = 18 if proof_lm.demo.FULL else 0
+    expected = 18 if full_size() else 0
     assert len(plot_count_heatmap(counts, [".", "a", "b"]).texts) == expected
     plt.close("all")
 

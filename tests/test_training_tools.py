@@ -11,8 +11,14 @@ from proof_lm.baselines import TorchContextMLP
 from proof_lm.batching import random_batches
 from proof_lm.lr_range import geometric_rates, lr_range_test, smooth, suggest_rate
 from proof_lm.nplm import init_nplm, nplm_loss_and_grads, nplm_mean_loss
-from proof_lm.optimisers import make_optimizer, schedule, train_steps
-from proof_lm.training import Recipe, learning_rate_at, train_lm
+from proof_lm.training import (
+    Recipe,
+    learning_rate_at,
+    make_optimizer,
+    schedule,
+    train_lm,
+    train_steps,
+)
 from proof_lm.training_stats import saturation, tanh_gain, tanh_stack, update_to_data
 
 
