@@ -12,6 +12,7 @@ graded, and `GradingIncomplete` is raised at the end.
 
 import hashlib
 import json
+import secrets
 import sys
 import time
 from dataclasses import dataclass, field
@@ -99,6 +100,11 @@ def _load_state(root: Path) -> dict:
     return state
 
 
+def _keep(release: Release) -> Release:
+    """The release data, as a task's result (so that Dask can compute it again if it is lost)."""
+    return release
+
+
 def _task(job: Job, release: Release, seed: int, sandboxed: bool) -> Graded:
     """The task as a worker runs it: in its plugin's scratch directory."""
     return grade_submission(job, release, seed, sandboxed, scratch_directory())
@@ -152,15 +158,23 @@ def autograde(
             Gradebook(db_url(root)) as gradebook,
         ):
             print(f"Dask dashboard: {client.dashboard_link}", flush=True)
-            shared = client.scatter(release, broadcast=True)
+            run = secrets.token_hex(6)  # keys of this run, distinct from any other on the cluster
+            # one small task per chapter holds its release data: computed once per worker that needs
+            # it and, unlike scattered data, recomputed by the scheduler if every holder dies
+            shared = {
+                chapter: client.submit(
+                    _keep, release.for_chapter(chapter), key=f"release-{chapter}-{run}"
+                )
+                for chapter in {job.chapter for job in jobs}
+            }
             futures = {
                 client.submit(
                     _task,
                     job,
-                    shared,
+                    shared[job.chapter],
                     seed,
                     sandboxed,
-                    key=f"grade-{job.student}-{job.chapter}-{seed}",
+                    key=f"grade-{job.student}-{job.chapter}-{run}",
                 ): job
                 for job in jobs
             }

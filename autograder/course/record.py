@@ -9,6 +9,7 @@ file shows, and what collect recorded (files handed in beside it, a change after
 """
 
 import contextlib
+import warnings
 from pathlib import Path
 
 from autograder.course.task import Graded
@@ -95,6 +96,15 @@ def db_url(root: Path) -> str:
 
 def record(root: Path, gradebook: object, graded: Graded) -> list[str]:
     """Write one graded submission into the course (notebook, gradebook); the reasons to flag it."""
+    from sqlalchemy.exc import SAWarning
+
+    with warnings.catch_warnings():
+        # nbgrader's update_or_create_submission warns about its own autoflush; nothing to act on
+        warnings.simplefilter("ignore", SAWarning)
+        return _record(root, gradebook, graded)
+
+
+def _record(root: Path, gradebook: object, graded: Graded) -> list[str]:
     reasons = list(graded.flags)
     if graded.reports is not None and not graded.ran:
         reasons.append(NBGRADER_FAILED)

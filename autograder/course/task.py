@@ -31,6 +31,15 @@ class Release:
     sources: dict[str, bytes]  # chapter -> the instructor's source notebook
     released: dict[str, bytes]  # chapter -> the notebook the students were given
 
+    def for_chapter(self, chapter: str) -> "Release":
+        """The part one chapter's tasks need."""
+        return Release(
+            self.gradebook,
+            self.config,
+            {chapter: self.sources[chapter]},
+            {chapter: self.released[chapter]},
+        )
+
 
 @dataclass(frozen=True)
 class Job:
