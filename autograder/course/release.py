@@ -33,11 +33,16 @@ def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def init_course(root: Path) -> Path:
-    """Create the course directory and its nbgrader_config.py (which loads the shared configuration)."""
-    root.mkdir(parents=True, exist_ok=True)
+    """Create the course directory, its exchange and its nbgrader_config.py (loading the shared one).
+
+    The exchange is the course's own `exchange/` folder, so the formgrader finds one and shows no
+    warning; hand-outs and hand-ins go through the student kit and `collect`, not through it.
+    """
+    (root / "exchange").mkdir(parents=True, exist_ok=True)
     (root / "nbgrader_config.py").write_text(
         f"c = get_config()  # noqa: F821\nload_subconfig({str(CONFIG)!r})  # noqa: F821\n"
         f"c.CourseDirectory.root = {str(root.resolve())!r}\n"
+        f"c.Exchange.root = {str((root / 'exchange').resolve())!r}\n"
     )
     return root
 
