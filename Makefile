@@ -6,6 +6,7 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed
 COURSE ?= course
 SUBMISSIONS ?= submissions
+KIT ?= student-kit
 CHAPTERS ?=
 SCHEDULER ?=
 LAB_ARGS ?=
@@ -14,7 +15,7 @@ PYTEST_ARGS ?=
 # nbgrader needs alembic (and jupyter) from the environment on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: venv sandbox chromium lab test test-browser lint format chapters release collect autograde feedback export grade benchmark clean
+.PHONY: venv sandbox chromium lab test test-browser lint format chapters student-kit release collect autograde feedback export grade benchmark clean
 
 venv: $(STAMP) chromium
 
@@ -88,6 +89,11 @@ format: $(STAMP)
 chapters: $(STAMP)
 	$(PY) -m autograder.course chapters
 
+# What students get (no solutions, hidden tests or grader): $(KIT)/ and $(KIT).zip, rebuilt.
+student-kit: $(STAMP)
+	rm -rf $(KIT) $(KIT).zip
+	$(PY) -m autograder.course.kit $(KIT)
+
 # The instructor's flow on the course directory $(COURSE).
 release: $(STAMP)
 	$(PY) -m autograder.course release --root $(COURSE) $(CHAPTERS)
@@ -112,4 +118,4 @@ benchmark: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(COURSE) build .pytest_cache
+	rm -rf $(COURSE) $(KIT) $(KIT).zip build .pytest_cache

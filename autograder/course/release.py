@@ -33,16 +33,19 @@ def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def init_course(root: Path) -> Path:
-    """Create the course directory and its nbgrader_config.py (which loads the shared configuration).
+    """Create the course directory, its exchange and its nbgrader_config.py (loading the shared one).
 
     The shared configuration is found through the installed package, not by a path, so the same
-    file configures grading workers on other hosts (they set their own course root).
+    file configures grading workers on other hosts (they set their own course root). The exchange
+    is the course's own `exchange/` folder, so the formgrader finds one and shows no warning;
+    hand-outs and hand-ins go through the student kit and `collect`, not through it.
     """
-    root.mkdir(parents=True, exist_ok=True)
+    (root / "exchange").mkdir(parents=True, exist_ok=True)
     (root / "nbgrader_config.py").write_text(
         "from autograder.course.release import CONFIG\n\n"
         "c = get_config()  # noqa: F821\nload_subconfig(str(CONFIG))  # noqa: F821\n"
         f"c.CourseDirectory.root = {str(root.resolve())!r}\n"
+        f"c.Exchange.root = {str((root / 'exchange').resolve())!r}\n"
     )
     return root
 
