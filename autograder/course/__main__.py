@@ -18,7 +18,6 @@ from autograder.course.export import export
 from autograder.course.release import REPO, chapters, feedback, release, student_notebooks
 
 
-
 def main(argv: list[str] | None = None) -> int:
     """Command line for the instructor's flow."""
     parser = argparse.ArgumentParser(
@@ -41,9 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--scheduler",
-                help="a running Dask scheduler (tcp://host:port); default: a local cluster, one worker per core",
+        help="a running Dask scheduler (tcp://host:port); default: a local cluster, one worker per core",
     )
-    parser.add_argument("--workers", type=int, help="local cluster: worker processes (default: cores)")
+    parser.add_argument(
+        "--workers", type=int, help="local cluster: worker processes (default: cores)"
+    )
     parser.add_argument("--seed", type=int, help="seed of the hidden cases (default: a new one)")
     parser.add_argument(
         "--force", action="store_true", help="grade every submission again, changed or not"

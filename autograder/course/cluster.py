@@ -103,8 +103,17 @@ def loopback_cluster(workers: int = 2) -> Iterator[tuple[str, list[subprocess.Po
         address_file = Path(tmp, "scheduler.json")
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         scheduler = subprocess.Popen(
-            [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
-            + ["--scheduler-file", str(address_file)],
+            [
+                dask,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(address_file),
+            ],
             **quiet,
         )
         started = [scheduler]
@@ -116,8 +125,18 @@ def loopback_cluster(workers: int = 2) -> Iterator[tuple[str, list[subprocess.Po
             for number in range(workers):
                 started.append(
                     subprocess.Popen(
-                        [dask, "worker", address, "--nthreads", "1", "--no-dashboard"]
-                        + ["--name", f"loopback-{number}", "--local-directory", tmp],
+                        [
+                            dask,
+                            "worker",
+                            address,
+                            "--nthreads",
+                            "1",
+                            "--no-dashboard",
+                            "--name",
+                            f"loopback-{number}",
+                            "--local-directory",
+                            tmp,
+                        ],
                         **quiet,
                     )
                 )

@@ -8,7 +8,6 @@ from pathlib import Path
 from autograder.exercises import chapter_exercises
 
 
-
 def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
     """One row per student: points per chapter (autograded exercises), the total, and the flags."""
     from nbgrader.api import Gradebook, MissingEntry

@@ -15,8 +15,8 @@ from pathlib import Path
 from autograder.course.task import Graded
 from autograder.exercises import chapter_exercises
 from autograder.kernel import DEFERRED
-from autograder.report import text_report
 from autograder.model import ExerciseReport
+from autograder.report import text_report
 
 NBGRADER_FAILED = (
     "nbgrader could not grade the notebook (its kernel died, was stopped or ran out of time)"
@@ -72,7 +72,12 @@ def _save_autogrades(db_url: str, chapter: str, student: str, notebook: object) 
     from nbgrader.preprocessors import SaveAutoGrades
 
     resources = {
-        "nbgrader": {"db_url": db_url, "assignment": chapter, "notebook": chapter, "student": student}
+        "nbgrader": {
+            "db_url": db_url,
+            "assignment": chapter,
+            "notebook": chapter,
+            "student": student,
+        }
     }
     SaveAutoGrades().preprocess(notebook, resources)
 

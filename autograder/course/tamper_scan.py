@@ -207,7 +207,11 @@ class _Findings(ast.NodeVisitor):
         """Calls that patch modules, stop the interpreter, reach into frames, or touch files."""
         name = _canonical(_dotted(node.func), self.modules)
         target = _root(node.args[0]) if node.args else None
-        if name in {"setattr", "delattr"} and isinstance(target, ast.Name) and target.id in self.modules:
+        if (
+            name in {"setattr", "delattr"}
+            and isinstance(target, ast.Name)
+            and target.id in self.modules
+        ):
             self._note(node, f"calls {name} on the module {self.modules[target.id]}")
         elif name in STOP_CALLS:
             self._note(node, f"calls {name}, which stops the interpreter")

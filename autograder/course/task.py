@@ -18,8 +18,8 @@ from pathlib import Path
 
 from autograder.course.tamper_scan import scan_notebook
 from autograder.grading import grade_notebook
-from autograder.notebook import cell_source, read_notebook
 from autograder.model import ExerciseReport
+from autograder.notebook import cell_source, read_notebook
 
 
 @dataclass(frozen=True)
