@@ -94,8 +94,7 @@ def _fingerprint(job: Job, release: Release, sandboxed: bool) -> dict:
 
 
 def _load_state(root: Path) -> dict:
-    path = root / STATE
-    state = json.loads(path.read_text()) if path.exists() else {}
+    state = _read_json(root / STATE)
     state.setdefault("submissions", {})
     return state
 
@@ -108,6 +107,105 @@ def _keep(release: Release) -> Release:
 def _task(job: Job, release: Release, seed: int, sandboxed: bool) -> Graded:
     """The task as a worker runs it: in its plugin's scratch directory."""
     return grade_submission(job, release, seed, sandboxed, scratch_directory())
+
+
+@dataclass
+class ClassRun:
+    """One autograde run over a course: what it reads once, what it writes as results arrive."""
+
+    root: Path
+    seed: int
+    sandboxed: bool
+    state: dict = field(init=False)
+    flags: dict = field(init=False)
+    manifest: dict = field(init=False)
+    failures: dict[str, str] = field(default_factory=dict)  # student/chapter -> why
+
+    def __post_init__(self) -> None:
+        self.state = _load_state(self.root)
+        self.flags = _read_json(self.root / "flags.json")
+        self.manifest = _read_json(self.root / "collected.json")
+
+    def plan(self, chapters: list[str], release: Release, force: bool) -> tuple[list[Job], int]:
+        """The submissions to grade (new or changed, or all with `force`), and how many are skipped."""
+        jobs, skipped = [], 0
+        for chapter, student in submissions(self.root, chapters):
+            path = self.root / "submitted" / student / chapter / f"{chapter}.ipynb"
+            job = Job(chapter, student, path.read_bytes() if path.is_file() else b"")
+            before = self.state["submissions"].get(job.name, {})
+            if not force and before.get("fingerprint") == _fingerprint(
+                job, release, self.sandboxed
+            ):
+                skipped += 1
+            else:
+                jobs.append(job)
+        return jobs, skipped
+
+    def submit(self, client: object, jobs: list[Job], release: Release) -> dict:
+        """One task per job (and one per chapter holding its release data); futures -> jobs."""
+        run = secrets.token_hex(6)  # keys of this run, distinct from any other on the cluster
+        # a small task per chapter holds its release data: fetched once by each worker that needs
+        # it and, unlike scattered data, computed again by the scheduler if every holder dies
+        shared = {
+            chapter: client.submit(
+                _keep, release.for_chapter(chapter), key=f"release-{chapter}-{run}"
+            )
+            for chapter in {job.chapter for job in jobs}
+        }
+        return {
+            client.submit(
+                _task,
+                job,
+                shared[job.chapter],
+                self.seed,
+                self.sandboxed,
+                key=f"grade-{job.student}-{job.chapter}-{run}",
+            ): job
+            for job in jobs
+        }
+
+    def take(self, gradebook: object, job: Job, release: Release, future: object) -> bool:
+        """Write one finished task's result into the course; False (and the reason kept) if it failed."""
+        try:
+            graded = future.result()
+        except Exception as error:  # its workers kept dying, or the grader itself failed
+            self.failures[job.name] = f"{type(error).__name__}: {str(error)[:300]}"
+            return False
+        try:
+            reasons = _manifest_flags(self.manifest, job) + record(self.root, gradebook, graded)
+        except Exception as error:  # one submission's trouble stops no one else
+            gradebook.db.rollback()
+            self.failures[job.name] = f"recording failed: {type(error).__name__}: {error}"
+            return False
+        chapters = self.flags.setdefault(job.student, {})
+        chapters.pop(job.chapter, None)
+        if reasons:
+            chapters[job.chapter] = reasons
+        if not chapters:
+            del self.flags[job.student]
+        self.state["submissions"][job.name] = {
+            "fingerprint": _fingerprint(job, release, self.sandboxed),
+            "seed": self.seed,
+            "seconds": round(graded.seconds, 2),
+        }
+        self.save()
+        return True
+
+    def save(self) -> None:
+        """Write flags.json and autograde.json (each replaced whole, at once)."""
+        recorded = self.state["submissions"].values()
+        self.state.update(
+            seed=self.seed,
+            sandbox=self.sandboxed and all(e["fingerprint"]["sandbox"] for e in recorded),
+        )
+        for name, data in (("flags.json", self.flags), (STATE, self.state)):
+            temporary = self.root / f".{name}.tmp"
+            temporary.write_text(json.dumps(data, indent=2, sort_keys=True))
+            temporary.replace(self.root / name)
+
+
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def autograde(
@@ -131,105 +229,34 @@ def autograde(
     if sandboxed:
         sandbox.check_available()
     start = time.perf_counter()
-    seed = new_seed() if seed is None else seed
-    state = _load_state(root)
-    flags_path = root / "flags.json"
-    flags = json.loads(flags_path.read_text()) if flags_path.exists() else {}
-    manifest_path = root / "collected.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    run = ClassRun(root, new_seed() if seed is None else seed, sandboxed)
     release = release_data(root, chapters)
-    jobs, skipped = [], 0
-    for chapter, student in submissions(root, chapters):
-        path = root / "submitted" / student / chapter / f"{chapter}.ipynb"
-        job = Job(chapter, student, path.read_bytes() if path.is_file() else b"")
-        before = state["submissions"].get(job.name, {})
-        if not force and before.get("fingerprint") == _fingerprint(job, release, sandboxed):
-            skipped += 1
-            continue
-        jobs.append(job)
+    jobs, skipped = run.plan(chapters, release, force)
     print(
         f"{len(jobs)} submissions to grade, {skipped} unchanged since they were graded", flush=True
     )
-    outcome = Outcome(flags, skipped=skipped)
-    failures: dict[str, str] = {}
+    outcome = Outcome(run.flags, skipped=skipped)
     if jobs:
-        with (
-            grading_client(scheduler, workers) as client,
-            Gradebook(db_url(root)) as gradebook,
-        ):
+        with grading_client(scheduler, workers) as client, Gradebook(db_url(root)) as gradebook:
             print(f"Dask dashboard: {client.dashboard_link}", flush=True)
-            run = secrets.token_hex(6)  # keys of this run, distinct from any other on the cluster
-            # one small task per chapter holds its release data: computed once per worker that needs
-            # it and, unlike scattered data, recomputed by the scheduler if every holder dies
-            shared = {
-                chapter: client.submit(
-                    _keep, release.for_chapter(chapter), key=f"release-{chapter}-{run}"
-                )
-                for chapter in {job.chapter for job in jobs}
-            }
-            futures = {
-                client.submit(
-                    _task,
-                    job,
-                    shared[job.chapter],
-                    seed,
-                    sandboxed,
-                    key=f"grade-{job.student}-{job.chapter}-{run}",
-                ): job
-                for job in jobs
-            }
-            bar = tqdm(total=len(futures), unit="notebook", file=sys.stderr)
-            for future in as_completed(futures):
-                job = futures[future]
-                try:
-                    graded = future.result()
-                except Exception as error:  # workers kept dying, or the grader itself failed
-                    failures[job.name] = f"{type(error).__name__}: {str(error)[:300]}"
-                else:
-                    try:
-                        reasons = _manifest_flags(manifest, job) + record(root, gradebook, graded)
-                    except Exception as error:  # one submission's trouble stops no one else
-                        gradebook.db.rollback()
-                        failures[job.name] = f"recording failed: {type(error).__name__}: {error}"
-                        continue
-                    flags.setdefault(job.student, {}).pop(job.chapter, None)
-                    if reasons:
-                        flags[job.student][job.chapter] = reasons
-                    if not flags[job.student]:
-                        del flags[job.student]
-                    state["submissions"][job.name] = {
-                        "fingerprint": _fingerprint(job, release, sandboxed),
-                        "seed": seed,
-                        "seconds": round(graded.seconds, 2),
-                    }
-                    outcome.graded.append(graded)
-                    _save(root, flags, state, seed, sandboxed)
-                bar.update()
-                bar.set_postfix(
-                    done=len(outcome.graded),
-                    failed=len(failures),
-                    remaining=len(futures) - len(outcome.graded) - len(failures),
-                )
-            bar.close()
-    _save(root, flags, state, seed, sandboxed)
+            futures = run.submit(client, jobs, release)
+            with tqdm(total=len(futures), unit="notebook", file=sys.stderr) as bar:
+                for future in as_completed(futures):
+                    job = futures[future]
+                    if run.take(gradebook, job, release, future):
+                        outcome.graded.append(future.result())
+                    bar.update()
+                    bar.set_postfix(
+                        done=len(outcome.graded),
+                        failed=len(run.failures),
+                        remaining=len(futures) - bar.n,
+                    )
+    run.save()
     outcome.seconds = time.perf_counter() - start
-    if failures:
+    if run.failures:
         raise GradingIncomplete(
-            f"{len(failures)} submissions could not be graded (a worker died {ATTEMPTS} times, or "
-            f"the grader failed): "
-            + "; ".join(f"{name}: {why}" for name, why in sorted(failures.items()))
+            f"{len(run.failures)} submissions could not be graded (a worker died {ATTEMPTS} "
+            "times, or the grader failed): "
+            + "; ".join(f"{name}: {why}" for name, why in sorted(run.failures.items()))
         )
     return outcome
-
-
-def _save(root: Path, flags: dict, state: dict, seed: int, sandboxed: bool) -> None:
-    """Write flags.json and autograde.json (whole files, replaced at once)."""
-    state.update(
-        seed=seed,
-        sandbox=sandboxed
-        and all(entry["fingerprint"]["sandbox"] for entry in state["submissions"].values()),
-    )
-    for name, data in (("flags.json", flags), (STATE, state)):
-        temporary = root / f".{name}.tmp"
-        temporary.write_text(json.dumps(data, indent=2, sort_keys=True))
-        temporary.replace(root / name)
