@@ -70,37 +70,62 @@ class Limits:
         ]
 
 
-def _system_mounts() -> list[str]:
-    """Read-only binds of the system: /usr, /etc and the merged-/usr links."""
-    args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+@dataclass(frozen=True)
+class View:
+    """What a sandbox sees of the host: read-only binds, writable binds and symbolic links."""
+
+    system: list[tuple[str, str]]  # (source on the host, path inside), read-only: /usr, /etc, ...
+    links: list[tuple[str, str]]  # (target, path inside): the merged-/usr links
+    readonly: list[tuple[str, str]]  # the Python installation and the project's parts
+    writable: list[tuple[str, str]]
+
+    def parents(self) -> list[str]:
+        """Directories to create (0755) above every mount point, outermost first."""
+        found: set[str] = set()
+        for inside in [*(i for _, i in self.readonly + self.writable), HOME]:
+            for parent in Path(inside).parents:
+                if str(parent) not in ("/", "/usr", "/etc", "/tmp", "/proc", "/dev"):
+                    found.add(str(parent))
+        return sorted(found, key=lambda p: p.count("/"))
+
+
+def view(
+    readonly: Iterable[tuple[Path | str, str]] = (),
+    writable: Iterable[tuple[Path | str, str]] = (),
+) -> View:
+    """What sandboxed code sees: the system, the Python installation and `readonly` read-only; `writable`."""
+    system = [("/usr", "/usr"), ("/etc", "/etc")]
+    links = []
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         path = Path("/", name)
         if path.is_symlink():
-            args += ["--symlink", os.readlink(path), str(path)]
+            links.append((os.readlink(path), str(path)))
         elif path.is_dir():
-            args += ["--ro-bind", str(path), str(path)]
-    return args
+            system.append((str(path), str(path)))
+    python = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
+    python.add(Path(sys.executable).resolve().parent.parent)
+    return View(
+        system=system,
+        links=links,
+        readonly=[(str(path), str(path)) for path in sorted(python)]
+        + [(str(source), inside) for source, inside in readonly],
+        writable=[(str(source), inside) for source, inside in writable],
+    )
 
 
-def _python_paths() -> list[Path]:
-    """What the interpreter needs: its installation and the environment's prefix (the venv)."""
-    paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
-    executable = Path(sys.executable)
-    paths.add(executable.resolve().parent.parent)
-    return sorted(paths)
-
-
-def _open_parents(destinations: Iterable[str]) -> list[str]:
-    """bwrap creates missing parent directories 0700; make them 0755 so that uid nobody can pass."""
-    parents: set[str] = set()
-    for destination in destinations:
-        for parent in Path(destination).parents:
-            if str(parent) not in ("/", "/usr", "/etc", "/tmp", "/proc", "/dev"):
-                parents.add(str(parent))
-    args = []
-    for parent in sorted(parents, key=lambda p: p.count("/")):
-        args += ["--perms", "0755", "--dir", parent]
-    return args
+def environment(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of sandboxed code: nothing of the grader's, plus `env`."""
+    return {
+        "HOME": HOME,
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "TMPDIR": "/tmp",
+        "MPLCONFIGDIR": f"{HOME}/.matplotlib",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        **(env or {}),
+    }
 
 
 def bwrap_command(
@@ -115,9 +140,7 @@ def bwrap_command(
     readonly / writable: (source on the host, path inside) pairs bound into the sandbox; nothing of
     the host is visible but these, the system, the Python installation and `workdir`.
     """
-    binds = [(str(path), str(path)) for path in _python_paths()]
-    binds += [(str(source), inside) for source, inside in readonly]
-    rw = [(str(source), inside) for source, inside in writable]
+    seen = view(readonly, writable)
     command = [
         shutil.which("bwrap") or "bwrap",
         "--unshare-pid",
@@ -129,32 +152,20 @@ def bwrap_command(
         "--new-session",
         "--hostname",
         "sandbox",
-        *_system_mounts(),
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "--tmpfs",
-        "/tmp",
-        *_open_parents([inside for _, inside in [*binds, *rw]] + [HOME]),
     ]
-    for source, inside in binds:
+    for source, inside in seen.system:
         command += ["--ro-bind", source, inside]
-    for source, inside in rw:
+    for target, path in seen.links:
+        command += ["--symlink", target, path]
+    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for parent in seen.parents():
+        command += ["--perms", "0755", "--dir", parent]
+    for source, inside in seen.readonly:
+        command += ["--ro-bind", source, inside]
+    for source, inside in seen.writable:
         command += ["--bind", source, inside]
     command += ["--bind", str(workdir), HOME, "--chdir", HOME, "--clearenv"]
-    environment = {
-        "HOME": HOME,
-        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "TMPDIR": "/tmp",
-        "MPLCONFIGDIR": f"{HOME}/.matplotlib",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        **(env or {}),
-    }
-    for key, value in environment.items():
+    for key, value in environment(env).items():
         command += ["--setenv", key, value]
     if (
         os.geteuid() == 0

@@ -114,10 +114,10 @@ def test_the_kit_holds_what_students_need_and_nothing_of_the_graders(kit: Path):
 
 def test_the_kit_installs_alone_and_reads_its_own_corpus(kit: Path, kit_python: Path, tmp_path):
     probe = (
-        "import importlib.util, proof_lm, proof_lm.data\n"
+        "import importlib.util, proof_lm, proof_lm.corpus\n"
         "print(importlib.util.find_spec('autograder'), importlib.util.find_spec('nbgrader'))\n"
         "print(proof_lm.__file__)\n"
-        "print(len(proof_lm.data.load_names()))\n"
+        "print(len(proof_lm.corpus.load_names()))\n"
     )
     done = subprocess.run(
         [kit_python, "-c", probe], cwd=tmp_path, env=outside_env(), capture_output=True, text=True

@@ -172,7 +172,7 @@ class ClassRun:
             self.failures[job.name] = f"{type(error).__name__}: {str(error)[:300]}"
             return False
         try:
-            reasons = _manifest_flags(self.manifest, job) + record(self.root, gradebook, graded)
+            reasons = record(self.root, gradebook, graded, _manifest_flags(self.manifest, job))
         except Exception as error:  # one submission's trouble stops no one else
             gradebook.db.rollback()
             self.failures[job.name] = f"recording failed: {type(error).__name__}: {error}"

@@ -4,12 +4,23 @@ Every notebook's kernel runs in its own sandbox (`autograder.sandbox`): new name
 uid nobody when grading as root, a private home, and none of the course directory. Kernel and
 grading worker talk over Unix sockets in a directory bound into the sandbox. A kernel lives at most
 NOTEBOOK_SECONDS (`timeout`, inside the sandbox), and no longer than its worker (`--die-with-parent`).
+
+When the worker has a warm template (`Zygote`, started by the worker's Dask plugin when grading as
+root), kernels are forked from it into a sandbox of the same kind (`autograder.zygote`) instead of
+starting cold under bwrap: the notebook's libraries are already imported.
 """
 
+import contextlib
+import dataclasses
+import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
@@ -20,6 +31,107 @@ from autograder.kernel import HIDDEN_CHECKS
 NOTEBOOK_SECONDS = int(os.environ.get("PROOF_LM_NOTEBOOK_SECONDS", "300"))
 KERNEL_LIMITS = sandbox.Limits(memory_bytes=6 * 1024**3, cpu_seconds=NOTEBOOK_SECONDS)
 SANDBOX_VARIABLE = "PROOF_LM_KERNEL_SANDBOX"  # "off" only with an instructor's --no-sandbox
+KERNEL_ENV = {
+    "NBGRADER_EXECUTION": "autograde",
+    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+}
+
+
+class ForkedKernel:
+    """A kernel forked by the template, seen from the worker (which is not its parent) like a Popen."""
+
+    stdin = stdout = stderr = None  # nothing is piped: the template gave it /dev/null
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """None while the kernel's process lives, else -1 (its exit status went to the template)."""
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                self.returncode = -1
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait until it is gone."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+            time.sleep(0.05)
+        return self.returncode or -1
+
+    def send_signal(self, signum: int) -> None:
+        """Signal it (SIGKILL ends the sandbox: its pid 1 dies with it)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        """End it and its sandbox."""
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        """As kill: nothing in the sandbox needs a polite end."""
+        self.kill()
+
+
+class Zygote:
+    """The worker's warm template (`python -m autograder.zygote`), one request at a time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "autograder.zygote"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+            cwd=sandbox.REPO,
+        )
+        if self._process.stdout.readline().strip() != "ready":
+            self.close()
+            raise RuntimeError("the warm kernel template did not start")
+
+    def spawn(self, request: dict) -> ForkedKernel:
+        """Fork one sandboxed kernel (see `autograder.zygote` for the request)."""
+        with self._lock:
+            if self._process.poll() is not None:
+                raise RuntimeError("the warm kernel template has stopped")
+            self._process.stdin.write(json.dumps(request) + "\n")
+            self._process.stdin.flush()
+            answer = self._process.stdout.readline()
+            if not answer:
+                raise RuntimeError("the warm kernel template has stopped")
+            return ForkedKernel(int(json.loads(answer)["pid"]))
+
+    def close(self) -> None:
+        """Stop the template (its kernels die with it)."""
+        self._process.kill()
+        self._process.wait()
+
+
+ZYGOTE: Zygote | None = None  # set by the worker's plugin when warm kernels can run
+
+
+def start_zygote() -> None:
+    """Start this worker's warm template where warm kernels can run (root on Linux)."""
+    global ZYGOTE
+    from autograder import zygote
+
+    if ZYGOTE is None and zygote.available() and sandbox.available():
+        ZYGOTE = Zygote()
+
+
+def stop_zygote() -> None:
+    """Stop this worker's template."""
+    global ZYGOTE
+    if ZYGOTE is not None:
+        ZYGOTE.close()
+        ZYGOTE = None
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -43,10 +155,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         return sandbox.bwrap_command(
             [*KERNEL_LIMITS.command(), "timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *command],
             Path(self._home.name),
-            readonly=[
-                *sandbox.project_mounts("proof_lm", "data"),
-                (answer_key.kernel_package(), str(sandbox.REPO / "autograder")),
-            ],
+            readonly=self._mounts(),
             writable=[(self._sockets, self._sockets)],
             env={
                 "NBGRADER_EXECUTION": "autograde",
@@ -64,6 +173,44 @@ class SandboxedKernelManager(AsyncKernelManager):
         if os.geteuid() == 0:  # the kernel runs as nobody and must read its connection file
             os.chown(self.connection_file, sandbox.NOBODY, sandbox.NOBODY)
         return command, kwargs
+
+    def _mounts(self) -> list[tuple[Path, str]]:
+        """What a kernel sees of the project: the library, the data, the grader's kernel module."""
+        return [
+            *sandbox.project_mounts("proof_lm", "data"),
+            (answer_key.kernel_package(), str(sandbox.REPO / "autograder")),
+        ]
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: object) -> None:
+        """Fork the kernel from the worker's warm template when there is one, else start it cold."""
+        if ZYGOTE is None or os.environ.get(SANDBOX_VARIABLE) == "off":
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        argv = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1 :]
+        try:
+            process = self._fork(argv)
+        except (OSError, ValueError, RuntimeError):  # the template died: start cold from now on
+            stop_zygote()
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        provisioner = self.provisioner
+        provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, process.pid
+        provisioner.cwd = kw.get("cwd", Path.cwd())
+        self._reconcile_connection_info(provisioner.connection_info)
+        return None
+
+    def _fork(self, argv: list[str]) -> ForkedKernel:
+        """Ask the template for a kernel with `argv` in a sandbox like the cold one."""
+        return ZYGOTE.spawn(
+            {
+                "connection_file": self.connection_file,
+                "home": self._home.name,
+                "sockets": self._sockets,
+                "argv": argv,
+                "env": {**KERNEL_ENV, HIDDEN_CHECKS: os.environ.get(HIDDEN_CHECKS, "")},
+                "readonly": [(str(source), inside) for source, inside in self._mounts()],
+                "seconds": NOTEBOOK_SECONDS,
+                "limits": dataclasses.asdict(KERNEL_LIMITS),
+            }
+        )
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         """Also remove the socket directory and the kernel's home."""

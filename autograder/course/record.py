@@ -99,18 +99,21 @@ def db_url(root: Path) -> str:
     return f"sqlite:///{root / 'gradebook.db'}"
 
 
-def record(root: Path, gradebook: object, graded: Graded) -> list[str]:
-    """Write one graded submission into the course (notebook, gradebook); the reasons to flag it."""
+def record(root: Path, gradebook: object, graded: Graded, reasons: list[str]) -> list[str]:
+    """Write one graded submission into the course (notebook, gradebook); all the reasons to flag it.
+
+    `reasons`: what is already known against it (collect's records); the flag covers them too.
+    """
     from sqlalchemy.exc import SAWarning
 
     with warnings.catch_warnings():
         # nbgrader's update_or_create_submission warns about its own autoflush; nothing to act on
         warnings.simplefilter("ignore", SAWarning)
-        return _record(root, gradebook, graded)
+        return _record(root, gradebook, graded, reasons)
 
 
-def _record(root: Path, gradebook: object, graded: Graded) -> list[str]:
-    reasons = list(graded.flags)
+def _record(root: Path, gradebook: object, graded: Graded, known: list[str]) -> list[str]:
+    reasons = [*known, *graded.flags]
     if graded.reports is not None and not graded.ran:
         reasons.append(NBGRADER_FAILED)
     for report in graded.reports or []:
