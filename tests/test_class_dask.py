@@ -21,6 +21,7 @@ from test_class_faults import CHAPTER, course_command, totals
 from autograder.course import collect, release
 from autograder.course.cluster import loopback_cluster
 from autograder.course.simulate import reference_code, replace_function, submission
+from autograder.sandbox import NOBODY
 
 pytestmark = pytest.mark.slow
 SEED = "20261130"
@@ -107,13 +108,14 @@ def test_local_cluster_then_a_separate_scheduler_then_a_rerun(tmp_path):
 
 
 def _busy_workers(process: psutil.Process) -> list[psutil.Process]:
-    """The local cluster's worker processes that are running a notebook's kernel right now."""
+    """The local cluster's worker processes running student code (a notebook's kernel) right now."""
     busy = []
     for child in process.children():
         try:
             if "spawn_main" not in " ".join(child.cmdline()):
                 continue
-            if any("ipykernel" in " ".join(p.cmdline()) for p in child.children(recursive=True)):
+            # student code runs as nobody (a kernel, cold or forked from the warm template)
+            if any(p.uids().real == NOBODY for p in child.children(recursive=True)):
                 busy.append(child)
         except psutil.Error:
             continue

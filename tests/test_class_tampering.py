@@ -8,6 +8,7 @@ feedback never shows hidden tests, the checker, another student's work or the gr
 
 import csv
 import hashlib
+import html
 import json
 import subprocess
 import uuid
