@@ -522,10 +522,9 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
     assert "rows and columns are swapped" in carol
     helper = (course / "feedback" / "h_helper" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert ">_ids<" in helper, "feedback shows the student's own code"
-    reader = (course / "feedback" / "t_read_checks" / CHAPTER / f"{CHAPTER}.html").read_text()
-    assert "GRADER FILES: [&#x27;__init__.py&#x27;, &#x27;kernel.py&#x27;]" in reader, reader[
-        -3000:
-    ]
+    page = course / "feedback" / "t_read_checks" / CHAPTER / f"{CHAPTER}.html"
+    reader = html.unescape(page.read_text())
+    assert "GRADER FILES: ['__init__.py', 'kernel.py']" in reader
     assert "CHECKS THERE: False" in reader
     leak = (course / "feedback" / "t_leak" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert "more characters not shown" in leak
