@@ -107,6 +107,14 @@ def test_local_cluster_then_a_separate_scheduler_then_a_rerun(tmp_path):
     assert totals(course) == {**EXPECTED, "carol": 7.0}
 
 
+def _student_code(process: psutil.Process) -> bool:
+    """A notebook's kernel (cold, or forked from the warm template) or a trusted grading process."""
+    command = " ".join(process.cmdline())
+    return process.uids().real == NOBODY and any(
+        name in command for name in ("ipykernel", "autograder.zygote", "autograder.child")
+    )
+
+
 def _busy_workers(process: psutil.Process) -> list[psutil.Process]:
     """The local cluster's worker processes running student code (a notebook's kernel) right now."""
     busy = []
@@ -114,8 +122,7 @@ def _busy_workers(process: psutil.Process) -> list[psutil.Process]:
         try:
             if "spawn_main" not in " ".join(child.cmdline()):
                 continue
-            # student code runs as nobody (a kernel, cold or forked from the warm template)
-            if any(p.uids().real == NOBODY for p in child.children(recursive=True)):
+            if any(_student_code(p) for p in child.children(recursive=True)):
                 busy.append(child)
         except psutil.Error:
             continue
