@@ -15,6 +15,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from autograder.notebook import PARSING
+
 REPO = Path(__file__).resolve().parent.parent
 GRADING_MODULES = ("__init__.py", "child.py", "harness.py", "plain.py", "probes.py")
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
@@ -102,6 +104,7 @@ def kernel_package() -> Path:
 def library_without(exercise: str) -> Path:
     """A copy of `proof_lm` in which every function answering `exercise` raises AnswerKeyError."""
     target = _root() / f"proof_lm-{exercise}"
+    shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     _copy_tree(REPO / "proof_lm", target)
     by_module: dict[str, list[str]] = {}
     for entry in LIBRARY_ANSWERS.get(exercise, ()):
@@ -121,7 +124,9 @@ def library_without(exercise: str) -> Path:
 def _without_definitions(source: str, names: set[str]) -> str:
     """`source` with the top-level functions called `names` cut out (decorators included)."""
     lines = source.splitlines(keepends=True)
-    for node in reversed(ast.parse(source).body):
+    with PARSING:  # CPython 3.11 mis-builds ASTs made in two threads at once (see notebook.PARSING)
+        tree = ast.parse(source)
+    for node in reversed(tree.body):
         if isinstance(node, ast.FunctionDef) and node.name in names:
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
             del lines[start : node.end_lineno]

@@ -35,12 +35,13 @@ MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
-WARM = (  # what every notebook imports first; plots (pyplot) are left to the kernel itself
+WARM = (  # what every notebook imports first
     "IPython",
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
     "numpy",
     "matplotlib",
+    "matplotlib.pyplot",  # the backend itself loads in the kernel, with its display hooks
     "torch",
     "torch.nn",
     "torch.nn.functional",
