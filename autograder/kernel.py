@@ -8,7 +8,7 @@ HIDDEN_CHECKS = (
 )
 DEFERRED = (
     "{name}: the hidden checks run after this notebook, in the trusted grader's sandbox; "
-    "their report takes the place of this line."
+    "their report takes the place of this cell's output."
 )
 
 
@@ -16,7 +16,7 @@ def run_checks(name: str, fn: Callable) -> None:
     """Run every hidden check of exercise `name` on `fn`; print the report; AssertionError with hints if any fail.
 
     In class grading (HIDDEN_CHECKS set to "trusted") nothing is checked here — code in the notebook
-    could change the outcome — and the trusted grader's report is written in place of the line printed.
+    could change the outcome — and the trusted grader's report replaces this cell's output.
     """
     if os.environ.get(HIDDEN_CHECKS) == "trusted":
         print(DEFERRED.format(name=name))

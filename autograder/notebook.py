@@ -37,13 +37,13 @@ def read_notebook(path: str | Path) -> dict:
     if not _well_formed(notebook):
         raise ValueError(
             f"{path} is not a Jupyter notebook (expected a list of cells, each with a type, "
-            "its source as text and its metadata, nbgrader's a mapping)"
+            "its source as text and its metadata, nbgrader's a mapping with a text grade id)"
         )
     return notebook
 
 
 def _well_formed(notebook: object) -> bool:
-    """Whether every cell has what grading reads: a type, text source, metadata (nbgrader's a dict)."""
+    """Whether every cell has what grading reads: a type, text source, metadata (nbgrader's a dict, its grade id text)."""
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     return isinstance(cells, list) and all(
         isinstance(cell, dict)
@@ -51,6 +51,7 @@ def _well_formed(notebook: object) -> bool:
         and isinstance(cell.get("source"), str)
         and isinstance(cell.get("metadata"), dict)
         and isinstance(cell["metadata"].get("nbgrader", {}), dict)
+        and isinstance(cell["metadata"].get("nbgrader", {}).get("grade_id", ""), str)
         for cell in cells
     )
 

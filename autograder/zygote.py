@@ -134,16 +134,26 @@ def _drop_privileges(limits: dict) -> None:
     sandbox.Limits(**limits).apply()
 
 
-def _kernel(request: dict) -> None:
-    """In the sandbox's pid 1: finish the sandbox, then run the kernel in this (warm) process."""
-    import random
+def _kernel(request: dict, waiter: int) -> None:
+    """In the sandbox's pid 1: finish the sandbox, then run the kernel in this (warm) process.
 
+    `waiter`: the read end of a pipe whose write end only the waiting parent holds (end of file:
+    the parent is gone).
+    """
+    import random
+    import select
+
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
     _libc.sethostname(b"sandbox", 7)
     _new_root(request["root"], request)
     _drop_privileges(request["limits"])
-    # after the drop: changing uid clears it. When the child waiting above dies (killed, or at the
-    # end of its seconds), this pid 1 dies, and with it every process of the namespace.
+    # again after the drop (changing uid clears it): when the waiting parent dies (killed, or at the
+    # end of its seconds), this pid 1 dies, and with it every process of the namespace. If it died
+    # before this line, no signal will come: its pipe says so.
     _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
+    if select.select([waiter], [], [], 0)[0]:
+        os._exit(1)
+    os.close(waiter)
     os.environ.clear()
     os.environ.update(sandbox.environment(request["env"]))
     os.chdir(sandbox.HOME)
@@ -169,18 +179,19 @@ def _child(request: dict) -> None:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.closerange(3, 65536)
-    signal.signal(
-        signal.SIGCHLD, signal.SIG_DFL
-    )  # the template's SIG_IGN would hide the kernel's exit
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the template ignores it: that hides exits
     flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
     _check(_libc.unshare(flags), "unshare")
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
+    alive_read, alive_write = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
-            _kernel(request)
+            os.close(alive_write)
+            _kernel(request, alive_read)
         finally:
             os._exit(1)
+    os.close(alive_read)
     signal.signal(signal.SIGALRM, lambda *_: os.kill(pid, signal.SIGKILL))
     signal.alarm(int(request["seconds"]))
     _, status = os.waitpid(pid, 0)
@@ -194,6 +205,8 @@ def main() -> None:
 
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # ends with its grading worker
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):  # as cold kernels
+        os.environ[name] = sandbox.environment()[name]
     for name in WARM:
         importlib.import_module(name)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the system

@@ -10,6 +10,7 @@ task failed (its workers kept dying, or the grader itself failed) is named, ever
 graded, and `GradingIncomplete` is raised at the end.
 """
 
+import functools
 import hashlib
 import json
 import secrets
@@ -23,6 +24,7 @@ from autograder.course.cluster import ATTEMPTS, grading_client, scratch_director
 from autograder.course.record import db_url, record
 from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.runner import new_seed
+from autograder.sandbox import REPO
 
 STATE = "autograde.json"
 
@@ -88,9 +90,23 @@ def _manifest_flags(manifest: dict, job: Job) -> list[str]:
 
 
 def _fingerprint(job: Job, release: Release, sandboxed: bool) -> dict:
-    """What a re-run compares to decide whether a submission needs grading again."""
+    """What a re-run compares to decide whether a submission needs grading again.
+
+    The notebook, the chapter's source notebook, the sandbox setting, and the grader and library
+    themselves: after a fix to a check or to `proof_lm`, everything is graded again.
+    """
     source = hashlib.sha256(release.sources[job.chapter]).hexdigest()
-    return {"sha256": job.sha256, "source": source, "sandbox": sandboxed}
+    return {"sha256": job.sha256, "source": source, "sandbox": sandboxed, "grader": _grader_hash()}
+
+
+@functools.cache
+def _grader_hash() -> str:
+    """A hash of every source file of the grader and the library (what decides a score)."""
+    digest = hashlib.sha256()
+    for package in ("autograder", "proof_lm"):
+        for path in sorted((REPO / package).rglob("*.py")):
+            digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _load_state(root: Path) -> dict:

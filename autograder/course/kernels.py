@@ -14,13 +14,13 @@ import contextlib
 import dataclasses
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
@@ -38,36 +38,43 @@ KERNEL_ENV = {
 
 
 class ForkedKernel:
-    """A kernel forked by the template, seen from the worker (which is not its parent) like a Popen."""
+    """A kernel forked by the template, seen from the worker (not its parent) like a Popen.
+
+    It is held by a pidfd taken as soon as its pid is known, so that no signal can ever reach
+    another process that reuses the number after it ends.
+    """
 
     stdin = stdout = stderr = None  # nothing is piped: the template gave it /dev/null
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
+        try:
+            self._pidfd: int | None = os.pidfd_open(pid)
+        except ProcessLookupError:  # already gone
+            self._pidfd, self.returncode = None, -1
 
     def poll(self) -> int | None:
         """None while the kernel's process lives, else -1 (its exit status went to the template)."""
-        if self.returncode is None:
-            try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                self.returncode = -1
+        if self.returncode is None and select.select([self._pidfd], [], [], 0)[0]:
+            self.returncode = -1
+            os.close(self._pidfd)
+            self._pidfd = None
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait until it is gone."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline:
+        if self.returncode is None:
+            if not select.select([self._pidfd], [], [], timeout)[0]:
                 raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
-            time.sleep(0.05)
-        return self.returncode or -1
+            self.poll()
+        return -1
 
     def send_signal(self, signum: int) -> None:
-        """Signal it (SIGKILL ends the sandbox: its pid 1 dies with it)."""
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signum)
+        """Signal it, never another process (SIGKILL ends the sandbox: its pid 1 dies with it)."""
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._pidfd, signum)
 
     def kill(self) -> None:
         """End it and its sandbox."""
@@ -104,9 +111,12 @@ class Zygote:
             self._process.stdin.write(json.dumps(request) + "\n")
             self._process.stdin.flush()
             answer = self._process.stdout.readline()
-            if not answer:
-                raise RuntimeError("the warm kernel template has stopped")
-            return ForkedKernel(int(json.loads(answer)["pid"]))
+            try:
+                return ForkedKernel(int(json.loads(answer)["pid"]))
+            except (ValueError, KeyError, TypeError):
+                raise RuntimeError(
+                    f"the warm kernel template has stopped ({answer[:100]!r})"
+                ) from None
 
     def close(self) -> None:
         """Stop the template (its kernels die with it)."""
@@ -185,14 +195,17 @@ class SandboxedKernelManager(AsyncKernelManager):
         """Fork the kernel from the worker's warm template when there is one, else start it cold."""
         if ZYGOTE is None or os.environ.get(SANDBOX_VARIABLE) == "off":
             return await super()._async_launch_kernel(kernel_cmd, **kw)
+        if "ipykernel_launcher" not in kernel_cmd:
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
         argv = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1 :]
         try:
             process = self._fork(argv)
-        except (OSError, ValueError, RuntimeError):  # the template died: start cold from now on
+        except (OSError, RuntimeError):  # the template died: start cold from now on
             stop_zygote()
             return await super()._async_launch_kernel(kernel_cmd, **kw)
         provisioner = self.provisioner
-        provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, process.pid
+        # no process group: signals go through the pidfd only
+        provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, None
         provisioner.cwd = kw.get("cwd", Path.cwd())
         self._reconcile_connection_info(provisioner.connection_info)
         return None

@@ -40,3 +40,6 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearMarkScheme",
     "autograder.course.outputs.OneLineErrors",
 ]
+# HTML or JavaScript a notebook displays is sanitized in feedback pages (no script of a student's
+# reaches a page, and no style can hide the trusted report).
+c.HTMLExporter.sanitize_html = True

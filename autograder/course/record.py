@@ -14,7 +14,6 @@ from pathlib import Path
 
 from autograder.course.task import Graded
 from autograder.exercises import chapter_exercises
-from autograder.kernel import DEFERRED
 from autograder.model import ExerciseReport
 from autograder.report import text_report
 
@@ -39,25 +38,17 @@ def _report_outputs(report: ExerciseReport) -> list[dict]:
 
 
 def with_trusted_reports(notebook: dict, reports: list[ExerciseReport]) -> dict:
-    """`notebook` with each exercise's grade cell showing the trusted report (replacing the deferral line)."""
+    """`notebook` with each exercise's grade cell showing the trusted report, and nothing else.
+
+    Whatever the kernel put in a grade cell (its deferral line, the visible tests' outcome, or
+    anything student code managed to print or display there) is replaced: the report cannot be
+    imitated beside the real one. The student's own cells keep their outputs.
+    """
     by_name = {report.exercise: report for report in reports}
     for cell in notebook.get("cells", []):
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id not in by_name or cell.get("cell_type") != "code":
-            continue
-        line = DEFERRED.format(name=grade_id)
-        kept = []
-        for output in cell.get("outputs", []):
-            text = output.get("text", "")
-            text = "".join(text) if isinstance(text, list) else str(text)
-            if output.get("output_type") == "stream" and line in text:
-                rest = text.replace(line + "\n", "").replace(line, "")
-                if rest:
-                    output["text"] = rest
-                    kept.append(output)
-            else:
-                kept.append(output)
-        cell["outputs"] = _report_outputs(by_name[grade_id]) + kept
+        if isinstance(grade_id, str) and grade_id in by_name and cell.get("cell_type") == "code":
+            cell["outputs"] = _report_outputs(by_name[grade_id])
     return notebook
 
 

@@ -83,7 +83,7 @@ def structural_flags(released: dict, submitted: dict) -> list[str]:
         cells = {}
         for cell in notebook["cells"]:
             meta = cell.get("metadata", {}).get("nbgrader")
-            if isinstance(meta, dict) and "grade_id" in meta:
+            if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
                 cells[meta["grade_id"]] = cell
         return cells
 
