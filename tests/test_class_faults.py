@@ -56,6 +56,22 @@ def test_bad_files_cost_their_submission_alone(tmp_path):
         "badcell": json.dumps(
             {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"source": 7}]}
         ),
+        "badgradeid": json.dumps(
+            {
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {},
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "source": "x = 1",
+                        "metadata": {"nbgrader": {"grade_id": ["a"]}},
+                        "outputs": [],
+                        "execution_count": None,
+                    }
+                ],
+            }
+        ),
     }
     for student, text in bad.items():
         (folder / student).mkdir(parents=True)
