@@ -26,6 +26,7 @@ from autograder.course.autograde import Outcome, autograde
 from autograder.course.cluster import loopback_cluster
 from autograder.course.simulate import reference_code, submission
 from autograder.exercises import chapter_exercises
+from autograder.grading import grade_notebook
 
 CATALOGUE = Path(__file__).resolve().parent.parent / "tests" / "implementations"
 TAMPERS = {
@@ -103,17 +104,32 @@ def per_task(outcome: Outcome, workers: int) -> str:
 
 
 def sandbox_cost(course: Path, scratch: Path, names: list[str], seed: int) -> None:
-    """Grade one student's notebooks with the sandbox and without it, one worker, and compare."""
+    """One student's notebooks with the sandbox and without: per notebook (whole tasks) and per exercise."""
     student = sorted(p.name for p in (course / "submitted").iterdir())[0]
-    seconds = {}
+    per_task, per_exercise = {}, {}
+    exercises = sum(len(chapter_exercises(chapter)) for chapter in names)
     for sandboxed in (True, False):
         copy = copy_course(course, scratch / f"cost-{sandboxed}", {student})
         outcome = autograde(copy, names, sandboxed=sandboxed, seed=seed, workers=1)
-        seconds[sandboxed] = sum(g.seconds for g in outcome.graded) / len(outcome.graded)
+        per_task[sandboxed] = sum(g.seconds for g in outcome.graded) / len(outcome.graded)
+        start = time.perf_counter()
+        for chapter in names:
+            grade_notebook(
+                copy / "submitted" / student / chapter / f"{chapter}.ipynb",
+                chapter,
+                seed,
+                sandboxed,
+            )
+        per_exercise[sandboxed] = (time.perf_counter() - start) / exercises
     print(
         f"sandbox cost per notebook (one worker, {student}'s {len(names)} notebooks): "
-        f"{seconds[True]:.2f} s sandboxed vs {seconds[False]:.2f} s not "
-        f"({seconds[True] - seconds[False]:+.2f} s); per exercise: benchmarks/run.py"
+        f"{per_task[True]:.2f} s sandboxed vs {per_task[False]:.2f} s not "
+        f"({per_task[True] - per_task[False]:+.2f} s)"
+    )
+    print(
+        f"sandbox cost per exercise (trusted grader, {exercises} exercises, 2 threads): "
+        f"{per_exercise[True]:.3f} s vs {per_exercise[False]:.3f} s "
+        f"({per_exercise[True] - per_exercise[False]:+.3f} s)"
     )
 
 
