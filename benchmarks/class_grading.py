@@ -16,7 +16,6 @@ what the sandbox costs per notebook (one student's notebooks graded with and wit
 import argparse
 import os
 import random
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 from autograder.course import chapters, collect, nbgrader, release
 from autograder.course.autograde import Outcome, autograde
 from autograder.course.cluster import loopback_cluster
-from autograder.course.simulate import reference_code, submission
+from autograder.course.simulate import copy_course, reference_code, submission
 from autograder.exercises import chapter_exercises
 from autograder.grading import grade_notebook
 
@@ -78,18 +77,6 @@ def scores(root: Path, names: list[str]) -> dict[tuple[str, str, str], float]:
                     except MissingEntry:
                         out[(student, chapter, exercise.name)] = None
     return out
-
-
-def copy_course(course: Path, target: Path, students: set[str] | None = None) -> Path:
-    """A copy of the course (only `students`' submissions when given), its configuration pointing at it."""
-    shutil.copytree(course, target)
-    config = target / "nbgrader_config.py"
-    config.write_text(config.read_text().replace(str(course.resolve()), str(target.resolve())))
-    if students is not None:
-        for folder in (target / "submitted").iterdir():
-            if folder.name not in students:
-                shutil.rmtree(folder)
-    return target
 
 
 def per_task(outcome: Outcome, workers: int) -> str:

@@ -6,7 +6,6 @@ nothing graded twice when nothing changed. Through the real command on real cour
 import csv
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +19,12 @@ from test_class_faults import CHAPTER, course_command, totals
 
 from autograder.course import collect, release
 from autograder.course.cluster import loopback_cluster
-from autograder.course.simulate import reference_code, replace_function, submission
+from autograder.course.simulate import (
+    copy_course,
+    reference_code,
+    replace_function,
+    submission,
+)
 from autograder.sandbox import NOBODY
 
 pytestmark = pytest.mark.slow
@@ -48,14 +52,6 @@ def build_class(course: Path, folder: Path) -> None:
     (folder / "empty").mkdir(parents=True)
     (folder / "empty" / f"{CHAPTER}.ipynb").write_text("")
     collect(course, folder)
-
-
-def copy_course(course: Path, target: Path) -> Path:
-    """A copy of the course directory, its configuration pointing at the copy."""
-    shutil.copytree(course, target)
-    config = target / "nbgrader_config.py"
-    config.write_text(config.read_text().replace(str(course.resolve()), str(target.resolve())))
-    return target
 
 
 def grades(course: Path) -> str:
@@ -105,6 +101,7 @@ def test_local_cluster_then_a_separate_scheduler_then_a_rerun(tmp_path):
     done = autograde(course)
     assert "1 submissions to grade, 4 unchanged" in done.stdout
     assert totals(course) == {**EXPECTED, "carol": 7.0}
+    assert "5 submissions to grade, 0 unchanged" in autograde(course, "--force").stdout
 
 
 def _student_code(process: psutil.Process) -> bool:

@@ -5,6 +5,7 @@ tampering students from the reference solutions.
 """
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,3 +39,15 @@ def replace_function(code: str, name: str, body: str) -> str:
     signature = code[len(head) :].split("\n", 1)[0]
     indented = "\n".join("    " + line for line in body.strip().splitlines())
     return f"{head}{signature}\n{indented}\n"
+
+
+def copy_course(course: Path, target: Path, students: set[str] | None = None) -> Path:
+    """A copy of the course (only `students`' submissions when given), its configuration pointing at it."""
+    shutil.copytree(course, target)
+    config = target / "nbgrader_config.py"
+    config.write_text(config.read_text().replace(str(course.resolve()), str(target.resolve())))
+    if students is not None:
+        for folder in (target / "submitted").iterdir():
+            if folder.name not in students:
+                shutil.rmtree(folder)
+    return target
