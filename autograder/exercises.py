@@ -71,11 +71,13 @@ EXERCISES = {
         Exercise("sgd_train", "06_training", 3, "training"),
         Exercise("batchnorm_forward", "06_training", 3, "training"),
         Exercise("batchnorm_backward", "06_training", 4, "training"),
+        Exercise("adam_step", "06_training", 2, "adam", extra=True),
         Exercise("causal_attention", "07_attention", 3, "attention"),
         Exercise("multi_head_attention", "07_attention", 3, "attention"),
         Exercise("layer_norm", "07_attention", 2, "attention"),
         Exercise("layer_norm_backward", "07_attention", 3, "attention"),
         Exercise("gpt_params", "07_attention", 1, "attention"),
+        Exercise("causal_attention_backward", "07_attention", 3, "attention_backward", extra=True),
     ]
 }
 
