@@ -19,6 +19,14 @@ def perplexity_from_nll(mean_nll_nats: float) -> float:
     return math.exp(mean_nll_nats) if math.isfinite(mean_nll_nats) else math.inf
 
 
+def loss_summary(mean_nll_nats: float) -> str:
+    """A mean loss in the course's three units: "2.1234 nats = 3.063 bits, perplexity 8.36"."""
+    return (
+        f"{mean_nll_nats:.4f} nats = {nats_to_bits(mean_nll_nats):.3f} bits, "
+        f"perplexity {perplexity_from_nll(mean_nll_nats):.2f}"
+    )
+
+
 def _negative_log(probs: np.ndarray) -> np.ndarray:
     """-ln p elementwise, +inf where p is 0, with no warning."""
     probs = np.asarray(probs, dtype=np.float64)
