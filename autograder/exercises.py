@@ -17,6 +17,7 @@ PREAMBLES = {
     "05_sampling": "import numpy as np\n",
     "06_training": "import math\n\nimport numpy as np\n",
     "07_attention": "import math\n\nimport numpy as np\n",
+    "09_tokenization": "import numpy as np\n",
 }
 
 
@@ -69,6 +70,9 @@ EXERCISES = {
         Exercise("layer_norm", "07_attention", 2, "attention"),
         Exercise("layer_norm_backward", "07_attention", 3, "attention"),
         Exercise("gpt_params", "07_attention", 1, "attention"),
+        Exercise("bpe_train", "09_tokenization", 4, "tokenization"),
+        Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
+        Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),
     ]
 }
 
