@@ -17,7 +17,7 @@ PREAMBLES = {
     "05_sampling": "import numpy as np\n",
     "06_training": "import math\n\nimport numpy as np\n",
     "07_attention": "import math\n\nimport numpy as np\n",
-    "09_tokenization": "import numpy as np\n",
+    "09_tokenization": "import math\n\nimport numpy as np\n",
 }
 
 
