@@ -29,6 +29,7 @@ class Exercise:
     chapter: str
     points: int
     module: str  # module in autograder.checks holding `<name>_checks(rng)`
+    extra: bool = False  # a challenge: extra credit beside the chapter's score, never in the total
 
     def checks(self, seed: int) -> list[Check]:
         """Build this exercise's checks from the grading run's `seed`; references are computed here."""
@@ -73,6 +74,7 @@ EXERCISES = {
         Exercise("bpe_train", "09_tokenization", 4, "tokenization"),
         Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
         Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),
+        Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),
     ]
 }
 
