@@ -156,4 +156,3 @@ def test_train_on_text_learns_a_repeating_text_within_its_budget():
     assert history.seconds[-1] >= 2.0 and history.seconds == sorted(history.seconds)
     with pytest.raises(ValueError, match="positive"):
         train_on_text(model, data, None, 8, recipe, seconds=0)
-
