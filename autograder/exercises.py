@@ -17,6 +17,7 @@ PREAMBLES = {
     "05_sampling": "import numpy as np\n",
     "06_training": "import math\n\nimport numpy as np\n",
     "07_attention": "import math\n\nimport numpy as np\n",
+    "09_tokenization": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -78,6 +79,10 @@ EXERCISES = {
         Exercise("layer_norm_backward", "07_attention", 3, "attention"),
         Exercise("gpt_params", "07_attention", 1, "attention"),
         Exercise("causal_attention_backward", "07_attention", 3, "attention_backward", extra=True),
+        Exercise("bpe_train", "09_tokenization", 4, "tokenization"),
+        Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
+        Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),
+        Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),
     ]
 }
 

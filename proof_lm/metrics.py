@@ -14,6 +14,16 @@ def nats_to_bits(nats: float) -> float:
     return nats / LN2
 
 
+def bits_per_character(nats_per_token: float, tokens: int, characters: int) -> float:
+    """A mean loss over `tokens` predicted tokens that spell `characters` characters, in bits per character.
+
+    The one figure that compares models under different tokenizers (chapter 09).
+    """
+    if tokens < 1 or characters < 1:
+        raise ValueError(f"need at least one token and one character, got {tokens}, {characters}")
+    return nats_to_bits(nats_per_token * tokens / characters)
+
+
 def perplexity_from_nll(mean_nll_nats: float) -> float:
     """exp of a mean negative log-likelihood in nats: the effective number of equally likely choices."""
     return math.exp(mean_nll_nats) if math.isfinite(mean_nll_nats) else math.inf
