@@ -5,6 +5,7 @@ import csv
 import json
 from pathlib import Path
 
+from autograder.course.printable import printable
 from autograder.exercises import chapter_exercises
 
 
@@ -33,7 +34,7 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
                         )
                 points.append(total)
             reasons = [
-                f"{chapter}: {reason}"
+                printable(f"{chapter}: {reason}")
                 for chapter, items in flags.get(student, {}).items()
                 for reason in items
             ]
