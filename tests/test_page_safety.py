@@ -216,7 +216,7 @@ def payload_cells(port: int) -> list[dict]:
     )
     cells.append(
         markdown_cell(
-            "a cell with forged nbgrader metadata",
+            FORGED,
             metadata={
                 "nbgrader": {
                     "grade_id": f'x"><img src=x onerror="{beacon("grade_id", port)}">',
@@ -229,6 +229,9 @@ def payload_cells(port: int) -> list[dict]:
         )
     )
     return cells
+
+
+FORGED = "a cell with forged nbgrader metadata"
 
 
 def add_payloads(port: int, leave_out: tuple[str, ...] = ()):
@@ -275,7 +278,9 @@ def graded_course(tmp_path_factory, listener) -> Path:
         released,
         tmp / "in" / STUDENT / released.name,
         reference_code(CHAPTER),
-        add_payloads(listener.port),
+        # nbgrader's autograde crashes on a forged grade id (the submission is flagged, no page
+        # is made); `tests/test_pages.py` covers it
+        add_payloads(listener.port, leave_out=(FORGED,)),
     )
     course("collect", "--root", str(root), str(tmp / "in"))
     course("autograde", "--root", str(root), CHAPTER)
