@@ -316,19 +316,29 @@ def serve_mathjax(page) -> None:
     page.route(f"{MATHJAX}**", answer)
 
 
-def provoke(page, area: str) -> None:
-    """Hover, focus and click what a payload could hang a handler on, then let it all settle."""
-    page.wait_for_timeout(1500)  # images fail, MathJax typesets
+def hover(page, area: str) -> None:
+    """Let images fail and MathJax typeset, then hover what a payload could hang a handler on."""
+    page.wait_for_timeout(1500)
     for element in page.locator(f"{area} :text('HOVER')").all():
         with contextlib.suppress(Exception):  # hidden or detached
             element.hover(timeout=2000)
-    url = page.url
-    for element in page.locator(f"{area} a, {area} button, {area} .MathJax a").all():
+    page.wait_for_timeout(500)
+
+
+def click(page, area: str) -> list[str]:
+    """Click every link and button of the notebook; the documents a click opened."""
+    url, opened = page.url, []
+    # a visible link to the web is the student's to show (following it runs nothing of theirs)
+    targets = f"{area} a:not([href^='http']), {area} button"
+    for index in range(page.locator(targets).count()):
         with contextlib.suppress(Exception):  # not clickable: nothing to provoke
-            element.click(timeout=2000, no_wait_after=True)
-        if page.url != url:
-            page.go_back()
+            page.locator(targets).nth(index).click(timeout=2000, no_wait_after=True)
+        page.wait_for_timeout(200)
+        if page.url.split("#")[0] != url.split("#")[0]:  # a link or form led away
+            opened.append(page.url)
+            page.goto(url)
     page.wait_for_timeout(1000)
+    return opened
 
 
 def executed(page, listener: Listener, dialogs: list[str]) -> list[str]:
@@ -384,8 +394,12 @@ def dangerous_elements(page, area: str) -> list[str]:
 
 
 def check_page(page, listener: Listener, dialogs: list[str], area: str) -> None:
-    provoke(page, area)
-    assert not executed(page, listener, dialogs), executed(page, listener, dialogs)
+    hover(page, area)
+    signs = executed(page, listener, dialogs)
+    opened = click(page, area)
+    signs += executed(page, listener, dialogs)
+    assert not signs, signs
+    assert not opened, f"clicks led to {opened}"
     assert not dangerous_elements(page, area), dangerous_elements(page, area)
     honest_content_shows(page, area)
 
@@ -481,8 +495,10 @@ def test_the_same_payloads_run_on_a_page_nbgrader_renders_unprotected(tmp_path, 
         dialogs = watch(page)
         serve_mathjax(page)
         page.goto(page_file.as_uri())
-        provoke(page, "#notebook")
-        signs = " ".join(executed(page, listener, dialogs))
+        hover(page, "#notebook")
+        signs = executed(page, listener, dialogs)
+        opened = click(page, "#notebook")
+        signs = " ".join([*signs, *executed(page, listener, dialogs), *opened])
     for name in ("md_script", "md_img_onerror", "out_width", "out_html", "md_javascript_a"):
         assert name in signs, f"{name} did not run on the unprotected page: {signs}"
     print(json.dumps(sorted(set(signs.split())), indent=1))

@@ -74,16 +74,16 @@ def budgeted(execute: type) -> type:
             return super().preprocess(nb, resources, *args, **kwargs)
 
         def output(self, outs: list, msg: dict, display_id: object, cell_index: int) -> object:
-            self._output_chars += _chars(msg.get("content"))
-            if self._output_chars <= NOTEBOOK_CHARS:
-                out = super().output(outs, msg, display_id, cell_index)
-                if out is not None:
-                    CapOutputs.cap(out)
-                return out
-            if cell_index not in self._noted:
-                self._noted.add(cell_index)
-                outs.append(_note("outputs not shown from here"))
-            return None
+            if self._output_chars > NOTEBOOK_CHARS:  # over budget: a note, once per cell
+                if cell_index not in self._noted:
+                    self._noted.add(cell_index)
+                    outs.append(_note("outputs not shown from here"))
+                return None
+            out = super().output(outs, msg, display_id, cell_index)
+            if out is not None:
+                CapOutputs.cap(out)
+                self._output_chars += _chars(out)
+            return out
 
     Budgeted.__name__ = Budgeted.__qualname__ = f"Budgeted{execute.__name__}"
     return Budgeted
