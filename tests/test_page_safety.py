@@ -379,7 +379,7 @@ def dangerous_elements(page, area: str) -> list[str]:
         """(area) => {
             const root = document.querySelector(area);
             const found = [];
-            for (const el of root.querySelectorAll('script, iframe, object, embed, form, base, meta, style, svg, input, video')) {
+            for (const el of root.querySelectorAll('script, iframe, object, embed, form, base, meta, style, svg, video')) {
                 found.push(el.tagName.toLowerCase());
             }
             for (const el of root.querySelectorAll('*')) {

@@ -26,7 +26,14 @@ NAMES = [
     "report\u202etxt.exe",  # shows as "reportexe.txt"
     "bell\x07\r.txt",
 ]
-FLOOD = "for i in range(600):\n    print('x' * 50_000)\n"  # 30 MB of output
+# 30 MB printed (ipykernel sends it in a few large messages) and 600 outputs of 50,000 characters
+FLOOD = (
+    "from IPython.display import display\n"
+    "for i in range(600):\n"
+    "    print('x' * 50_000)\n"
+    "for i in range(600):\n"
+    "    display({'text/plain': 'y' * 50_000}, raw=True)\n"
+)
 
 
 def controls(text: str) -> list[str]:
@@ -97,7 +104,7 @@ def test_names_print_escaped_and_an_output_flood_stays_bounded(tmp_path):
     pages = list((root / "feedback" / "eve" / CHAPTER).glob("*.html"))
     assert autograded.is_file() and len(pages) == 1, flagged
     page = pages[0]
-    # the flood alone is 30,000,000 characters: both stay near the cap
+    # the flood alone is 60,000,000 characters: both stay near the cap
     assert autograded.stat().st_size < NOTEBOOK_CHARS * 1.5, autograded.stat().st_size
     assert page.stat().st_size < NOTEBOOK_CHARS * 1.5, page.stat().st_size
     notebook = json.loads(autograded.read_text())
