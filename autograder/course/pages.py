@@ -325,6 +325,8 @@ def policy(
 
     `origin`: the server's own origin (styles, images, fonts and the API the page's own code
     calls); None for a page opened as a file. Nothing else is loaded, framed, posted or based.
+    No inline script or handler runs but those hashed; `eval` stays allowed, for MathJax 2 (it
+    evaluates nbconvert's `text/x-mathjax-config` block, and typesets nothing without it).
     """
     own = [origin] if origin else []
     directives = {
@@ -332,6 +334,7 @@ def policy(
         "script-src": [
             *([static] if static else []),
             MATHJAX,
+            "'unsafe-eval'",  # MathJax 2 evaluates the template's configuration block
             *scripts,
             *(["'unsafe-hashes'", *handlers] if handlers else []),
         ],
