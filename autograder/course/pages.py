@@ -90,8 +90,10 @@ IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
 TEXT_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex")
 OUTPUT_TYPES = (*TEXT_TYPES, "image/png", "image/jpeg", "image/svg+xml")
 # nbgrader's cell metadata the templates read, by type (grade, solution, locked, task: booleans)
-TYPED = {"points": (int, float), "score": (int, float), "schema_version": int, "grade_id": str}
-TYPED |= {"checksum": str, "cell_type": str, "comment": str}
+# (a score or comment GetGrades leaves as None stays None: the feedback template reads it)
+NUMBER_OR_NONE = (int, float, type(None))
+TYPED = {"points": NUMBER_OR_NONE, "score": NUMBER_OR_NONE, "schema_version": int, "grade_id": str}
+TYPED |= {"checksum": str, "cell_type": str, "comment": (str, type(None))}
 MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # where nbgrader's templates load it
 
 
