@@ -329,7 +329,9 @@ def click(page, area: str) -> list[str]:
     """Click every link and button of the notebook; the documents a click opened."""
     url, opened = page.url, []
     # a visible link to the web is the student's to show (following it runs nothing of theirs)
-    targets = f"{area} a:not([href^='http']), {area} button"
+    # and the formgrader's own controls (scores, comments) are not the student's
+    content = [f"{area} .text_cell_render", f"{area} .output_wrapper"]
+    targets = ", ".join(f"{c} a:not([href^='http']), {c} button" for c in content)
     for index in range(page.locator(targets).count()):
         with contextlib.suppress(Exception):  # not clickable: nothing to provoke
             page.locator(targets).nth(index).click(timeout=2000, no_wait_after=True)
@@ -380,7 +382,8 @@ def dangerous_elements(page, area: str) -> list[str]:
             const root = document.querySelector(area);
             const found = [];
             for (const el of root.querySelectorAll('script, iframe, object, embed, form, base, meta, style, svg, video')) {
-                found.push(el.tagName.toLowerCase());
+                // MathJax keeps each formula's TeX in a script of type math/tex (never run)
+                if (!(el.tagName === 'SCRIPT' && el.type.startsWith('math/tex'))) found.push(el.tagName.toLowerCase());
             }
             for (const el of root.querySelectorAll('*')) {
                 for (const a of el.attributes) {
