@@ -46,4 +46,8 @@ c.GenerateFeedback.preprocessors = [
 c.HTMLExporter.sanitize_html = True
 # nbgrader's formgrade and feedback templates render markdown without `clean_html`: every markdown
 # cell, markdown output and comment goes through bleach instead (the formgrader reads this too).
-c.HTMLExporter.filters = {"markdown2html": "autograder.course.pages.markdown2html"}
+# nbconvert's own `clean_html` (for HTML outputs and code) is replaced by the same cleaner.
+c.HTMLExporter.filters = {
+    "markdown2html": "autograder.course.pages.markdown2html",
+    "clean_html": "autograder.course.pages.clean_html",
+}

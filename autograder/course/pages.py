@@ -118,7 +118,12 @@ CLEANER = bleach.Cleaner(
 
 
 def clean_html(html: object) -> str:
-    """`html` with only harmless markup left; anything else shown as text (bleach)."""
+    """`html` with only harmless markup left; anything else shown as text (bleach).
+
+    Also the course's `clean_html` filter, in place of nbconvert's (whose allowlist has no `th`).
+    """
+    if isinstance(html, bytes):
+        html = html.decode("utf-8", "replace")
     return CLEANER.clean(html if isinstance(html, str) else str(html))
 
 
