@@ -41,6 +41,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (proof-lm)" >/dev/null
 	$(BIN)/jupyter server extension enable --sys-prefix --py nbgrader >/dev/null 2>&1
+	$(PY) -m autograder.course.formgrader_policy >/dev/null  # the formgrader's CSP
 	$(BIN)/jupyter labextension enable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1 || true
 	touch $@
 

@@ -15,6 +15,7 @@ from autograder import sandbox
 from autograder.course.autograde import GradingIncomplete, autograde
 from autograder.course.collect import collect, submitted_chapters
 from autograder.course.export import export
+from autograder.course.printable import printable
 from autograder.course.release import REPO, chapters, feedback, release, student_notebooks
 
 
@@ -60,10 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             collected = collect(root, Path(args.chapters[0]))
         except ValueError as error:
-            print(error, file=sys.stderr)
+            print(printable(error), file=sys.stderr)
             return 2
         for student, chapter in collected:
-            print(f"collected {student} {chapter}")
+            print(f"collected {printable(student)} {printable(chapter)}")
     elif args.step == "autograde":
         if args.no_sandbox:
             print("WARNING: --no-sandbox: student code runs unconfined, as you", file=sys.stderr)
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         except GradingIncomplete as error:
-            print(f"ERROR: {error}", file=sys.stderr)
+            print(f"ERROR: {printable(error, limit=5000)}", file=sys.stderr)
             return 1
         print(
             f"graded {len(outcome.graded)} submissions in {outcome.seconds:.1f} s "
@@ -92,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         for student, chapters_flagged in sorted(outcome.flags.items()):
             for chapter, reasons in chapters_flagged.items():
-                print(f"FLAGGED {student} {chapter}: {'; '.join(reasons)}")
+                shown = "; ".join(map(printable, reasons))
+                print(f"FLAGGED {printable(student)} {printable(chapter)}: {shown}")
     elif args.step == "feedback":
         feedback(root, args.chapters or submitted_chapters(root))
         print(f"feedback in {root / 'feedback'}")

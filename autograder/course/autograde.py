@@ -21,6 +21,7 @@ from pathlib import Path
 
 from autograder import sandbox
 from autograder.course.cluster import ATTEMPTS, grading_client, scratch_directory
+from autograder.course.printable import printable
 from autograder.course.record import db_url, record
 from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.runner import new_seed
@@ -82,7 +83,8 @@ def _manifest_flags(manifest: dict, job: Job) -> list[str]:
     reasons = []
     if record_["not_copied"]:
         reasons.append(
-            f"handed in files beside the notebook (not graded): {', '.join(record_['not_copied'])}"
+            "handed in files beside the notebook (not graded): "
+            + ", ".join(printable(name, limit=200) for name in record_["not_copied"])
         )
     if record_["sha256"] != job.sha256:
         reasons.append("the submitted notebook changed after it was collected")
@@ -185,13 +187,15 @@ class ClassRun:
         try:
             graded = future.result()
         except Exception as error:  # its workers kept dying, or the grader itself failed
-            self.failures[job.name] = f"{type(error).__name__}: {str(error)[:300]}"
+            self.failures[job.name] = printable(f"{type(error).__name__}: {error}", limit=300)
             return False
         try:
             reasons = record(self.root, gradebook, graded, _manifest_flags(self.manifest, job))
         except Exception as error:  # one submission's trouble stops no one else
             gradebook.db.rollback()
-            self.failures[job.name] = f"recording failed: {type(error).__name__}: {error}"
+            self.failures[job.name] = printable(
+                f"recording failed: {type(error).__name__}: {error}"
+            )
             return False
         chapters = self.flags.setdefault(job.student, {})
         chapters.pop(job.chapter, None)
@@ -273,6 +277,6 @@ def autograde(
         raise GradingIncomplete(
             f"{len(run.failures)} submissions could not be graded (a worker died {ATTEMPTS} "
             "times, or the grader failed): "
-            + "; ".join(f"{name}: {why}" for name, why in sorted(run.failures.items()))
+            + "; ".join(f"{printable(name)}: {why}" for name, why in sorted(run.failures.items()))
         )
     return outcome

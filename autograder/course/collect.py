@@ -6,13 +6,14 @@ import re
 import shutil
 from pathlib import Path
 
+from autograder.course.printable import printable
 from autograder.course.release import chapters
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
 
 
 def _refuse(why: str) -> None:
-    raise ValueError(f"collect refuses {why}")
+    raise ValueError(printable(f"collect refuses {why}"))
 
 
 def _check_name(kind: str, name: str) -> None:

@@ -5,6 +5,7 @@ import csv
 import json
 from pathlib import Path
 
+from autograder.course.printable import printable
 from autograder.exercises import chapter_exercises
 
 
@@ -56,7 +57,7 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
             ]
             extra = [score(e, student) for e in challenges]
             reasons = [
-                f"{chapter}: {reason}"
+                printable(f"{chapter}: {reason}")
                 for chapter, items in flags.get(student, {}).items()
                 for reason in items
             ]

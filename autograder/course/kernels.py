@@ -238,9 +238,9 @@ def grading_preprocessors() -> list[type]:
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
 
-    from autograder.course.outputs import CapOutputs
+    from autograder.course.outputs import CapOutputs, budgeted
 
-    class SandboxedExecute(Execute):
+    class SandboxedExecute(budgeted(Execute)):
         """nbgrader's Execute (same configuration), its kernels started by SandboxedKernelManager."""
 
         def __init__(self, *args: object, **kwargs: object) -> None:

@@ -39,7 +39,15 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbgrader.preprocessors.ClearMarkScheme",
     "autograder.course.outputs.OneLineErrors",
+    "autograder.course.pages.SafeNotebook",
 ]
 # HTML or JavaScript a notebook displays is sanitized in feedback pages (no script of a student's
 # reaches a page, and no style can hide the trusted report).
 c.HTMLExporter.sanitize_html = True
+# nbgrader's formgrade and feedback templates render markdown without `clean_html`: every markdown
+# cell, markdown output and comment goes through bleach instead (the formgrader reads this too).
+# nbconvert's own `clean_html` (for HTML outputs and code) is replaced by the same cleaner.
+c.HTMLExporter.filters = {
+    "markdown2html": "autograder.course.pages.markdown2html",
+    "clean_html": "autograder.course.pages.clean_html",
+}

@@ -12,6 +12,9 @@ import contextlib
 import warnings
 from pathlib import Path
 
+from autograder.course.outputs import cap_notebook
+from autograder.course.pages import safe_notebook
+from autograder.course.printable import printable
 from autograder.course.task import Graded
 from autograder.exercises import chapter_exercises
 from autograder.model import ExerciseReport
@@ -98,13 +101,14 @@ def record(root: Path, gradebook: object, graded: Graded, reasons: list[str]) ->
     """Write one graded submission into the course (notebook, gradebook); all the reasons to flag it.
 
     `reasons`: what is already known against it (collect's records); the flag covers them too.
+    Each reason comes back as one printable line (`printable`): parts of it may be a student's.
     """
     from sqlalchemy.exc import SAWarning
 
     with warnings.catch_warnings():
         # nbgrader's update_or_create_submission warns about its own autoflush; nothing to act on
         warnings.simplefilter("ignore", SAWarning)
-        return _record(root, gradebook, graded, reasons)
+        return [printable(reason) for reason in _record(root, gradebook, graded, reasons)]
 
 
 def _record(root: Path, gradebook: object, graded: Graded, known: list[str]) -> list[str]:
@@ -119,7 +123,9 @@ def _record(root: Path, gradebook: object, graded: Graded, known: list[str]) -> 
         import nbformat
 
         notebook = nbformat.reads(graded.autograded.decode("utf-8"), as_version=4)
-        notebook = with_trusted_reports(notebook, graded.reports)
+        notebook = with_trusted_reports(cap_notebook(notebook), graded.reports)
+        # what the formgrader and the feedback render: nothing in it can become script
+        notebook = nbformat.from_dict(safe_notebook(notebook))
         folder = root / "autograded" / graded.student / graded.chapter
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{graded.chapter}.ipynb").write_text(nbformat.writes(notebook))

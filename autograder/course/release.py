@@ -26,9 +26,10 @@ def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "nbgrader", *args]
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(
-            f"nbgrader {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
-        )
+        from autograder.course.printable import printable
+
+        log = "\n".join(map(printable, done.stderr[-3000:].splitlines()))  # may quote a student
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({done.returncode}):\n{log}")
     return done
 
 
@@ -74,6 +75,14 @@ def student_notebooks(target: Path) -> list[Path]:
 
 
 def feedback(root: Path, names: list[str]) -> None:
-    """Generate feedback HTML (hints and scores, no hidden-test source) for the given chapters."""
+    """Generate feedback HTML (hints and scores, no hidden-test source) for the given chapters.
+
+    Each page gets a strict Content-Security-Policy (`pages.protect_feedback`): beside the
+    sanitizing of the notebook and its markdown, no script of a student's can run in it.
+    """
+    from autograder.course.pages import protect_feedback
+
     for chapter in names:
         nbgrader(root, "generate_feedback", chapter, "--force")
+        for student in sorted((root / "feedback").glob(f"*/{chapter}")):
+            protect_feedback(student)

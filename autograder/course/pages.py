@@ -1,0 +1,381 @@
+"""What a page made from a student's notebook may show: sanitized markdown and outputs, a strict CSP.
+
+nbgrader's formgrade and feedback templates render markdown cells with `markdown2html` and never
+pass them through `clean_html` (so nbconvert's `sanitize_html` does not reach them), write fields
+of nbgrader's cell metadata into the page unescaped, and nbconvert's template writes an image's
+`width`/`height` metadata unquoted (`"width": "1 onerror=..."` adds a handler). So a notebook is
+made safe before any of it is rendered (`safe_notebook`: used where the autograded notebook is
+written and again before feedback), every piece of markdown is rendered then cleaned by bleach
+(`markdown2html`, the course's `HTMLExporter.filters`), and the finished pages carry a strict
+Content-Security-Policy (`add_policy` for feedback files, `FormgraderPolicy` for the formgrader).
+"""
+
+import base64
+import binascii
+import hashlib
+import re
+import uuid
+from pathlib import Path
+
+import bleach
+from jinja2 import pass_context
+from nbconvert.preprocessors import Preprocessor
+
+# Markup a written answer or a displayed table may use; no script, style, form, frame or object.
+TAGS = frozenset(
+    (
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "caption",
+        "code",
+        "col",
+        "colgroup",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "figcaption",
+        "figure",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "img",
+        "ins",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+        "var",
+    )
+)
+PROTOCOLS = frozenset({"http", "https", "mailto", "data"})
+# Classes nbconvert's own rendering uses (Pygments tokens, anchors, pandas tables); no others, so
+# a student cannot borrow the page's classes to hide or imitate what the grader shows.
+CLASS = re.compile(r"(highlight|hl-\w{1,20}|anchor-link|dataframe|[a-z]{1,3}[0-9]?)")
+IMAGE_DATA = re.compile(r"data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*")
+NUMBER = re.compile(r"[0-9]{1,5}")
+SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
+TEXT_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex")
+OUTPUT_TYPES = (*TEXT_TYPES, "image/png", "image/jpeg", "image/svg+xml")
+# nbgrader's cell metadata the templates read, by type (grade, solution, locked, task: booleans)
+# (a score or comment GetGrades leaves as None stays None: the feedback template reads it)
+NUMBER_OR_NONE = (int, float, type(None))
+TYPED = {"points": NUMBER_OR_NONE, "score": NUMBER_OR_NONE, "schema_version": int, "grade_id": str}
+TYPED |= {"checksum": str, "cell_type": str, "comment": (str, type(None))}
+MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # where nbgrader's templates load it
+
+
+def _allowed(tag: str, name: str, value: str) -> bool:
+    """bleach's attribute filter: links to the web, images from data, numbers for sizes."""
+    if name in ("title", "alt"):
+        return True
+    if name == "class":
+        return all(CLASS.fullmatch(token) for token in value.split())
+    if tag == "a" and name == "href":
+        return value.startswith(("http://", "https://", "mailto:", "#"))
+    if tag == "img" and name == "src":
+        return IMAGE_DATA.fullmatch(value) is not None
+    if name in ("width", "height", "colspan", "rowspan", "start"):
+        return NUMBER.fullmatch(value) is not None
+    return tag in ("td", "th") and name == "align" and value in ("left", "right", "center")
+
+
+CLEANER = bleach.Cleaner(
+    tags=TAGS, attributes=_allowed, protocols=PROTOCOLS, strip=False, strip_comments=True
+)
+
+
+def clean_html(html: object) -> str:
+    """`html` with only harmless markup left; anything else shown as text (bleach).
+
+    Also the course's `clean_html` filter, in place of nbconvert's (whose allowlist has no `th`).
+    """
+    if isinstance(html, bytes):
+        html = html.decode("utf-8", "replace")
+    return CLEANER.clean(html if isinstance(html, str) else str(html))
+
+
+@pass_context
+def markdown2html(context: dict, source: str) -> str:
+    """nbconvert's markdown rendering (math and attachments as HTMLExporter does it), then cleaned.
+
+    Registered as the course's `markdown2html` filter, so every markdown cell, markdown output and
+    comment of nbgrader's templates goes through `clean_html`.
+    """
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    cell = context.get("cell", {}) or {}
+    renderer = IPythonRenderer(escape=False, attachments=_attachments(cell.get("attachments")))
+    try:
+        html = MarkdownWithMath(renderer=renderer).render(str(source))
+    except Exception:  # a missing attachment or markup mistune cannot take: show the text
+        html = f"<pre>{bleach.clean(str(source), tags=set())}</pre>"
+    return clean_html(html)
+
+
+def _text(value: object) -> str:
+    """A notebook's multi-line string (a string or a list of them) as one string."""
+    if isinstance(value, list):
+        return "".join(item if isinstance(item, str) else str(item) for item in value)
+    return value if isinstance(value, str) else str(value)
+
+
+def _base64(value: object) -> str | None:
+    """`value` if it is base64 text (as image outputs hold), else None."""
+    text = _text(value).replace("\n", "")
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return text
+
+
+def _attachments(attachments: object) -> dict[str, dict[str, str]]:
+    """Only attachments with a plain name holding a PNG, JPEG or GIF as base64."""
+    kept = {}
+    for name, bundle in (attachments if isinstance(attachments, dict) else {}).items():
+        if not (isinstance(name, str) and SAFE_ID.fullmatch(name) and isinstance(bundle, dict)):
+            continue
+        images = {m: _base64(bundle[m]) for m in IMAGE_TYPES if m in bundle}
+        images = {mime: data for mime, data in images.items() if data is not None}
+        if images:
+            kept[name] = images
+    return kept
+
+
+def _size(metadata: dict, mime: str) -> dict[str, dict[str, int]]:
+    """An image's width and height metadata, as integers (nothing else of it reaches a template)."""
+    sizes = {}
+    for where in (metadata.get(mime), metadata):
+        for key in ("width", "height"):
+            value = where.get(key) if isinstance(where, dict) else None
+            if type(value) is int and 0 < value < 100_000 and key not in sizes:
+                sizes[key] = value
+    return {mime: sizes} if sizes else {}
+
+
+def _output(output: object) -> dict | None:
+    """One output rebuilt from the fields a template may show, each of the right type."""
+    if not isinstance(output, dict):
+        return None
+    kind = output.get("output_type")
+    if kind == "stream":
+        name = "stderr" if output.get("name") == "stderr" else "stdout"
+        return {"output_type": "stream", "name": name, "text": _text(output.get("text", ""))}
+    if kind == "error":
+        traceback = output.get("traceback")
+        return {
+            "output_type": "error",
+            "ename": _text(output.get("ename", "")),
+            "evalue": _text(output.get("evalue", "")),
+            "traceback": [_text(line) for line in traceback] if isinstance(traceback, list) else [],
+        }
+    if kind not in ("display_data", "execute_result"):
+        return None
+    data = output.get("data") if isinstance(output.get("data"), dict) else {}
+    metadata = output.get("metadata") if isinstance(output.get("metadata"), dict) else {}
+    kept, sizes = {}, {}
+    for mime in OUTPUT_TYPES:
+        if mime not in data:
+            continue
+        if mime in ("image/png", "image/jpeg"):
+            value = _base64(data[mime])
+            sizes.update(_size(metadata, mime))
+        elif mime == "text/html":
+            value = clean_html(_text(data[mime]))
+        else:  # SVG is shown as an <img> of base64 data (no script runs in one); text is escaped
+            value = _text(data[mime])
+        if value is not None:
+            kept[mime] = value
+    left_out = sorted(set(data) - set(kept))
+    if left_out and "text/plain" not in kept:
+        kept["text/plain"] = f"[output not shown: {', '.join(map(str, left_out))[:200]}]"
+    rebuilt = {"output_type": kind, "data": kept, "metadata": sizes}
+    if kind == "execute_result":
+        count = output.get("execution_count")
+        rebuilt["execution_count"] = count if type(count) is int else None
+    return rebuilt
+
+
+def _nbgrader(meta: object) -> dict | None:
+    """nbgrader's cell metadata with a plain grade id and typed fields, or None."""
+    if not isinstance(meta, dict):
+        return None
+    grade_id = meta.get("grade_id")
+    if grade_id is not None and not (isinstance(grade_id, str) and SAFE_ID.fullmatch(grade_id)):
+        return None
+    kept = {}
+    for key, value in meta.items():
+        if key in ("grade", "solution", "locked", "task"):
+            kept[key] = value is True
+        elif key in TYPED and isinstance(value, TYPED[key]) and type(value) is not bool:
+            kept[key] = value
+    return kept
+
+
+def _cell(cell: dict) -> dict | None:
+    """One cell with only what the templates need, every field of the right type."""
+    kind = cell.get("cell_type")
+    if kind not in ("code", "markdown", "raw"):
+        return None
+    metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+    kept = {k: v for k, v in metadata.items() if k in ("deletable", "editable") and type(v) is bool}
+    nbgrader = _nbgrader(metadata.get("nbgrader"))
+    if nbgrader is not None:
+        kept["nbgrader"] = nbgrader
+    tags = metadata.get("tags")
+    if isinstance(tags, list):
+        kept["tags"] = [t for t in tags if isinstance(t, str) and SAFE_ID.fullmatch(t)]
+    safe = {"cell_type": kind, "metadata": kept, "source": _text(cell.get("source", ""))}
+    ok = isinstance(cell.get("id"), str) and SAFE_ID.fullmatch(cell["id"])
+    safe["id"] = cell["id"] if ok else uuid.uuid4().hex[:12]
+    if kind == "code":
+        count = cell.get("execution_count")
+        safe["execution_count"] = count if type(count) is int else None
+        outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
+        safe["outputs"] = [o for o in map(_output, outputs) if o is not None]
+    elif kind == "markdown":
+        attachments = _attachments(cell.get("attachments"))
+        if attachments:
+            safe["attachments"] = attachments
+    else:  # a raw cell is shown as text, never as markup
+        safe["source"] = bleach.clean(safe["source"], tags=set())
+    return safe
+
+
+def safe_notebook(notebook: dict) -> dict:
+    """`notebook` with nothing a template could turn into script (in place, and returned).
+
+    Cells keep their source, their nbgrader metadata (with a plain grade id), typed prompts and
+    outputs of harmless types only: text, images as checked base64 with integer sizes, HTML cleaned
+    by bleach, SVG (shown as an image), markdown and LaTeX (rendered and cleaned later). JavaScript,
+    widget views and any other type are replaced by a note; attachments keep PNG, JPEG and GIF
+    under plain names; notebook metadata keeps only the kernel's and the language's description.
+    """
+    cells = notebook.get("cells") if isinstance(notebook.get("cells"), list) else []
+    notebook["cells"] = [c for c in (_cell(c) for c in cells if isinstance(c, dict)) if c]
+    metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
+    notebook["metadata"] = {
+        key: metadata[key]
+        for key in ("kernelspec", "language_info")
+        if isinstance(metadata.get(key), dict)
+        and all(isinstance(v, str) for v in metadata[key].values())
+    }
+    return notebook
+
+
+class SafeNotebook(Preprocessor):
+    """`safe_notebook` as an nbconvert preprocessor (feedback is generated from what it leaves)."""
+
+    def preprocess(self, nb: object, resources: dict) -> tuple[object, dict]:
+        """Make the whole notebook safe to render."""
+        import nbformat
+
+        return nbformat.from_dict(safe_notebook(dict(nb))), resources
+
+
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def template_hashes(html: str) -> tuple[list[str], list[str]]:
+    """CSP hashes of the inline scripts and of the inline event handlers in `html` (trusted markup)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    scripts = [_hash(s.string or "") for s in soup.find_all("script") if not s.get("src")]
+    handlers = [
+        _hash(value)
+        for element in soup.find_all(True)
+        for name, value in element.attrs.items()
+        if name.startswith("on") and isinstance(value, str)
+    ]
+    return sorted(set(scripts)), sorted(set(handlers))
+
+
+def policy(
+    scripts: list[str], handlers: list[str], origin: str | None = None, static: str | None = None
+) -> str:
+    """A strict Content-Security-Policy: scripts only from `static`, MathJax and the given hashes.
+
+    `origin`: the server's own origin (styles, images, fonts and the API the page's own code
+    calls); None for a page opened as a file. Nothing else is loaded, framed, posted or based.
+    No inline script or handler runs but those hashed; `eval` stays allowed, for MathJax 2 (it
+    evaluates nbconvert's `text/x-mathjax-config` block, and typesets nothing without it).
+    """
+    own = [origin] if origin else []
+    directives = {
+        "default-src": [],
+        "script-src": [
+            *([static] if static else []),
+            MATHJAX,
+            "'unsafe-eval'",  # MathJax 2 evaluates the template's configuration block
+            *scripts,
+            *(["'unsafe-hashes'", *handlers] if handlers else []),
+        ],
+        "style-src": [*own, "'unsafe-inline'", MATHJAX],
+        "img-src": [*own, "data:"],
+        "font-src": [*own, "data:", MATHJAX],
+        "connect-src": own,
+        "form-action": [],
+        "base-uri": [],
+        "object-src": [],
+        "frame-src": [],
+        "worker-src": [],
+    }
+    return "; ".join(f"{name} {' '.join(v) or repr('none')}" for name, v in directives.items())
+
+
+def add_policy(html: str) -> str:
+    """A feedback page with a CSP <meta> first in its head: scripts are MathJax and the head's own.
+
+    Only the inline scripts of the head (the template's MathJax configuration; nothing of the
+    notebook is there) are allowed, by hash.
+    """
+    head, mark, rest = html.partition("</head>")
+    if not mark or "<head>" not in head:
+        raise ValueError("not an HTML page with a head")
+    if '<meta http-equiv="Content-Security-Policy"' in head:  # protected already
+        return html
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(*template_hashes(head))}">'
+    return head.replace("<head>", "<head>\n" + meta, 1) + mark + rest
+
+
+def protect_feedback(folder: Path) -> list[Path]:
+    """Put the CSP into every feedback page under `folder`; the pages changed."""
+    pages = sorted(folder.rglob("*.html"))
+    for page in pages:
+        page.write_text(add_policy(page.read_text()))
+    return pages
