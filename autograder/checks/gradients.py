@@ -95,7 +95,9 @@ def _judge_numerical(
         if not np.allclose(grad, exact, rtol=1e-4, atol=1e-6) and eps is None:
             raise CheckFailed("the gradient is far from the true derivative")
 
-    call = Call((x, weights, closure, eps), probe="autograder.probes:numerical_gradient_probe")
+    call = Call(
+        (x, weights, closure, eps), probe="autograder.gradient_probes:numerical_gradient_probe"
+    )
     return Check(what, [call], judge)
 
 

@@ -420,7 +420,7 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
                 f"{n * expected[token]:.0f}" + unfiltered_hint
             )
 
-    call = Call((logits, seed, draws, kwargs), probe="autograder.probes:sample_next_probe")
+    call = Call((logits, seed, draws, kwargs), probe="autograder.sampling_probes:sample_next_probe")
     return Check(what, [call], judge)
 
 
