@@ -37,18 +37,7 @@ class _Guard:
 
     def refuser(self, name: str) -> object:
         """A stand-in for `name` that raises AnswerKeyError naming the rule."""
-        exercise = self.exercise
-
-        def refuse(*args: object, **kwargs: object) -> None:
-            raise AnswerKeyError(
-                f"{name} implements the exercise being graded ({exercise}); the answer-key rule: "
-                "while an exercise is graded, the environment's own implementations of it "
-                "(the library's, the grader's, PyTorch's) refuse to run. Write it yourself "
-                "(PyTorch as a calculator is fine)"
-            )
-
-        refuse.__name__ = refuse.__qualname__ = name.rsplit(".", 1)[-1]
-        return refuse
+        return _Refused(name, self.exercise)
 
     def patch(self) -> None:
         """Replace every entry in the imported PyTorch (once)."""
@@ -90,6 +79,27 @@ class _Guard:
             owner = _resolve(owner_name)
             if owner is not None and hasattr(owner, attribute):
                 setattr(owner, attribute, self.refuser(entry))
+
+
+class _Refused:
+    """Called, raises AnswerKeyError; its attributes (an operator's `.default` overload) are itself."""
+
+    def __init__(self, name: str, exercise: str) -> None:
+        self.__name__ = self.__qualname__ = name.rsplit(".", 1)[-1]
+        self._message = (
+            f"{name} implements the exercise being graded ({exercise}); the answer-key rule: "
+            "while an exercise is graded, the environment's own implementations of it "
+            "(the library's, the grader's, PyTorch's) refuse to run. Write it yourself "
+            "(PyTorch as a calculator is fine)"
+        )
+
+    def __call__(self, *args: object, **kwargs: object) -> None:
+        raise AnswerKeyError(self._message)
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self
 
 
 class _Functions:
