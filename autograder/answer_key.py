@@ -40,7 +40,7 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "bigram_probs": ("ngram:add_k_probs",),
     "mean_nll": ("metrics:bigram_mean_nll", "metrics:ngram_mean_nll"),
     "perplexity": ("metrics:perplexity_from_nll",),
-    "softmax": ("functional:softmax", "functional:log_softmax"),
+    "softmax": ("functional:softmax", "functional:log_softmax", "sampling:filter_probs"),
     "cross_entropy": ("functional:cross_entropy", "functional:log_softmax"),
     "bigram_loss_and_grad": ("table_fit:table_loss_and_grad", "functional:cross_entropy_grad"),
     "context_windows": (
@@ -74,6 +74,7 @@ SOFTMAX = (
     "torch.log_softmax",
     "torch._softmax",
     "torch._log_softmax",
+    "torch._safe_softmax",
     "torch.Tensor.softmax",
     "torch.Tensor.log_softmax",
     "torch.nn.functional.softmax",
@@ -87,6 +88,7 @@ SOFTMAX = (
     "torch.ops.aten._softmax",
     "torch.ops.aten.log_softmax",
     "torch.ops.aten._log_softmax",
+    "torch.ops.aten._safe_softmax",
 )
 LOG_SOFTMAX = tuple(name for name in SOFTMAX if "log_softmax" in name)
 CROSS_ENTROPY = (

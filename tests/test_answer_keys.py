@@ -6,7 +6,7 @@ torch.special, and the torch / Tensor functions whose names speak of the operati
 exercise's own check inputs, through adapters: the arguments as given (as tensors for PyTorch,
 matched to parameter names by signature), and the contract's one-line formulas (a softmax of
 logits / τ, a log-softmax picked at the targets...). Whatever reproduces the answer (or a part of
-it) on two or more inputs must be refused while that exercise is graded: library entries by
+it) on most of them must be refused while that exercise is graded: library entries by
 `LIBRARY_ANSWERS` (cut out of the sandbox's copy), PyTorch's by the grading process's guard, which
 is installed in a forked process here and must make every reproducing candidate raise
 AnswerKeyError. No grader module mounted in a sandbox may reproduce the exercise at all.
@@ -34,7 +34,7 @@ from autograder.references import reference_solutions
 from autograder.runner import build_checks
 
 SEED = 0
-CALLS = 5  # check inputs tried per exercise
+CALLS = 3  # check inputs tried per exercise
 VOCABULARY = re.compile(r"softmax|softmin|norm|entropy|nll|attention|logsumexp|sdp")
 
 
@@ -426,7 +426,7 @@ def _torch_module_calls(cls, exercise: str, args: tuple, kwargs: dict) -> list:
 
 
 def search(exercise: str, candidates: dict, is_torch: bool) -> dict[str, list[int]]:
-    """The candidates that reproduce the answer on two or more inputs: {name: [adapter index per input]}."""
+    """The candidates that reproduce the answer on most inputs (two at least): {name: [adapter used]}."""
     inputs = check_inputs(exercise)
     found = {}
     for key, candidate in candidates.items():
@@ -445,7 +445,7 @@ def search(exercise: str, candidates: dict, is_torch: bool) -> dict[str, list[in
                 if result is not None and reproduces(result, expected):
                     hits.append(index)
                     break
-        if len(hits) >= 2:
+        if len(hits) >= 2 and 2 * len(hits) > len(inputs):  # most inputs: no edge-case coincidence
             found[key] = hits
     return found
 
@@ -469,6 +469,17 @@ def test_the_search_finds_what_it_looks_for():
     assert "softmax_regression" in search("linear_loss_and_grad", functions, False)
     assert "torch.softmax" in search("softmax", {"torch.softmax": torch.softmax}, True)
     assert "functional:softmax" in search("temperature_probs", library_candidates(), False)
+    torch_found = {
+        name: set(search(name, torch_candidates(), True))
+        for name in ("cross_entropy", "layer_norm", "batchnorm_forward", "causal_attention")
+    }
+    assert "torch.nn.functional.cross_entropy" in torch_found["cross_entropy"]
+    assert "torch.nn.functional.group_norm" in torch_found["layer_norm"]
+    assert "torch.nn.functional.batch_norm" in torch_found["batchnorm_forward"]
+    assert "torch.nn.functional.scaled_dot_product_attention" in torch_found["causal_attention"]
+    library = library_candidates()
+    assert "gpt:CausalSelfAttention" in search("multi_head_attention", library, False)
+    assert "nplm:init_nplm" in search("nplm_params", library, False)
 
 
 @pytest.mark.parametrize("exercise", GRADED)
