@@ -12,6 +12,7 @@ is installed in a forked process here and must make every reproducing candidate 
 AnswerKeyError. No grader module mounted in a sandbox may reproduce the exercise at all.
 """
 
+import contextlib
 import copy
 import importlib
 import inspect
@@ -641,10 +642,8 @@ def test_softmax_refuses_every_way_in(attempt):
 
 def _reloaded(module: object) -> object:
     """`module` after importlib.reload, which may fail halfway (PyTorch's modules refuse it)."""
-    try:
+    with contextlib.suppress(Exception):
         importlib.reload(module)
-    except Exception:
-        pass
     return module
 
 
