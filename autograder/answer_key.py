@@ -169,7 +169,8 @@ def _answer_key(name):
     def refuse(*args, **kwargs):
         raise AnswerKeyError(
             f"proof_lm.{__name__.split('.')[-1]}.{name} implements the exercise being graded ({EXERCISE}); "
-            "grading does not let a solution call it: write the function yourself"
+            "the answer-key rule: while an exercise is graded, the environment's own implementations "
+            "of it (the library's, the grader's, PyTorch's) refuse to run. Write it yourself"
         )
 
     refuse.__name__ = name

@@ -166,7 +166,12 @@ def same(before: object, after: object) -> bool:
 
 
 def expect_unchanged(outcome: Outcome, original_args: tuple) -> None:
-    """Pass when every argument is as it was before the call."""
+    """Pass when every argument is as it was before the call and the answer is a new array."""
+    if outcome.aliased:
+        raise CheckFailed(
+            f"{outcome.aliased}: return new arrays, never an input or a view of one (the caller "
+            "would see your answer change when they change their array); copy with np.array(x)"
+        )
     after = outcome.args_after
     if after is None:
         return
