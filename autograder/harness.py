@@ -31,7 +31,6 @@ class Outcome:
     args_after: object = None
     aliased: str = ""  # "the answer[1] is argument 2 or a view of it", when an answer shares memory
 
-
     def raised(self, name: str) -> bool:
         """True when the call raised `name` or a subclass of it."""
         return self.error is not None and name in self.error_bases
