@@ -19,16 +19,23 @@ def sample_next_probe(
     np.random.seed(12345)
     random.seed(12345)
     global_before = (np.random.get_state()[1].copy(), random.getstate())
-    runs = []
+    runs, modified = [], False
     for count in (draws, min(draws, 100)):  # the second run checks reproducibility
         rng = np.random.default_rng(seed)
         picks = []
         for _ in range(count):
-            token = fn(np.array(logits, copy=True), rng, **kwargs)
+            given = np.array(logits, copy=True)
+            token = fn(given, rng, **kwargs)
+            modified = modified or not np.array_equal(given, logits)
             picks.append(token)
         runs.append(picks)
     moved = not (
         np.array_equal(global_before[0], np.random.get_state()[1])
         and global_before[1] == random.getstate()
     )
-    return {"first": runs[0], "second": runs[1], "global_state_moved": moved}
+    return {
+        "first": runs[0],
+        "second": runs[1],
+        "global_state_moved": moved,
+        "logits_modified": modified,
+    }
