@@ -28,7 +28,7 @@ def numerical_gradient_probe(
     """
     x = np.array(x, dtype=np.float64)
     if transposed:
-        x = np.array(x.T, copy=True).T
+        x = np.asfortranarray(x)
     original = x.copy()
     changed_per_call: list[int] = []
     handed: list[tuple[np.ndarray, float]] = []

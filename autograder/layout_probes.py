@@ -18,7 +18,7 @@ def as_layout(value: object, layout: str) -> object:
     if not isinstance(value, np.ndarray) or value.ndim == 0 or value.size < 2:
         return value
     if layout == "transposed":
-        return np.array(value.T, copy=True).T  # a transpose of a C-ordered copy: F-contiguous
+        return np.asfortranarray(value)  # the transpose of a C-ordered array: F-contiguous
     wide = np.zeros((*value.shape[:-1], 2 * value.shape[-1]), dtype=value.dtype)
     wide[..., ::2] = value
     return wide[..., ::2]  # every other column of a wider buffer
