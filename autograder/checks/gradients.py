@@ -498,9 +498,9 @@ def nplm_grads_checks(rng: np.random.Generator) -> list[Check]:
         )
     )
     P = random_params(rng, 6, 3, 2, 5, direct=False)
-    P["E"][0], P["b1"] = 0.0, np.zeros(5)  # token 0: hidden 0, logits b2 (near 0)
-    P["E"][1:] *= 10.0  # other tokens: tanh saturates, logits near +-1000
-    P["W2"] = P["W2"] / np.abs(P["W2"]).sum(axis=0) * 1000.0
+    P["E"] = np.abs(P["E"]) * 10.0  # other tokens: every tanh saturates at +1 ...
+    P["E"][0], P["b1"], P["W1"] = 0.0, np.zeros(5), np.abs(P["W1"])  # ... token 0: hidden 0
+    P["W2"] = rng.uniform(0.8, 1.2, (5, 6)) * 200.0  # logits near 1000 beside b2 (near 0)
     X = np.stack([np.zeros(2, int), *rng.integers(1, 6, (3, 2)), np.zeros(2, int)])[
         rng.permutation(5)
     ]

@@ -213,6 +213,13 @@ def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
         if not math.isfinite(value):
             with np.errstate(all="ignore"):
                 naive_loss = -np.log(naive[np.arange(B), targets])
+            shifted = logits - np.max(logits)
+            batch_max = -(shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True)))
+            if not np.isfinite(batch_max[np.arange(B), targets]).all():
+                raise CheckFailed(
+                    f"got {value}: subtract each row's own max (axis=1, keepdims=True), not the "
+                    "max of the whole batch: a row far below it underflows to log 0"
+                )
             if not np.isfinite(naive_loss).all():
                 raise CheckFailed(
                     f"got {value}: log(softmax) underflows or overflows for large logits; compute "

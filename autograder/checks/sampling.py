@@ -102,6 +102,14 @@ def _judge_rejects(fn_args: tuple, kwargs: dict, what: str, hint: str) -> Check:
 # ---------------------------------------------------------------- temperature_probs
 
 
+def _power_of_shifted(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """What exp(z - max z) ** (1 / t), renormalised, computes (the classic slip)."""
+    z = np.asarray(logits, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(z - z.max()) ** (1 / temperature)
+        return e / e.sum()
+
+
 def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Check:
     expected = reference_temperature(logits, temperature)
     diagnoses = [
@@ -110,6 +118,11 @@ def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Che
             reference_temperature(logits, 1 / temperature),
         ),
         ("the temperature was ignored", reference_temperature(logits, 1.0)),
+        (
+            "exp(z - max z) ** (1 / temperature) loses the mass of far logits (exp underflows "
+            "before the power): divide the logits by the temperature first, then subtract the max",
+            _power_of_shifted(logits, temperature),
+        ),
     ]
     return _judge_probs((logits, temperature), {}, logits, expected, what, diagnoses)
 
@@ -423,7 +436,7 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
     extreme = float(np.max(np.abs(np.asarray(logits, dtype=np.float64)))) / temperature > 700
     overflow = (
         f" (here logits / temperature reach {np.max(np.abs(logits)) / temperature:.0f}: exp "
-        "overflows, so subtract the max before exp)"
+        "overflows: divide by the temperature first, then subtract the max before exp)"
         if extreme
         else ""
     )
