@@ -239,25 +239,28 @@ def library_without(exercise: str) -> Path:
         by_module.setdefault(module, []).append(name)
     for module, names in by_module.items():
         path = target / f"{module}.py"
-        lines = [
-            _without_definitions(path.read_text(), set(names)),
-            STUB.replace("{EXERCISE}", exercise),
-        ]
-        lines += [f"{name} = _answer_key({name!r})\n" for name in names]
-        path.write_text("".join(lines))
+        stub = STUB.replace("{EXERCISE}", exercise)
+        path.write_text(_without_definitions(path.read_text(), set(names), stub))
     return target
 
 
-def _without_definitions(source: str, names: set[str]) -> str:
-    """`source` with the top-level functions, classes and assignments called `names` cut out (decorators included)."""
+def _without_definitions(source: str, names: set[str], stub: str) -> str:
+    """`source` with the top-level functions, classes and assignments called `names` cut out
+    (decorators included), each replaced where it stood by a refusing stand-in, so that code
+    below it (an annotation naming a cut class) still finds the name; `stub` goes before the first."""
     lines = source.splitlines(keepends=True)
     with PARSING:  # CPython 3.11 mis-builds ASTs made in two threads at once (see notebook.PARSING)
         tree = ast.parse(source)
+    first = None
     for node in reversed(tree.body):
-        if _defines(node) & names:
+        cut = sorted(_defines(node) & names)
+        if cut:
             decorators = getattr(node, "decorator_list", [])
             start = min([node.lineno, *(d.lineno for d in decorators)]) - 1
-            del lines[start : node.end_lineno]
+            lines[start : node.end_lineno] = [f"{name} = _answer_key({name!r})\n" for name in cut]
+            first = start
+    if first is not None:
+        lines.insert(first, stub)
     return "".join(lines)
 
 
