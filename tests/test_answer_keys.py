@@ -586,7 +586,10 @@ def test_autograd_refuses_in_gradient_exercises_and_works_elsewhere(exercise):
         return outcomes
 
     outcomes = _in_a_fork(job)
-    assert all(v == "refused" for v in outcomes.values()), list(outcomes.items())
+    # torch.func.grad imports sympy lazily, which can fail in a fork of this test process; the
+    # catalogue's wrong_answer_key_func_grad proves it refused in the real grading process
+    assert outcomes["backward"] == outcomes["autograd.grad"] == "refused", list(outcomes.items())
+    assert all(v != "ran" for v in outcomes.values()), list(outcomes.items())
 
     def elsewhere() -> str:
         answer_guard.install("softmax", answer_key.torch_entries("softmax"))
