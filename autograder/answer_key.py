@@ -5,6 +5,18 @@ the grading process's own modules (no checks, no references, no exercise list), 
 every function that answers the exercise being graded cut out of its source and replaced by one
 that raises `AnswerKeyError`. The real files are not mounted, so no import trick can reach them. The other
 exercises' library functions stay usable, as does everything else in the library.
+
+The rule (README, "Answer keys"): while an exercise is graded, an entry point the environment ships
+is refused when one call of it on the exercise's own arguments (arrays as tensors for PyTorch), or
+on them as the contract's one-line formula combines them (softmax of logits / τ, a log-softmax
+picked at the targets), gives the exercise's answer or a part of it; and, in an exercise that asks
+for a gradient, automatic differentiation. Calculators stay free (exp, log, max, sum, matmul,
+einsum, `torch.logsumexp`: a reduction, not the normalisation), and so do other exercises'
+operations (a later exercise may call an earlier one, as it may call its own solution of it).
+`tests/test_answer_keys.py` derives what the rule blocks by calling every public function and class
+of the library, the grader's mounted modules and PyTorch's candidates on each exercise's check
+inputs, and fails when one that reproduces an answer is missing from the tables below. PyTorch is
+refused inside the grading process (`autograder.answer_guard`), not in a copy.
 """
 
 import ast
@@ -18,17 +30,18 @@ from pathlib import Path
 from autograder.notebook import PARSING
 
 REPO = Path(__file__).resolve().parent.parent
-GRADING_MODULES = ("__init__.py", "child.py", "harness.py", "plain.py", "probes.py")
+GRADING_MODULES = ("__init__.py", "answer_guard.py", "child.py", "harness.py", "plain.py")
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 
-# Library functions that implement (all or the heart of) each graded exercise.
+# Library functions and classes that implement (all or the heart of) each graded exercise,
+# "module:name" (a top-level def, class or assignment of proof_lm/module.py).
 LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "bigram_counts": ("ngram:bigram_count_table", "ngram:ngram_counts"),
     "bigram_probs": ("ngram:add_k_probs",),
-    "mean_nll": ("metrics:bigram_mean_nll",),
+    "mean_nll": ("metrics:bigram_mean_nll", "metrics:ngram_mean_nll"),
     "perplexity": ("metrics:perplexity_from_nll",),
-    "softmax": ("functional:softmax", "functional:log_softmax"),
-    "cross_entropy": ("functional:cross_entropy",),
+    "softmax": ("functional:softmax", "functional:log_softmax", "sampling:filter_probs"),
+    "cross_entropy": ("functional:cross_entropy", "functional:log_softmax"),
     "bigram_loss_and_grad": ("table_fit:table_loss_and_grad", "functional:cross_entropy_grad"),
     "context_windows": (
         "windows:_sliding_windows",
@@ -37,19 +50,117 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
         "windows:name_windows",
         "windows:make_context_dataset",
     ),
-    "nplm_loss": ("nplm:nplm_logits", "nplm:nplm_mean_loss", "nplm:nplm_loss_and_grads"),
+    "nplm_params": ("nplm:init_nplm", "baselines:TorchContextMLP"),
+    "nplm_loss": (
+        "nplm:nplm_logits",
+        "nplm:nplm_mean_loss",
+        "nplm:nplm_loss_and_grads",
+        "baselines:TorchContextMLP",
+    ),
     "numerical_gradient": ("gradcheck:central_difference",),
     "linear_loss_and_grad": ("functional:cross_entropy_grad",),
-    "nplm_grads": ("nplm:nplm_loss_and_grads",),
-    "temperature_probs": ("sampling:filter_probs",),
+    "nplm_grads": ("nplm:nplm_loss_and_grads", "baselines:TorchContextMLP"),
+    "temperature_probs": ("sampling:filter_probs", "functional:softmax", "functional:log_softmax"),
     "top_k_probs": ("sampling:filter_probs",),
     "top_p_probs": ("sampling:filter_probs",),
     "sample_next": ("sampling:filter_probs", "sampling:draw"),
-    "gpt_params": ("gpt:gpt_param_count",),
+    "multi_head_attention": ("gpt:CausalSelfAttention",),
+    "gpt_params": ("gpt:gpt_param_count", "gpt:TinyGPT"),
     "bpe_train": ("bpe:bpe_train", "bpe:_merge_pair"),
     "bpe_encode": ("bpe:bpe_encode", "bpe:_merge_pair"),
     "bpe_decode": ("bpe:bpe_decode", "bpe:token_bytes"),
 }
+
+# PyTorch's entry points of each operation, at every level a reload would fetch them from again.
+SOFTMAX = (
+    "torch.softmax",
+    "torch.log_softmax",
+    "torch._softmax",
+    "torch._log_softmax",
+    "torch._safe_softmax",
+    "torch.Tensor.softmax",
+    "torch.Tensor.log_softmax",
+    "torch.nn.functional.softmax",
+    "torch.nn.functional.log_softmax",
+    "torch.nn.functional.softmin",
+    "torch.special.softmax",
+    "torch.special.log_softmax",
+    "torch._C._special.special_softmax",
+    "torch._C._special.special_log_softmax",
+    "torch.ops.aten.softmax",
+    "torch.ops.aten._softmax",
+    "torch.ops.aten.log_softmax",
+    "torch.ops.aten._log_softmax",
+    "torch.ops.aten._safe_softmax",
+)
+LOG_SOFTMAX = tuple(name for name in SOFTMAX if "log_softmax" in name)
+CROSS_ENTROPY = (
+    *LOG_SOFTMAX,
+    "torch.nn.functional.cross_entropy",
+    "torch.nn.functional.nll_loss",
+    "torch._C._nn.cross_entropy_loss",
+    "torch._C._nn.nll_loss",
+    "torch._C._nn.nll_loss_nd",
+    "torch.ops.aten.cross_entropy_loss",
+    "torch.ops.aten.nll_loss",
+    "torch.ops.aten.nll_loss_nd",
+)
+AUTOGRAD = ("autograd",)  # see autograder.answer_guard: the backward engine and forward-mode AD
+BATCH_NORM = (
+    "torch.nn.functional.batch_norm",
+    "torch.nn.functional.instance_norm",
+    "torch.batch_norm",
+    "torch.instance_norm",
+    "torch.native_batch_norm",
+    "torch._native_batch_norm_legit",
+    "torch.ops.aten.batch_norm",
+    "torch.ops.aten.native_batch_norm",
+    "torch.ops.aten.native_batch_norm_backward",
+    "torch.ops.aten._native_batch_norm_legit",
+)
+LAYER_NORM = (
+    "torch.nn.functional.layer_norm",
+    "torch.nn.functional.group_norm",
+    "torch.layer_norm",
+    "torch.group_norm",
+    "torch.native_layer_norm",
+    "torch.native_group_norm",
+    "torch.ops.aten.layer_norm",
+    "torch.ops.aten.native_layer_norm",
+    "torch.ops.aten.native_layer_norm_backward",
+)
+ATTENTION = (
+    "torch.nn.functional.scaled_dot_product_attention",
+    "torch._C._nn.scaled_dot_product_attention",
+    "torch._scaled_dot_product_attention_math",
+    "torch.ops.aten.scaled_dot_product_attention",
+    "torch.ops.aten._scaled_dot_product_attention_math",
+)
+TORCH_ANSWERS: dict[str, tuple[str, ...]] = {
+    "softmax": SOFTMAX,
+    "cross_entropy": CROSS_ENTROPY,
+    "bigram_loss_and_grad": AUTOGRAD,
+    "linear_loss_and_grad": AUTOGRAD,
+    "nplm_grads": AUTOGRAD,
+    "temperature_probs": SOFTMAX,
+    "sgd_train": ("torch.optim.SGD", "torch.optim.sgd.SGD", "torch.optim.sgd.sgd"),
+    "batchnorm_forward": BATCH_NORM,
+    "batchnorm_backward": (*BATCH_NORM, *AUTOGRAD),
+    "causal_attention": ATTENTION,
+    "multi_head_attention": (
+        *ATTENTION,
+        "torch.nn.functional.multi_head_attention_forward",
+        "torch._native_multi_head_attention",
+    ),
+    "layer_norm": LAYER_NORM,
+    "layer_norm_backward": (*LAYER_NORM, *AUTOGRAD),
+}
+
+
+def torch_entries(exercise: str) -> list[str]:
+    """The PyTorch entry points the grading process of `exercise` refuses (see autograder.answer_guard)."""
+    return list(TORCH_ANSWERS.get(exercise, ()))
+
 
 STUB = '''
 
@@ -61,7 +172,8 @@ def _answer_key(name):
     def refuse(*args, **kwargs):
         raise AnswerKeyError(
             f"proof_lm.{__name__.split('.')[-1]}.{name} implements the exercise being graded ({EXERCISE}); "
-            "grading does not let a solution call it: write the function yourself"
+            "the answer-key rule: while an exercise is graded, the environment's own implementations "
+            "of it (the library's, the grader's, PyTorch's) refuse to run. Write it yourself"
         )
 
     refuse.__name__ = name
@@ -88,10 +200,25 @@ def _copy_tree(source: Path, target: Path, keep: tuple[str, ...] | None = None) 
 
 
 @functools.cache
-def grading_package() -> Path:
-    """A copy of `autograder` holding only what the grading process runs."""
-    target = _root() / "autograder"
-    _copy_tree(REPO / "autograder", target, GRADING_MODULES)
+def probe_modules(exercise: str) -> tuple[str, ...]:
+    """The probe modules the calls of `exercise` name (the same for every seed), as file names."""
+    from autograder.exercises import get_exercise
+
+    named = {
+        call.probe.split(":")[0]
+        for check in get_exercise(exercise).checks(0)
+        for call in check.calls
+        if call.probe
+    }
+    return tuple(sorted(f"{module.removeprefix('autograder.')}.py" for module in named))
+
+
+@functools.cache
+def grading_package(exercise: str) -> Path:
+    """A copy of `autograder` holding only what the grading process of `exercise` runs."""
+    target = _root() / f"autograder-{exercise}"
+    shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
+    _copy_tree(REPO / "autograder", target, GRADING_MODULES + probe_modules(exercise))
     return target
 
 
@@ -115,32 +242,46 @@ def library_without(exercise: str) -> Path:
         by_module.setdefault(module, []).append(name)
     for module, names in by_module.items():
         path = target / f"{module}.py"
-        lines = [
-            _without_definitions(path.read_text(), set(names)),
-            STUB.replace("{EXERCISE}", exercise),
-        ]
-        lines += [f"{name} = _answer_key({name!r})\n" for name in names]
-        path.write_text("".join(lines))
+        stub = STUB.replace("{EXERCISE}", exercise)
+        path.write_text(_without_definitions(path.read_text(), set(names), stub))
     return target
 
 
-def _without_definitions(source: str, names: set[str]) -> str:
-    """`source` with the top-level functions called `names` cut out (decorators included)."""
+def _without_definitions(source: str, names: set[str], stub: str) -> str:
+    """`source` with the top-level functions, classes and assignments called `names` cut out
+    (decorators included), each replaced where it stood by a refusing stand-in, so that code
+    below it (an annotation naming a cut class) still finds the name; `stub` goes before the first."""
     lines = source.splitlines(keepends=True)
     with PARSING:  # CPython 3.11 mis-builds ASTs made in two threads at once (see notebook.PARSING)
         tree = ast.parse(source)
+    first = None
     for node in reversed(tree.body):
-        if isinstance(node, ast.FunctionDef) and node.name in names:
-            start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
-            del lines[start : node.end_lineno]
+        cut = sorted(_defines(node) & names)
+        if cut:
+            decorators = getattr(node, "decorator_list", [])
+            start = min([node.lineno, *(d.lineno for d in decorators)]) - 1
+            lines[start : node.end_lineno] = [f"{name} = _answer_key({name!r})\n" for name in cut]
+            first = start
+    if first is not None:
+        lines.insert(first, stub)
     return "".join(lines)
+
+
+def _defines(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds by def, class or plain assignment."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    return set()
 
 
 def mounts(exercise: str) -> list[tuple[Path, str]]:
     """Read-only binds for grading `exercise`: the two packages above and the data folder."""
     with BUILDING:
         return [
-            (grading_package(), str(REPO / "autograder")),
+            (grading_package(exercise), str(REPO / "autograder")),
             (library_without(exercise), str(REPO / "proof_lm")),
             (REPO / "data", str(REPO / "data")),
         ]

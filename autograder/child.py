@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 
+from autograder import answer_guard
 from autograder.harness import Outcome, error_outcome, run_call
 from autograder.plain import dumps
 
@@ -76,7 +77,9 @@ def answer(request: dict) -> dict:
     """Build the references, load the student's code, make the calls: the summary to send back."""
     # built before any student code runs, and their source dropped: nothing to print out of a frame
     references = build_references(request["preamble"], request.pop("references"))
+    answer_guard.install(request["function"], request.get("answer_keys", []))  # before student code
     namespace, problems = load_student_code(request["preamble"], request["sources"])
+    answer_guard.verify()  # a PyTorch imported past the hook is patched before the calls
     fn = namespace.get(request["function"])
     namespace.update(references)  # one bug costs one exercise
     outcomes: list[Outcome] = []
@@ -86,6 +89,9 @@ def answer(request: dict) -> dict:
                 outcomes.append(run_call(fn, call))
             except BaseException as error:  # e.g. SystemExit from the student's function
                 outcomes.append(error_outcome(error))
+    if answer_guard.verify():  # PyTorch was imported past the guard: its originals may be in hand
+        bypass = answer_guard.AnswerKeyError("PyTorch was imported past the answer-key guard")
+        outcomes = [error_outcome(bypass) for _ in outcomes]
     return {
         "found": callable(fn),
         "problems": problems,

@@ -166,17 +166,20 @@ def same(before: object, after: object) -> bool:
 
 
 def expect_unchanged(outcome: Outcome, original_args: tuple) -> None:
-    """Pass when every argument is as it was before the call."""
+    """Pass when every argument is as it was before the call and the answer is a new array."""
     after = outcome.args_after
-    if after is None:
-        return
-    for index, (before, now) in enumerate(zip(original_args, after, strict=False)):
+    for index, (before, now) in enumerate(zip(original_args, after or (), strict=False)):
         if not same(before, now):
             raise CheckFailed(
                 f"argument {index + 1} was modified; work on a copy (e.g. x = x + k, not x += k; "
                 "np.asarray(x, dtype=float) and x.astype(float, copy=False) return x itself "
                 "when it is already float64)"
             )
+    if outcome.aliased:
+        raise CheckFailed(
+            f"{outcome.aliased}: return new arrays, never an input or a view of one (the caller "
+            "would see your answer change when they change their array); copy with np.array(x)"
+        )
 
 
 def exact_count(

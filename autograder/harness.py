@@ -29,6 +29,7 @@ class Outcome:
     error_bases: tuple[str, ...] = ()
     message: str = ""
     args_after: object = None
+    aliased: str = ""  # "the answer[1] is argument 2 or a view of it", when an answer shares memory
 
     def raised(self, name: str) -> bool:
         """True when the call raised `name` or a subclass of it."""
@@ -59,11 +60,39 @@ def run_call(fn: Callable, call: Call) -> Outcome:
             else:
                 module, name = call.probe.split(":")
                 value = getattr(importlib.import_module(module), name)(fn, *args, **kwargs)
-        return Outcome(value=to_plain(value), args_after=to_plain(list(args)))
+        return Outcome(
+            value=to_plain(value), args_after=to_plain(list(args)), aliased=aliases(value, args)
+        )
     except NotPlain as bad:  # the grader's verdict on the answer, not an error the student raised
         return Outcome(error="NotPlain", error_bases=("NotPlain",), message=str(bad))
     except Exception as error:  # the student's exception is data for the judge
         return error_outcome(error)
+
+
+def _arrays(value: object, where: str) -> list[tuple[str, np.ndarray]]:
+    """Every NumPy array inside tuples, lists and dicts of `value`, with where it sits."""
+    if isinstance(value, np.ndarray):
+        return [(where, value)]
+    if isinstance(value, tuple | list):
+        return [a for i, item in enumerate(value) for a in _arrays(item, f"{where}[{i}]")]
+    if isinstance(value, dict):
+        return [a for key, item in value.items() for a in _arrays(item, f"{where}[{key!r}]")]
+    return []
+
+
+def aliases(value: object, args: tuple) -> str:
+    """Which part of the answer shares memory with which argument ("" when none does)."""
+    inputs = [a for i, arg in enumerate(args) for a in _arrays(arg, f"argument {i + 1}")]
+    for where, out in _arrays(value, "the answer"):
+        for label, given in inputs:
+            if out.size and given.size and np.may_share_memory(out, given):
+                try:
+                    shared = np.shares_memory(out, given, max_work=10**6)
+                except np.exceptions.TooHardError:
+                    shared = True
+                if shared:
+                    return f"{where} is {label} or a view of it"
+    return ""
 
 
 def error_outcome(error: BaseException) -> Outcome:

@@ -1,4 +1,7 @@
-"""Probes: trusted code that builds non-plain arguments (callables) in the grading process.
+"""The sgd_train probe and its problems: trusted code that builds callables in the grading process.
+
+Mounted only in the sandbox of an exercise whose calls name it (`autograder.answer_key`), so the
+softmax regression that drives sgd_train is not in the sandbox of linear_loss_and_grad.
 
 A probe is called as probe(student_fn, *plain_args) and returns plain data only. Whatever it
 reports is judged by the parent against references the parent computed itself.
@@ -7,54 +10,6 @@ reports is judged by the parent against references the parent computed itself.
 from collections.abc import Callable
 
 import numpy as np
-
-
-def numerical_gradient_probe(
-    fn: Callable, x: np.ndarray, weights: np.ndarray, closure: bool, eps: float | None
-) -> dict:
-    """Run numerical_gradient on f(x) = sum(weights * sin(x) + x**3 / 3); log what f saw at each call.
-
-    With closure=True, f ignores its argument and reads the original array object, so only an
-    implementation that perturbs x in place sees any change.
-    """
-    x = np.array(x, dtype=np.float64)
-    original = x.copy()
-    changed_per_call: list[int] = []
-
-    def f(argument: np.ndarray) -> float:
-        seen = x if closure else np.asarray(argument, dtype=np.float64)
-        changed_per_call.append(
-            int((seen != original).sum()) if seen.shape == original.shape else -1
-        )
-        return float(np.sum(weights * np.sin(seen) + seen**3 / 3))
-
-    grad = fn(f, x) if eps is None else fn(f, x, eps=eps)
-    return {"grad": grad, "x_after": x, "changed_per_call": changed_per_call}
-
-
-def sample_next_probe(
-    fn: Callable, logits: np.ndarray, seed: int, draws: int, kwargs: dict
-) -> dict:
-    """Draw `draws` tokens, then the first 100 again from a generator seeded alike; report whether
-    the global RNG state moved."""
-    import random
-
-    np.random.seed(12345)
-    random.seed(12345)
-    global_before = (np.random.get_state()[1].copy(), random.getstate())
-    runs = []
-    for count in (draws, min(draws, 100)):  # the second run checks reproducibility
-        rng = np.random.default_rng(seed)
-        picks = []
-        for _ in range(count):
-            token = fn(np.array(logits, copy=True), rng, **kwargs)
-            picks.append(token)
-        runs.append(picks)
-    moved = not (
-        np.array_equal(global_before[0], np.random.get_state()[1])
-        and global_before[1] == random.getstate()
-    )
-    return {"first": runs[0], "second": runs[1], "global_state_moved": moved}
 
 
 def softmax_regression(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:

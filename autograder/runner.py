@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder import sandbox
+from autograder import answer_key, sandbox
 from autograder.answers import Answers, read_answers
 from autograder.child import EXIT_STATUS
 from autograder.exercises import Exercise
@@ -18,8 +18,8 @@ from autograder.model import CheckResult, ExerciseReport, Flag, event_flag
 TIMEOUT_SECONDS = 30.0  # per exercise: loading the student's cells and every call
 GRADING_LIMITS = sandbox.Limits()
 LIBRARY_CALL = (
-    "the solution calls the library's own implementation of this exercise, "
-    "which grading does not allow: it earns 0"
+    "the solution calls the library's own implementation of this exercise (or the grader's, or "
+    "PyTorch's), which grading does not allow (the answer-key rule): it earns 0"
 )
 
 
@@ -93,6 +93,7 @@ def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -
             "sources": sources,
             "references": reference_sources(exercise),
             "function": exercise.name,
+            "answer_keys": answer_key.torch_entries(exercise.name),
             "calls": [call for check in checks for call in check.calls],
         }
     )

@@ -49,6 +49,12 @@ ATTEMPTS = {
     "def f(x):\n    return x\nf.__globals__['np'] = None": "__globals__",
     "import gc\ngc.get_referrers(np)": "calls gc.get_referrers",
     "def bigram_counts(words, stoi):\n    import sys\n    sys.exit(1)": "calls sys.exit",
+    "import torch\ntorch._C._VariableFunctions.softmax": "past the answer-key guard",
+    "import torch\ntorch._C._nn.cross_entropy_loss": "past the answer-key guard",
+    "import torch\ntorch._C.TensorBase.softmax": "past the answer-key guard",
+    "import torch\ntorch._C._EngineBase().run_backward": "past the answer-key guard",
+    "import sys\nsys.meta_path.pop(0)": "past the answer-key guard",
+    "import torch\ntorch.softmax.__closure__": "past the answer-key guard",
 }
 
 HONEST = [
@@ -61,6 +67,7 @@ HONEST = [
     "class Model:\n    def __init__(self):\n        self.W = np.zeros(3)",
     "rng = np.random.default_rng(0)\nnp.random.seed(0)",
     "x = np.zeros(3)\nx[0] = 1\nx.shape = (3, 1)",
+    "import torch\nt = torch.tensor([1.0]).exp()\nz = torch.logsumexp(t, dim=0)",
     "def f(:",  # a syntax error is the grader's to report, not tampering
 ]
 
@@ -86,7 +93,8 @@ def test_reference_solutions_are_clean(chapter):
 def test_no_catalogued_implementation_looks_like_tampering():
     assert len(CATALOGUE) > 100
     for path in CATALOGUE:
-        assert scan_source(path.read_text()) == [], path
+        if "answer_key" not in path.stem:  # answer keys reach for what they must not
+            assert scan_source(path.read_text()) == [], path
 
 
 def test_notebook_scan_skips_released_cells_and_names_the_cell():

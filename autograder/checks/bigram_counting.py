@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from autograder.checks.cases import alphabet_vocab, random_prob_table, random_vocab, random_words
+from autograder.checks.layouts import with_layout
 from autograder.expect import (
     array_answer,
     expect_close,
@@ -239,6 +240,21 @@ def bigram_probs_checks(rng: np.random.Generator) -> list[Check]:
                 rtol=rtol,
             )
         )
+    normalised = rng.dirichlet(np.ones(6), size=6)
+    checks += [
+        _judge_probs(normalised, None, "rows that already sum to 1, default k (a new array)"),
+        _judge_probs(np.array([[0]]), None, "a 1x1 table of no counts (V = 1): uniform is [[1]]"),
+        with_layout(
+            _judge_probs(_random_counts(rng, 7, empty_rows=1), 0.5, "random 7x7 counts, k = 0.5"),
+            "transposed",
+        ),
+        with_layout(
+            _judge_probs(
+                _random_counts(rng, 6, empty_rows=1).astype(np.float64), 0.0, "random 6x6 counts"
+            ),
+            "strided",
+        ),
+    ]
     return checks
 
 
@@ -359,6 +375,15 @@ def mean_nll_checks(rng: np.random.Generator) -> list[Check]:
             "a float32 table (left unmodified)",
         )
     )
+    stoi = random_vocab(rng, 7)
+    checks.append(
+        with_layout(
+            _judge_mean_nll(
+                random_prob_table(rng, 7), random_words(rng, stoi, 20), stoi, "a random 7x7 table"
+            ),
+            "transposed",
+        )
+    )
     return checks
 
 
@@ -423,5 +448,8 @@ def perplexity_checks(rng: np.random.Generator) -> list[Check]:
         _judge_perplexity(np.full(400, 0.1), "400 probabilities of 0.1 (their product underflows)"),
         _judge_perplexity(
             rng.uniform(0.05, 1.0, size=40).astype(np.float32), "float32 probabilities"
+        ),
+        with_layout(
+            _judge_perplexity(rng.uniform(0.05, 1.0, size=9), "9 random probabilities"), "strided"
         ),
     ]

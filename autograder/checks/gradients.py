@@ -7,6 +7,7 @@ central-difference formula); failures are diagnosed from the shape of the error.
 import numpy as np
 import torch
 
+from autograder.checks.layouts import with_layout
 from autograder.checks.mlp_lm import random_params
 from autograder.expect import (
     as_array,
@@ -47,7 +48,13 @@ def _forward(x: np.ndarray, weights: np.ndarray, eps: float) -> np.ndarray:
 
 
 def _judge_numerical(
-    x: np.ndarray, weights: np.ndarray, closure: bool, eps: float | None, what: str
+    x: np.ndarray,
+    weights: np.ndarray,
+    closure: bool,
+    eps: float | None,
+    what: str,
+    transposed: bool = False,
+    returns: str = "float",
 ) -> Check:
     step = 1e-5 if eps is None else eps
     expected = _central(x, weights, step)
@@ -80,6 +87,14 @@ def _judge_numerical(
         if isinstance(grad, list):
             raise CheckFailed("returned a list; expected a NumPy array of x's shape")
         grad = as_array(grad, x.shape, kinds="f")
+        if report.get("x_is_grad"):
+            raise CheckFailed("the gradient shares memory with x: return a new array")
+        if report.get("returned_modified"):
+            raise CheckFailed(
+                f"{report['returned_modified']} of the 0-d arrays f returned were modified "
+                "afterwards: f's answers are not yours to change (take float(f(x)), or compute "
+                "plus - minus into a new value, not plus -= minus)"
+            )
         after = report["x_after"]
         if not (isinstance(after, np.ndarray) and np.array_equal(after, x)):
             raise CheckFailed(
@@ -87,6 +102,13 @@ def _judge_numerical(
                 "(adding and subtracting eps leaves rounding errors)"
             )
         changed = report["changed_per_call"]
+        if closure and changed and max(changed) == 0:
+            raise CheckFailed(
+                "f reads x itself here and never saw it change: perturb x in place (x[index] = "
+                "old + eps); a reshape or ravel of a transposed x is a copy, not a view"
+                if transposed
+                else "f reads x itself here and never saw it change: perturb x in place"
+            )
         if any(count > 1 for count in changed):
             raise CheckFailed(
                 f"f saw {max(changed)} entries changed at once; perturb one entry at a time"
@@ -95,7 +117,10 @@ def _judge_numerical(
         if not np.allclose(grad, exact, rtol=1e-4, atol=1e-6) and eps is None:
             raise CheckFailed("the gradient is far from the true derivative")
 
-    call = Call((x, weights, closure, eps), probe="autograder.probes:numerical_gradient_probe")
+    call = Call(
+        (x, weights, closure, eps, transposed, returns),
+        probe="autograder.gradient_probes:numerical_gradient_probe",
+    )
     return Check(what, [call], judge)
 
 
@@ -119,6 +144,18 @@ def numerical_gradient_checks(rng: np.random.Generator) -> list[Check]:
             + (f", eps={eps}" if eps else "")
         )
         checks.append(_judge_numerical(x, weights, closure, eps, label))
+    for shape, closure, transposed, returns, label in [
+        ((), False, False, "float", "a 0-d x"),
+        ((), True, False, "float", "a 0-d x, f reads x from a closure"),
+        ((1,), True, False, "float", "x of shape (1,), f reads x from a closure"),
+        ((3, 4), True, True, "float", "a transposed x (Fortran order), f reads x from a closure"),
+        ((2, 3), False, True, "float", "a transposed x (Fortran order)"),
+        ((4,), False, False, "numpy", "f returns a NumPy float64"),
+        ((2, 3), True, False, "array", "f returns 0-d arrays (its own: leave them unmodified)"),
+    ]:
+        x = np.array(rng.uniform(-2, 2, size=shape) + 0.3)
+        weights = np.array(rng.normal(size=shape))
+        checks.append(_judge_numerical(x, weights, closure, None, label, transposed, returns))
     return checks
 
 
@@ -127,10 +164,11 @@ def numerical_gradient_checks(rng: np.random.Generator) -> list[Check]:
 
 def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.ndarray]:
     """Loss and gradients of mean softmax cross-entropy of inputs @ weights + bias, by autograd."""
-    W = torch.tensor(weights, requires_grad=True)
-    b = torch.tensor(bias, requires_grad=True)
+    W = torch.tensor(np.asarray(weights, dtype=np.float64), requires_grad=True)
+    b = torch.tensor(np.asarray(bias, dtype=np.float64), requires_grad=True)
     loss = torch.nn.functional.cross_entropy(
-        torch.tensor(inputs) @ W + b, torch.tensor(targets, dtype=torch.int64)
+        torch.tensor(np.asarray(inputs, dtype=np.float64)) @ W + b,
+        torch.tensor(targets, dtype=torch.int64),
     )
     loss.backward()
     return loss.item(), W.grad.numpy(), b.grad.numpy()
@@ -139,7 +177,7 @@ def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.
 def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
     loss, dW, db = torch_linear(weights, bias, inputs, targets)
     B = len(targets)
-    probs = torch.softmax(torch.tensor(inputs @ weights + bias), dim=1).numpy()
+    probs = torch.softmax(torch.tensor(inputs @ weights + bias, dtype=torch.float64), dim=1).numpy()
     probs[:, targets] -= 1.0  # the block-indexing slip
     block = {"dW": inputs.T @ probs / B, "db": probs.sum(axis=0) / B}
 
@@ -246,6 +284,43 @@ def linear_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
             "int32 targets",
         )
     )
+    scale = rng.permutation([0.0, 1.0, 300.0, 300.0, 0.0, 1.0])[:, None]  # (B, 1)
+    checks += [
+        _judge_linear(
+            rng.normal(0, 3, size=(4, 5)),
+            rng.normal(size=5),
+            rng.normal(size=(6, 4)) * scale,
+            rng.integers(0, 5, 6),
+            "rows of logits on very different scales (near 0 and near +-1000): each row's own max",
+        ),
+        _judge_linear(
+            rng.normal(size=(3, 4)),
+            rng.normal(size=4),
+            np.eye(3, dtype=np.int64)[rng.integers(0, 3, 5)],
+            rng.integers(0, 4, 5),
+            "integer (one-hot) inputs",
+        ),
+        _judge_linear(
+            rng.normal(size=(3, 1)),
+            rng.normal(size=1),
+            rng.normal(size=(4, 3)),
+            np.zeros(4, dtype=np.int64),
+            "V = 1: loss and gradients are 0",
+        ),
+    ]
+    checks += [
+        with_layout(
+            _judge_linear(
+                rng.normal(size=(4, 3)),
+                rng.normal(size=3),
+                rng.normal(size=(5, 4)),
+                rng.integers(0, 3, 5),
+                "random D=4, V=3, batch 5",
+            ),
+            layout,
+        )
+        for layout in ("transposed", "strided")
+    ]
     return checks
 
 
@@ -256,7 +331,10 @@ NAMES = ("E", "W1", "b1", "W2", "b2")
 
 def torch_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> dict[str, np.ndarray]:
     """Gradients of the mean cross-entropy of the NPLM (no W3) by PyTorch autograd in float64."""
-    t = {name: torch.tensor(P[name], requires_grad=True) for name in NAMES}
+    t = {
+        name: torch.tensor(np.asarray(P[name], dtype=np.float64), requires_grad=True)
+        for name in NAMES
+    }
     x = t["E"][torch.tensor(X, dtype=torch.int64)].flatten(1)
     logits = torch.tanh(x @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
     torch.nn.functional.cross_entropy(logits, torch.tensor(Y, dtype=torch.int64)).backward()
@@ -317,7 +395,7 @@ def _diagnose(
 
 def _dx(P: dict, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """d loss / d x, the concatenated embeddings, by autograd."""
-    t = {name: torch.tensor(P[name]) for name in NAMES}
+    t = {name: torch.tensor(np.asarray(P[name], dtype=np.float64)) for name in NAMES}
     x = t["E"][torch.tensor(X, dtype=torch.int64)].flatten(1).clone().requires_grad_(True)
     logits = torch.tanh(x @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
     torch.nn.functional.cross_entropy(logits, torch.tensor(Y, dtype=torch.int64)).backward()
@@ -419,4 +497,27 @@ def nplm_grads_checks(rng: np.random.Generator) -> list[Check]:
             "int32 ids in X and Y",
         )
     )
+    P = random_params(rng, 6, 3, 2, 5, direct=False)
+    P["E"] = np.abs(P["E"]) * 10.0  # other tokens: every tanh saturates at +1 ...
+    P["E"][0], P["b1"], P["W1"] = 0.0, np.zeros(5), np.abs(P["W1"])  # ... token 0: hidden 0
+    P["W2"] = rng.uniform(0.8, 1.2, (5, 6)) * 200.0  # logits near 1000 beside b2 (near 0)
+    X = np.stack([np.zeros(2, int), *rng.integers(1, 6, (3, 2)), np.zeros(2, int)])[
+        rng.permutation(5)
+    ]
+    checks.append(
+        _judge_grads(P, X, rng.integers(0, 6, 5), "rows of logits near 0 beside rows near +-1000")
+    )
+    P = random_params(rng, 5, 2, 3, 4, direct=False)
+    checks += [
+        with_layout(
+            _judge_grads(
+                P,
+                rng.integers(0, 5, (6, 3)),
+                rng.integers(0, 5, 6),
+                "V=5, d=2, context 3, dh=4, batch 6",
+            ),
+            layout,
+        )
+        for layout in ("transposed", "strided")
+    ]
     return checks

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from autograder.checks.cases import alphabet_vocab, random_vocab, random_words
+from autograder.checks.layouts import with_layout
 from autograder.expect import (
     as_array,
     as_number,
@@ -310,4 +311,22 @@ def nplm_loss_checks(rng: np.random.Generator) -> list[Check]:
             "every logit near -1000, int32 ids (exp underflows)",
         )
     )
+    P = random_params(rng, 6, 3, 2, 4, True)
+    P["E"][0] = 0.0  # contexts of token 0: the direct part is 0, the logits stay near 0
+    P["W3"] = P["W3"] / np.abs(P["W3"]).max() * 60.0
+    P["E"][1:] *= 10.0  # the other contexts: direct logits in the hundreds to thousands
+    X = np.stack([np.zeros(2, int), *rng.integers(1, 6, (4, 2)), np.zeros(2, int)])
+    checks.append(
+        _judge_loss(
+            P,
+            X[rng.permutation(len(X))],
+            rng.integers(0, 6, len(X)),
+            "rows of logits near 0 beside rows in the thousands: each row's own max",
+        )
+    )
+    for layout, direct in [("transposed", True), ("strided", False)]:
+        P = random_params(rng, 6, 3, 2, 5, direct)
+        X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(7)])
+        label = f"V=6, d=3, context 2, dh=5, batch 7, {'with' if direct else 'no'} W3"
+        checks.append(with_layout(_judge_loss(P, X, rng.integers(0, 6, 7), label), layout))
     return checks

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from autograder.checks.layouts import with_layout
 from autograder.expect import (
     array_answer,
     as_array,
@@ -157,7 +158,29 @@ def softmax_checks(rng: np.random.Generator) -> list[Check]:
             rng.normal(0, 3, size=(4, 6)).astype(np.float32), -1, "float32 logits (left unmodified)"
         ),
         _judge_softmax(rng.integers(-5, 6, size=(3, 4)), None, "integer logits (left unmodified)"),
+        _judge_softmax(
+            (scales + rng.normal(0, 0.5, scales.shape)).T,
+            0,
+            "columns on very different scales, axis=0 (each column's own max)",
+        ),
+        _judge_softmax(
+            rng.normal(0, 2, (2, 4, 3))
+            + rng.permutation([1000.0, 0.0, -1000.0] * 2).reshape(2, 1, 3),
+            1,
+            "slices along axis=1 on very different scales (each slice's own max)",
+        ),
+        _judge_softmax(rng.normal(0, 2, size=(1, 6)), None, "a single row (1, V)"),
+        _judge_softmax(rng.normal(0, 2, size=(5, 1)), None, "rows of one entry (V = 1): all ones"),
+        _judge_softmax(np.array([4.0]), None, "a single logit"),
+        _judge_softmax(rng.integers(-1000, 1001, size=(4, 5)), None, "integer logits of +-1000"),
     ]
+    checks += [
+        with_layout(_judge_softmax(rng.normal(0, 3, (4, 6)), -1, "random logits (4, 6)"), layout)
+        for layout in ("transposed", "strided")
+    ]
+    checks.append(
+        with_layout(_judge_softmax(rng.normal(0, 3, (3, 5)), 0, "random logits, axis=0"), "strided")
+    )
     return checks
 
 
@@ -190,6 +213,13 @@ def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
         if not math.isfinite(value):
             with np.errstate(all="ignore"):
                 naive_loss = -np.log(naive[np.arange(B), targets])
+            shifted = logits - np.max(logits)
+            batch_max = -(shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True)))
+            if not np.isfinite(batch_max[np.arange(B), targets]).all():
+                raise CheckFailed(
+                    f"got {value}: subtract each row's own max (axis=1, keepdims=True), not the "
+                    "max of the whole batch: a row far below it underflows to log 0"
+                )
             if not np.isfinite(naive_loss).all():
                 raise CheckFailed(
                     f"got {value}: log(softmax) underflows or overflows for large logits; compute "
@@ -246,6 +276,22 @@ def cross_entropy_checks(rng: np.random.Generator) -> list[Check]:
             rng.integers(0, 3, 4).astype(np.int32),
             "integer logits and int32 targets",
         ),
+        _judge_ce(
+            rng.normal(0, 1, (6, 5)) + rng.permutation([1000.0, 0.0, -1000.0] * 2)[:, None],
+            rng.integers(0, 5, 6),
+            "rows on very different scales (+1000, 0, -1000): each row's own max",
+        ),
+        _judge_ce(
+            rng.integers(-1000, 1001, (5, 4)), rng.integers(0, 4, 5), "integer logits of +-1000"
+        ),
+        _judge_ce(rng.normal(0, 2, (4, 1)), np.zeros(4, dtype=np.int64), "V = 1: the loss is 0"),
+    ]
+    checks += [
+        with_layout(
+            _judge_ce(rng.normal(0, 2, (6, 5)), rng.integers(0, 5, 6), "random logits (6, 5)"),
+            layout,
+        )
+        for layout in ("transposed", "strided")
     ]
     checks += [
         _judge_ce_rejects(rng.normal(size=5), np.array([1]), "1-D logits raise ValueError"),
@@ -258,6 +304,18 @@ def cross_entropy_checks(rng: np.random.Generator) -> list[Check]:
         _judge_ce_rejects(
             rng.normal(size=(3, 4)), np.array([0, 1]), "3 rows of logits, 2 targets: ValueError"
         ),
+        _judge_ce_rejects(
+            rng.normal(size=(3, 4)),
+            np.array([1]),
+            "3 rows of logits, 1 target (it would broadcast): ValueError",
+        ),
+        _judge_ce_rejects(
+            rng.normal(size=(1, 4)),
+            np.array([0, 2, 1]),
+            "1 row of logits, 3 targets (it would broadcast): ValueError",
+        ),
+        _judge_ce_rejects(rng.normal(size=(3, 4)), np.array(2), "0-d targets: ValueError"),
+        _judge_ce_rejects(np.array(1.5), np.array([0]), "0-d logits: ValueError"),
     ]
     return checks
 
@@ -384,5 +442,30 @@ def bigram_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
             rng.integers(0, 5, 5).astype(np.int32),
             "a float32 table and int32 ids (left unmodified)",
         ),
+        _judge_bigram(
+            rng.normal(0, 1, (6, 6)) + rng.permutation([1000.0, 0.0, -1000.0] * 2)[:, None],
+            rng.permutation(np.arange(12) % 6),
+            rng.integers(0, 6, 12),
+            "table rows on very different scales (+1000, 0, -1000): each row's own max",
+        ),
+        _judge_bigram(
+            rng.integers(-3, 4, (4, 4)),
+            np.array([0, 2, 2, 3, 0]),
+            rng.integers(0, 4, 5),
+            "an integer table: the gradient is still floats",
+        ),
+        _judge_bigram(rng.normal(size=(1, 1)), np.zeros(3, int), np.zeros(3, int), "V = 1"),
+    ]
+    checks += [
+        with_layout(
+            _judge_bigram(
+                rng.normal(0, 1.5, (5, 5)),
+                rng.integers(0, 5, 8),
+                rng.integers(0, 5, 8),
+                "random 5x5 table, batch 8",
+            ),
+            layout,
+        )
+        for layout in ("transposed", "strided")
     ]
     return checks

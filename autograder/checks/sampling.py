@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from autograder.checks.layouts import with_layout
 from autograder.expect import array_answer, expect_close, expect_raises, expect_unchanged, value_of
 from autograder.harness import Call, Check, CheckFailed, Outcome, describe_error
 
@@ -101,6 +102,14 @@ def _judge_rejects(fn_args: tuple, kwargs: dict, what: str, hint: str) -> Check:
 # ---------------------------------------------------------------- temperature_probs
 
 
+def _power_of_shifted(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """What exp(z - max z) ** (1 / t), renormalised, computes (the classic slip)."""
+    z = np.asarray(logits, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(z - z.max()) ** (1 / temperature)
+        return e / e.sum()
+
+
 def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Check:
     expected = reference_temperature(logits, temperature)
     diagnoses = [
@@ -109,6 +118,11 @@ def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Che
             reference_temperature(logits, 1 / temperature),
         ),
         ("the temperature was ignored", reference_temperature(logits, 1.0)),
+        (
+            "exp(z - max z) ** (1 / temperature) loses the mass of far logits (exp underflows "
+            "before the power): divide the logits by the temperature first, then subtract the max",
+            _power_of_shifted(logits, temperature),
+        ),
     ]
     return _judge_probs((logits, temperature), {}, logits, expected, what, diagnoses)
 
@@ -142,6 +156,23 @@ def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
             distinct_logits(rng, 6).astype(np.float32), 0.7, "float32 logits, temperature 0.7"
         ),
         _temperature_check(np.array([3, 1, 0, -2]), 0.5, "integer logits, temperature 0.5"),
+        _temperature_check(
+            200.0 + distinct_logits(rng, 8) * 1e-3,
+            1e-3,
+            "logits near 200 at temperature 0.001",
+        ),
+        _temperature_check(
+            rng.uniform(-1000, 1000, 8), 1e3, "logits of +-1000 at temperature 1000"
+        ),
+        _temperature_check(
+            rng.integers(-1000, 1001, 6), 300.0, "integer logits of +-1000 at temperature 300"
+        ),
+        _temperature_check(np.array([1.5]), 0.7, "a single logit (V = 1)"),
+    ]
+    checks += [
+        with_layout(
+            _temperature_check(distinct_logits(rng, 7), 0.8, "random logits, V=7"), "strided"
+        )
     ]
     checks += [
         _judge_rejects(
@@ -151,6 +182,12 @@ def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
             (WORKED, -1.0),
             {},
             "a negative temperature raises ValueError",
+            "temperature must be > 0",
+        ),
+        _judge_rejects(
+            (WORKED, -1e-9),
+            {},
+            "a tiny negative temperature raises ValueError",
             "temperature must be > 0",
         ),
     ]
@@ -209,13 +246,38 @@ def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
         _top_k_check(distinct_logits(rng, 10), 6, 1e4, "temperature 10,000, k = 6"),
         _top_k_check(distinct_logits(rng, 7).astype(np.float32), 2, 0.8, "float32 logits, k = 2"),
         _top_k_check(np.array([4, -1, 2, 7, 0]), 3, None, "integer logits, k = 3"),
+        _top_k_check(
+            200.0 + distinct_logits(rng, 9) * 1e-3,
+            4,
+            1e-3,
+            "logits near 200 at temperature 0.001, k = 4",
+        ),
+        _top_k_check(
+            np.sort(rng.uniform(-1000, 1000, 10)),
+            7,
+            1e3,
+            "logits of +-1000 at temperature 1000, k = 7",
+        ),
+        _top_k_check(np.array([0.3]), 1, None, "a single logit (V = 1), k = 1"),
     ]
+    checks.append(
+        with_layout(
+            _top_k_check(distinct_logits(rng, 8), 3, 0.9, "random logits, V=8, k=3"), "strided"
+        )
+    )
     checks += [
         _judge_rejects((WORKED, 0), {}, "k = 0 raises ValueError", "k must be at least 1"),
         _judge_rejects(
             (WORKED, 2),
             {"temperature": 0.0},
             "temperature 0 raises ValueError",
+            "temperature must be > 0",
+        ),
+        _judge_rejects((WORKED, -2), {}, "k = -2 raises ValueError", "k must be at least 1"),
+        _judge_rejects(
+            (WORKED, 2),
+            {"temperature": -0.5},
+            "a negative temperature raises ValueError",
             "temperature must be > 0",
         ),
     ]
@@ -282,6 +344,14 @@ def top_p_probs_checks(rng: np.random.Generator) -> list[Check]:
         (distinct_logits(rng, 6), 0.45, 1e4, "temperature 10,000 (nearly uniform)"),
         (distinct_logits(rng, 7).astype(np.float32), 0.8, 0.9, "float32 logits"),
         (np.array([3, 0, 1, -2, 2]), 0.7, None, "integer logits"),
+        (
+            200.0 + distinct_logits(rng, 9) * 1e-3,
+            0.8,
+            1e-3,
+            "logits near 200, temperature 0.001",
+        ),
+        (rng.uniform(-1000, 1000, 10), 0.6, 1e3, "logits of +-1000 at temperature 1000"),
+        (np.array([2.5]), 0.5, None, "a single logit (V = 1)"),
     ]:
         p = clear_of_boundaries(logits, p, t or 1.0)
         checks.append(_top_p_check(logits, p, t, f"{what}, p={p:g}"))
@@ -291,6 +361,21 @@ def top_p_probs_checks(rng: np.random.Generator) -> list[Check]:
             {"temperature": -2.0},
             "a negative temperature raises ValueError",
             "temperature must be > 0",
+        )
+    )
+    checks.append(
+        _judge_rejects(
+            (WORKED, 0.9),
+            {"temperature": 0.0},
+            "temperature 0 raises ValueError",
+            "temperature must be > 0",
+        )
+    )
+    logits = distinct_logits(rng, 8)
+    checks.append(
+        with_layout(
+            _top_p_check(logits, clear_of_boundaries(logits, 0.7, 1.0), None, "random logits, V=8"),
+            "strided",
         )
     )
     return checks
@@ -351,7 +436,7 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
     extreme = float(np.max(np.abs(np.asarray(logits, dtype=np.float64)))) / temperature > 700
     overflow = (
         f" (here logits / temperature reach {np.max(np.abs(logits)) / temperature:.0f}: exp "
-        "overflows, so subtract the max before exp)"
+        "overflows: divide by the temperature first, then subtract the max before exp)"
         if extreme
         else ""
     )
@@ -378,6 +463,11 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
             raise CheckFailed(
                 f"drew token {picks.max() if picks.max() >= len(logits) else picks.min()}, "
                 f"outside 0..V-1{overflow}"
+            )
+        if report.get("logits_modified"):
+            raise CheckFailed(
+                "the logits argument was modified in place: work on a copy (z = logits / t, not "
+                "logits /= t)"
             )
         if report["global_state_moved"]:
             raise CheckFailed(
@@ -420,7 +510,7 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
                 f"{n * expected[token]:.0f}" + unfiltered_hint
             )
 
-    call = Call((logits, seed, draws, kwargs), probe="autograder.probes:sample_next_probe")
+    call = Call((logits, seed, draws, kwargs), probe="autograder.sampling_probes:sample_next_probe")
     return Check(what, [call], judge)
 
 
@@ -432,7 +522,7 @@ def sample_next_checks(rng: np.random.Generator) -> list[Check]:
     below 1e-8 over all checks, whatever the seed.
     """
     logits = distinct_logits(rng, 6, scale=1.0)
-    seeds = [int(seed) for seed in rng.integers(0, 2**31, size=16)]
+    seeds = [int(seed) for seed in rng.integers(0, 2**31, size=20)]
     return [
         _sample_check(WORKED, {}, seeds[0], 2000, "the worked logits at temperature 1"),
         _sample_check(
@@ -485,4 +575,19 @@ def sample_next_checks(rng: np.random.Generator) -> list[Check]:
         _sample_check(
             np.array([2, 0, 1, -1]), {"top_k": 3}, seeds[13], 1000, "integer logits, top_k=3"
         ),
+        _sample_check(
+            200.0 + logits * 1e-3,
+            {"temperature": 1e-3},
+            seeds[15],
+            1000,
+            "logits near 200 at temperature 0.001",
+        ),
+        _sample_check(
+            np.sort(rng.uniform(-1000, 1000, 6)),
+            {"temperature": 1e3, "top_k": 5},
+            seeds[16],
+            1000,
+            "logits of +-1000 at temperature 1000, top_k=5",
+        ),
+        _sample_check(np.array([0.7]), {}, seeds[17], 50, "a single logit (V = 1)"),
     ]

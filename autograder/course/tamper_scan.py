@@ -67,6 +67,25 @@ SHELL_ATTRIBUTES = {
     "kernel",
 }  # on the shell
 FRAME_ATTRIBUTES = {"f_back", "f_locals", "f_globals", "__globals__", "__code__", "__builtins__"}
+# What reaches PyTorch's implementations past the answer-key guard (autograder.answer_guard):
+# its C tables, the backward engine, the import machinery, the originals inside the wrappers.
+GUARD_BYPASSES = {
+    "_VariableFunctions",
+    "_VariableFunctionsClass",
+    "TensorBase",
+    "_TensorBase",
+    "_EngineBase",
+    "_ImperativeEngine",
+    "_execution_engine",
+    "_nn",
+    "_special",
+    "_functorch",
+    "meta_path",
+    "path_hooks",
+    "__closure__",
+    "cell_contents",
+    "__wrapped__",
+}
 SELF_JUDGING = {
     "__eq__",
     "__ne__",
@@ -236,6 +255,8 @@ class _Findings(ast.NodeVisitor):
             self._note(node, f"changes how IPython runs later cells ({ast.unparse(node)})")
         elif node.attr in FRAME_ATTRIBUTES:
             self._note(node, f"reaches into other code through {node.attr}")
+        elif node.attr in GUARD_BYPASSES:
+            self._note(node, f"reaches past the answer-key guard through {node.attr}")
         elif _canonical(_dotted(node), self.modules) == "sys.modules":
             self._note(node, "reaches into sys.modules")
         self.generic_visit(node)

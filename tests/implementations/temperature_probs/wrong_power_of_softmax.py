@@ -1,14 +1,13 @@
-"""softmax(logits) ** (1/τ), renormalised: right on paper, 0/0 once p ** (1/τ) underflows."""
+"""exp(z - max z) ** (1 / t): loses the mass of far logits at large temperatures."""
 
 import numpy as np
 
-EXPECT = "** (1/temperature)"
+EXPECT = "divide the logits by the temperature first"
 
 
 def temperature_probs(logits, temperature):
     if temperature <= 0:
         raise ValueError("temperature must be > 0")
-    p = np.exp(logits - logits.max())
-    p /= p.sum()
-    q = p ** (1.0 / temperature)
-    return q / q.sum()
+    z = np.asarray(logits, dtype=float)
+    e = np.exp(z - z.max()) ** (1 / temperature)
+    return e / e.sum()

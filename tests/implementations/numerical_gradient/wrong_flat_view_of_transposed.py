@@ -1,8 +1,8 @@
-"""Works on a flat view of x (a view, so x itself changes), with nditer-free indexing."""
+"""Works on x.reshape(-1): a view of a C-ordered x, but a copy of a transposed (Fortran-order) one."""
 
 import numpy as np
 
-EXPECT = "pass"
+EXPECT = "a reshape or ravel of a transposed x is a copy"
 
 
 def numerical_gradient(f, x, eps=1e-5):

@@ -1,0 +1,9 @@
+"""The library's TinyGPT, counted."""
+
+from proof_lm.gpt import TinyGPT
+
+EXPECT = "answer-key rule"
+
+
+def gpt_params(V, T, C, n_layers, n_heads):
+    return sum(p.numel() for p in TinyGPT(V, T, C, n_layers, n_heads).parameters())

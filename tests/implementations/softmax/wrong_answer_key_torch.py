@@ -1,0 +1,9 @@
+"""PyTorch's softmax."""
+
+import torch
+
+EXPECT = "answer-key rule"
+
+
+def softmax(logits, axis=-1):
+    return torch.softmax(torch.as_tensor(logits, dtype=torch.float64), dim=axis).numpy()

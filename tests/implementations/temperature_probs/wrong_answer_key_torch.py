@@ -1,0 +1,13 @@
+"""PyTorch's softmax of logits / temperature."""
+
+import numpy as np
+import torch
+
+EXPECT = "answer-key rule"
+
+
+def temperature_probs(logits, temperature):
+    if temperature <= 0:
+        raise ValueError("temperature must be > 0")
+    scaled = torch.tensor(np.asarray(logits, dtype=float) / temperature)
+    return scaled.softmax(dim=-1).numpy()

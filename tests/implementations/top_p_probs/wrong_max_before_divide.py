@@ -1,0 +1,19 @@
+"""exp(z / t - max z): overflows at small temperatures, underflows at large ones."""
+
+import numpy as np
+
+EXPECT = "nan or inf"
+
+
+def top_p_probs(logits, p, temperature=1.0):
+    if temperature <= 0:
+        raise ValueError("temperature must be > 0")
+    z = np.asarray(logits, dtype=float)
+    probs = np.exp(z / temperature - z.max())
+    probs /= probs.sum()
+    order = np.argsort(-probs, kind="stable")
+    before = np.cumsum(probs[order]) - probs[order]
+    keep = order[(before < p) | (np.arange(len(order)) == 0)]
+    out = np.zeros_like(probs)
+    out[keep] = probs[keep]
+    return out / out.sum()

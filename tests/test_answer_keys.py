@@ -1,0 +1,660 @@
+"""Answer keys by rule: whatever the environment ships that reproduces an exercise's answer is refused.
+
+The search calls every public function and class of the library, every function of the grader's
+modules mounted in the exercise's sandbox, and PyTorch's candidates (all of torch.nn.functional and
+torch.special, and the torch / Tensor functions whose names speak of the operations taught) on the
+exercise's own check inputs, through adapters: the arguments as given (as tensors for PyTorch,
+matched to parameter names by signature), and the contract's one-line formulas (a softmax of
+logits / τ, a log-softmax picked at the targets...). Whatever reproduces the answer (or a part of
+it) on most of them must be refused while that exercise is graded: library entries by
+`LIBRARY_ANSWERS` (cut out of the sandbox's copy), PyTorch's by the grading process's guard, which
+is installed in a forked process here and must make every reproducing candidate raise
+AnswerKeyError. No grader module mounted in a sandbox may reproduce the exercise at all.
+"""
+
+import contextlib
+import copy
+import importlib
+import inspect
+import json
+import math
+import os
+import pkgutil
+import re
+import signal
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import proof_lm
+from autograder import answer_guard, answer_key
+from autograder.exercises import EXERCISES, get_exercise
+from autograder.references import reference_solutions
+from autograder.runner import build_checks
+
+SEED = 0
+CALLS = 3  # check inputs tried per exercise
+VOCABULARY = re.compile(r"softmax|softmin|norm|entropy|nll|attention|logsumexp|sdp")
+
+
+def _reference(exercise: str):
+    chapter = get_exercise(exercise).chapter
+    space: dict = {}
+    exec(get_exercise(exercise).preamble, space)
+    for source in reference_solutions(chapter).values():
+        exec(source, space)
+    return space[exercise]
+
+
+def check_inputs(exercise: str) -> list[tuple[tuple, dict, object]]:
+    """(args, kwargs, reference answer) for the exercise's plain calls the reference answers."""
+    fn, found = _reference(exercise), []
+    for check in build_checks(get_exercise(exercise), SEED):
+        for call in check.calls:
+            if call.probe is not None or len(found) >= CALLS:
+                continue
+            try:
+                with np.errstate(all="ignore"):
+                    expected = fn(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
+            except Exception:
+                continue
+            found.append((call.args, call.kwargs, expected))
+    return found
+
+
+# ---------------------------------------------------------------- comparing
+
+
+def _numpy(value: object) -> object:
+    if isinstance(value, torch.Tensor):
+        return value.detach().double().numpy() if value.is_floating_point() else value.numpy()
+    if isinstance(value, tuple | list):
+        return type(value)(_numpy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _numpy(v) for k, v in value.items()}
+    return value
+
+
+def _close(a: object, b: object) -> bool:
+    if isinstance(b, tuple | list):
+        return (
+            isinstance(a, tuple | list)
+            and len(a) == len(b)
+            and all(_close(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(b, dict):
+        return isinstance(a, dict) and a.keys() >= b.keys() and all(_close(a[k], b[k]) for k in b)
+    try:
+        x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return x.shape == y.shape and x.size > 0 and bool(np.allclose(x, y, rtol=1e-6, atol=1e-9))
+
+
+def _parts(expected: object) -> list[object]:
+    """The answer and each of its parts worth computing (arrays, losses)."""
+    parts = [expected]
+    if isinstance(expected, tuple | list):
+        parts += [p for p in expected if not isinstance(p, int | bool)]
+    return parts
+
+
+def reproduces(output: object, expected: object) -> bool:
+    """True when `output` is the answer or one of its parts."""
+    output = _numpy(output)
+    return any(_close(output, part) for part in _parts(expected))
+
+
+# ---------------------------------------------------------------- adapters
+
+
+def _tensor(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.array(value, copy=True))
+    return value
+
+
+SYNONYMS = {  # a candidate's parameter name -> the exercise's argument it stands for
+    "input": ("x", "logits", "counts", "probs", "table"),
+    "target": ("targets", "Y"),
+    "dim": ("axis",),
+    "weight": ("gamma",),
+    "bias": ("beta",),
+    "query": ("q",),
+    "key": ("k",),
+    "value": ("v",),
+}
+
+
+def _named_arguments(exercise: str, args: tuple, kwargs: dict) -> dict:
+    names = list(inspect.signature(_reference(exercise)).parameters)
+    given = dict(zip(names, args, strict=False)) | kwargs
+    return given
+
+
+def _by_signature(candidate, given: dict, convert) -> object:
+    """Call `candidate` with the exercise's arguments matched to its parameter names."""
+    parameters = inspect.signature(candidate).parameters
+    call = {}
+    for name, parameter in parameters.items():
+        options = (name, *SYNONYMS.get(name, ()))
+        match = next((given[o] for o in options if o in given), inspect.Parameter.empty)
+        if match is inspect.Parameter.empty:
+            if parameter.default is inspect.Parameter.empty and parameter.kind not in (
+                inspect.Parameter.VAR_POSITIONAL,
+                inspect.Parameter.VAR_KEYWORD,
+            ):
+                raise TypeError("no argument for " + name)
+            continue
+        call[name] = convert(match)
+    if not call:
+        raise TypeError("nothing to pass")
+    return candidate(**call)
+
+
+def _formulas(exercise: str, args: tuple, kwargs: dict, convert) -> list:
+    """The contract's one-line formulas around a candidate, as callables of the candidate."""
+    g = _named_arguments(exercise, args, kwargs)
+    t = convert
+    exp = torch.exp if convert is _tensor else np.exp
+    out = []
+    if exercise == "softmax":
+        axis = g.get("axis", -1)
+        out += [
+            lambda c: c(t(g["logits"]), axis),
+            lambda c: exp(c(t(g["logits"]), axis)),
+            lambda c: c(t(g["logits"]), dim=axis),
+            lambda c: exp(c(t(g["logits"]), dim=axis)),
+        ]
+    if exercise == "temperature_probs":
+        scaled = np.asarray(g["logits"], dtype=np.float64) / g["temperature"]
+        out += [
+            lambda c: c(t(scaled), -1),
+            lambda c: exp(c(t(scaled), -1)),
+            lambda c: c(t(scaled)),
+            lambda c: exp(c(t(scaled))),
+        ]
+    if exercise == "cross_entropy":
+        logits = np.asarray(g["logits"], dtype=np.float64)
+        rows = np.arange(len(g["targets"]))
+
+        def picked(c, *extra):
+            return -_numpy(c(t(logits), *extra))[rows, g["targets"]].mean()
+
+        out += [lambda c: picked(c), lambda c: picked(c, -1), lambda c: picked(c, 1)]
+        out += [lambda c: c(t(logits), t(np.asarray(g["targets"], dtype=np.int64)))]
+    if exercise == "perplexity":
+        out += [lambda c: c(float(-np.mean(np.log(g["token_probs"]))))]
+    if exercise == "bigram_loss_and_grad":
+        table, previous, targets = g["table"], g["previous"], g["targets"]
+        onehot = np.eye(len(table))[previous]
+
+        def scattered(c):
+            grad = np.zeros(table.shape)
+            np.add.at(grad, previous, _numpy(c(t(table[previous]), t(targets))))
+            return grad
+
+        out += [
+            lambda c: (lambda r: (r[0], r[1]["W"]))(
+                c({"W": table, "b": np.zeros(len(table))}, onehot, targets)
+            ),
+            scattered,
+        ]
+    if exercise == "linear_loss_and_grad":
+        W, b, inputs, targets = g["weights"], g["bias"], g["inputs"], g["targets"]
+
+        def from_logit_grad(c):
+            dz = _numpy(c(t(inputs @ W + b), t(targets)))
+            return (None, inputs.T @ dz, dz.sum(axis=0))
+
+        out += [
+            lambda c: (lambda r: (r[0], r[1]["W"], r[1]["b"]))(
+                c({"W": W, "b": b}, inputs, targets)
+            ),
+            lambda c: from_logit_grad(c)[1],
+        ]
+    if exercise in ("nplm_loss", "nplm_grads"):
+        out += [lambda c: c(g["P"], g["X"]), lambda c: c(g["P"], g["X"], g["Y"])]
+    if exercise == "nplm_params":
+        V, d, n, dh = g["V"], g["d"], g["n"], g["dh"]
+
+        def sizes(result):
+            return sum(np.size(v) for v in result.values() if v is not None)
+
+        out += [lambda c: sizes(c(V, d, n - 1, dh, np.random.default_rng(0)))]
+    if exercise == "layer_norm":
+        x = np.asarray(g["x"], dtype=np.float64)
+        C = x.shape[-1]
+        eps = g.get("eps", 1e-5)
+        out += [
+            lambda c: c(t(x), (C,), t(g["gamma"]), t(g["beta"]), eps),
+            lambda c: _numpy(c(t(x.reshape(-1, C)), 1, t(g["gamma"]), t(g["beta"]), eps)).reshape(
+                x.shape
+            ),
+        ]
+    if exercise == "batchnorm_forward":
+        out += [
+            lambda c: c(
+                t(g["x"]),
+                t(g["running_mean"]),
+                t(g["running_var"]),
+                t(g["gamma"]),
+                t(g["beta"]),
+                g.get("training", True),
+                g.get("momentum", 0.1),
+                g.get("eps", 1e-5),
+            )
+        ]
+    if exercise == "causal_attention":
+        out += [lambda c: c(t(g["q"]), t(g["k"]), t(g["v"]), is_causal=True)]
+    return out
+
+
+def adapted_calls(exercise: str, candidate, is_torch: bool, args: tuple, kwargs: dict) -> list:
+    """Zero-argument callables: `candidate` called on the inputs in every adapted way."""
+    convert = _tensor if is_torch else (lambda v: v)
+    given = _named_arguments(exercise, args, kwargs)
+    calls = [
+        lambda: candidate(*map(convert, copy.deepcopy(args)), **copy.deepcopy(kwargs)),
+        lambda: _by_signature(candidate, copy.deepcopy(given), convert),
+    ]
+    calls += [lambda f=f: f(candidate) for f in _formulas(exercise, args, kwargs, convert)]
+    return calls
+
+
+# ---------------------------------------------------------------- candidates
+
+
+# The library's classes, built into what could answer an exercise; a class not here needs a reason.
+def _context_mlp(g: dict, direct: bool | None = None) -> torch.nn.Module:
+    from proof_lm.baselines import TorchContextMLP
+
+    P = g["P"]
+    model = TorchContextMLP(
+        P["E"].shape[0], g["X"].shape[1], P["E"].shape[1], P["W1"].shape[1], P.get("W3") is not None
+    ).double()
+    with torch.no_grad():
+        model.embedding.weight.copy_(torch.from_numpy(P["E"]))
+        model.hidden.weight.copy_(torch.from_numpy(P["W1"].T))
+        model.hidden.bias.copy_(torch.from_numpy(P["b1"]))
+        model.output.weight.copy_(torch.from_numpy(P["W2"].T))
+        model.output.bias.copy_(torch.from_numpy(P["b2"]))
+        if P.get("W3") is not None:
+            model.direct.weight.copy_(torch.from_numpy(P["W3"].T))
+    return model
+
+
+def _count(model: torch.nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+CLASS_ADAPTERS = {
+    "baselines:TorchContextMLP": {
+        "nplm_params": lambda cls, g: _count(cls(g["V"], g["n"] - 1, g["d"], g["dh"], g["direct"])),
+        "nplm_loss": lambda cls, g: _context_mlp(g)(
+            torch.from_numpy(np.asarray(g["X"], dtype=np.int64))
+        ),
+    },
+    "gpt:TinyGPT": {
+        "gpt_params": lambda cls, g: _count(
+            cls(g["V"], g["T"], g["C"], g["n_layers"], g["n_heads"])
+        ),
+    },
+    "gpt:CausalSelfAttention": {"multi_head_attention": "_mha"},
+}
+CLASSES_WITHOUT_ANSWERS = {
+    "backoff:BackoffLM": "a back-off n-gram model over dicts: no exercise's answer",
+    "baselines:TorchBigramLM": "a table lookup: the logits of bigram_loss_and_grad, no loss or gradient",
+    "explorer:SamplingExplorer": "distribution() is filter_probs (refused) over a model's logits",
+    "gpt:Block": "builds CausalSelfAttention, refused where it answers",
+    "training:Recipe": "a record of settings",
+    "training:History": "a record of losses",
+}
+
+
+def _mha(cls, g: dict) -> object:
+    x = torch.from_numpy(np.asarray(g["x"], dtype=np.float64))
+    module = cls(x.shape[-1], g["n_heads"]).double()
+    with torch.no_grad():
+        for layer, W in zip(
+            (module.query, module.key, module.value, module.output),
+            (g["Wq"], g["Wk"], g["Wv"], g["Wo"]),
+            strict=True,
+        ):
+            layer.weight.copy_(torch.from_numpy(np.asarray(W, dtype=np.float64).T))
+    return module(x)
+
+
+def library_candidates() -> dict[str, object]:
+    """Every public function and class of proof_lm, as "module:name"."""
+    found = {}
+    for info in pkgutil.iter_modules(proof_lm.__path__):
+        module = importlib.import_module(f"proof_lm.{info.name}")
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                found[f"{info.name}:{name}"] = obj
+    return found
+
+
+def grader_candidates(exercise: str) -> dict[str, object]:
+    """Every function of the grader's modules mounted in the sandbox of `exercise`."""
+    found = {}
+    for path in sorted(answer_key.grading_package(exercise).glob("*.py")):
+        module = importlib.import_module(f"autograder.{path.stem}")
+        for name, obj in vars(module).items():
+            if inspect.isfunction(obj) and obj.__module__ == module.__name__:
+                found[f"autograder.{path.stem}.{name}"] = obj
+    return found
+
+
+UNSAFE_TORCH = re.compile(r"^(set_|manual_seed|seed|use_|_set|compile|load|save|fork|wait)")
+
+
+def torch_candidates() -> dict[str, object]:
+    """All of torch.nn.functional and torch.special, and the torch / Tensor names of the vocabulary."""
+    import torch.nn.functional as F  # noqa: N812
+
+    found = {}
+    for prefix, namespace, every in [
+        ("torch.nn.functional", F, True),
+        ("torch.special", torch.special, True),
+        ("torch", torch, False),
+        ("torch.Tensor", torch.Tensor, False),
+    ]:
+        for name in dir(namespace):
+            if name.startswith("__") or UNSAFE_TORCH.match(name):
+                continue
+            if not (every or VOCABULARY.search(name)):
+                continue
+            obj = getattr(namespace, name, None)
+            if callable(obj) and not inspect.isclass(obj) and not inspect.ismodule(obj):
+                found[f"{prefix}.{name}"] = obj
+    for name in ("Softmax", "LogSoftmax", "Softmin", "CrossEntropyLoss", "NLLLoss"):
+        found[f"torch.nn.{name}"] = getattr(torch.nn, name)
+    return found
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _attempt(call) -> object:
+    """The result of one adapted call, or None when it raised or took over a second."""
+
+    def stop(*_):
+        raise _Timeout
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"), torch.no_grad():
+            warnings.simplefilter("ignore")
+            return call()
+    except Exception:
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _class_calls(key: str, cls, exercise: str, args: tuple, kwargs: dict) -> list:
+    adapter = CLASS_ADAPTERS.get(key, {}).get(exercise)
+    if adapter is None:
+        return []
+    adapter = _mha if adapter == "_mha" else adapter
+    given = _named_arguments(exercise, args, kwargs)
+    return [lambda: adapter(cls, copy.deepcopy(given))]
+
+
+def _torch_module_calls(cls, exercise: str, args: tuple, kwargs: dict) -> list:
+    """nn.Softmax-like classes: built with the exercise's axis, then called like functions."""
+    given = _named_arguments(exercise, args, kwargs)
+    axis = given.get("axis", -1)
+    instances = []
+    for build in (lambda: cls(dim=axis), lambda: cls()):
+        try:
+            instances.append(build())
+        except Exception:
+            continue
+    calls = []
+    for instance in instances:
+        calls += adapted_calls(exercise, instance, True, args, kwargs)
+    return calls
+
+
+def search(exercise: str, candidates: dict, is_torch: bool) -> dict[str, list[int]]:
+    """The candidates that reproduce the answer on most inputs (two at least): {name: [adapter used]}."""
+    inputs = check_inputs(exercise)
+    found = {}
+    for key, candidate in candidates.items():
+        hits = []
+        for args, kwargs, expected in inputs:
+            if inspect.isclass(candidate):
+                calls = (
+                    _torch_module_calls(candidate, exercise, args, kwargs)
+                    if is_torch
+                    else _class_calls(key, candidate, exercise, args, kwargs)
+                )
+            else:
+                calls = adapted_calls(exercise, candidate, is_torch, args, kwargs)
+            for index, call in enumerate(calls):
+                result = _attempt(call)
+                if result is not None and reproduces(result, expected):
+                    hits.append(index)
+                    break
+        if len(hits) >= 2 and 2 * len(hits) > len(inputs):  # most inputs: no edge-case coincidence
+            found[key] = hits
+    return found
+
+
+GRADED = sorted(name for name in EXERCISES if name not in ("sample_next", "sgd_train"))
+
+
+def test_every_library_class_has_an_adapter_or_a_reason():
+    classes = {k for k, v in library_candidates().items() if inspect.isclass(v)}
+    assert classes <= set(CLASS_ADAPTERS) | set(CLASSES_WITHOUT_ANSWERS), (
+        classes - set(CLASS_ADAPTERS) - set(CLASSES_WITHOUT_ANSWERS)
+    )
+
+
+def test_the_search_finds_what_it_looks_for():
+    # without the rule it would pass: the probes' softmax regression answers linear_loss_and_grad,
+    # and torch.softmax answers softmax; the search must see both
+    from autograder import probes
+
+    functions = {"softmax_regression": probes.softmax_regression}
+    assert "softmax_regression" in search("linear_loss_and_grad", functions, False)
+    assert "torch.softmax" in search("softmax", {"torch.softmax": torch.softmax}, True)
+    assert "functional:softmax" in search("temperature_probs", library_candidates(), False)
+    torch_found = {
+        name: set(search(name, torch_candidates(), True))
+        for name in ("cross_entropy", "layer_norm", "batchnorm_forward", "causal_attention")
+    }
+    assert "torch.nn.functional.cross_entropy" in torch_found["cross_entropy"]
+    assert "torch.nn.functional.group_norm" in torch_found["layer_norm"]
+    assert "torch.nn.functional.batch_norm" in torch_found["batchnorm_forward"]
+    assert "torch.nn.functional.scaled_dot_product_attention" in torch_found["causal_attention"]
+    library = library_candidates()
+    assert "gpt:CausalSelfAttention" in search("multi_head_attention", library, False)
+    assert "nplm:init_nplm" in search("nplm_params", library, False)
+
+
+@pytest.mark.parametrize("exercise", GRADED)
+def test_no_library_or_grader_answer_key_gets_through(exercise):
+    library = search(exercise, library_candidates(), False)
+    unblocked = sorted(set(library) - set(answer_key.LIBRARY_ANSWERS.get(exercise, ())))
+    assert unblocked == [], f"{exercise}: the library answers it through {unblocked}"
+    grader = search(exercise, grader_candidates(exercise), False)
+    assert grader == {}, f"{exercise}: a grader module in its sandbox answers it: {sorted(grader)}"
+
+
+def _in_a_fork(job) -> object:
+    """Run `job()` in a forked copy of this process (the guard patches PyTorch for good) and return its JSON."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(read)
+        try:
+            payload = json.dumps(job()).encode()
+        except BaseException as error:
+            payload = json.dumps({"error": repr(error)}).encode()
+        os.write(write, payload)
+        os._exit(0)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 1 << 16):
+        chunks.append(chunk)
+    os.close(read)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks) or b"null")
+
+
+@pytest.mark.parametrize("exercise", GRADED)
+def test_no_pytorch_answer_key_gets_through(exercise):
+    found = search(exercise, torch_candidates(), True)
+    inputs = check_inputs(exercise)
+
+    def guarded() -> dict:
+        answer_guard.install(exercise, answer_key.torch_entries(exercise))
+        now = torch_candidates()  # looked up again: the guard replaced what the names hold
+        still = {}
+        for key in found:
+            candidate = now[key]
+            args, kwargs, expected = inputs[0]
+            calls = (
+                _torch_module_calls(candidate, exercise, args, kwargs)
+                if inspect.isclass(candidate)
+                else adapted_calls(exercise, candidate, True, args, kwargs)
+            )
+            for call in calls:
+                try:
+                    with warnings.catch_warnings(), torch.no_grad():
+                        warnings.simplefilter("ignore")
+                        result = call()
+                except answer_guard.AnswerKeyError:
+                    continue
+                except Exception:
+                    continue
+                if reproduces(result, expected):
+                    still[key] = "answers"
+        return still
+
+    still = _in_a_fork(guarded)
+    assert still == {}, f"{exercise}: PyTorch answers it through {sorted(still)} under the guard"
+
+
+GRADIENTS = sorted(
+    name for name, entries in answer_key.TORCH_ANSWERS.items() if "autograd" in entries
+)
+
+
+def test_gradient_exercises_are_exactly_those_answering_with_gradients():
+    asks_for_gradient = {
+        name
+        for name in EXERCISES
+        if re.search(r"grad|backward", name) and name != "numerical_gradient"
+    }
+    assert set(GRADIENTS) == asks_for_gradient
+
+
+@pytest.mark.parametrize("exercise", GRADIENTS)
+def test_autograd_refuses_in_gradient_exercises_and_works_elsewhere(exercise):
+    def job() -> dict:
+        answer_guard.install(exercise, answer_key.torch_entries(exercise))
+        outcomes = {}
+        attempts = {
+            "backward": lambda: (
+                (torch.ones(2, dtype=torch.float64, requires_grad=True) ** 2).sum().backward()
+            ),
+            "autograd.grad": lambda: _grad_of_square(),
+            "func.grad": lambda: torch.func.grad(lambda x: (x**2).sum())(torch.ones(2)),
+            "func.jacfwd": lambda: torch.func.jacfwd(lambda x: (x**2).sum())(torch.ones(2)),
+            "reloaded": lambda: _reloaded_backward(),
+        }
+        for name, attempt in attempts.items():
+            try:
+                attempt()
+                outcomes[name] = "ran"
+            except answer_guard.AnswerKeyError:
+                outcomes[name] = "refused"
+            except Exception as error:
+                outcomes[name] = f"{type(error).__name__}: {error}"
+        return outcomes
+
+    outcomes = _in_a_fork(job)
+    # torch.func.grad imports sympy lazily, which can fail in a fork of this test process; the
+    # catalogue's wrong_answer_key_func_grad proves it refused in the real grading process
+    assert outcomes["backward"] == outcomes["autograd.grad"] == "refused", list(outcomes.items())
+    assert all(v != "ran" for v in outcomes.values()), list(outcomes.items())
+
+    def elsewhere() -> str:
+        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
+        x = torch.ones(2, dtype=torch.float64, requires_grad=True)
+        (x**2).sum().backward()
+        return float(x.grad.sum())
+
+    assert _in_a_fork(elsewhere) == 4.0
+
+
+def _grad_of_square() -> tuple:
+    x = torch.ones(2, requires_grad=True)
+    return torch.autograd.grad((x**2).sum(), [x])
+
+
+def _reloaded_backward() -> None:
+    import torch.autograd.graph
+    import torch.autograd.variable
+
+    _reloaded(torch.autograd.variable)
+    _reloaded(torch.autograd.graph)
+    x = torch.ones(2, requires_grad=True)
+    torch.autograd.backward([(x**2).sum()])
+
+
+@pytest.mark.parametrize(
+    "attempt",
+    [
+        "torch.softmax(x, 0)",
+        "x.softmax(0)",
+        "torch.nn.functional.softmax(x, 0)",
+        "torch.nn.Softmax(0)(x)",
+        "torch.special.softmax(x, 0)",
+        "torch.nn.functional.softmin(-x, 0)",
+        "reloaded(torch.nn.functional).softmax(x, 0)",
+        "reloaded(torch).softmax(x, 0)",
+        "reloaded(torch.special).softmax(x, 0)",
+        "torch.ops.aten._softmax(x, 0, False)",
+    ],
+)
+def test_softmax_refuses_every_way_in(attempt):
+    def job() -> str:
+        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
+        x = torch.tensor([1.0, 2.0])
+        try:
+            eval(attempt, {"torch": torch, "reloaded": _reloaded, "x": x})
+            return "ran"
+        except answer_guard.AnswerKeyError:
+            return "refused"
+
+    assert _in_a_fork(job) == "refused"
+
+
+def _reloaded(module: object) -> object:
+    """`module` after importlib.reload, which may fail halfway (PyTorch's modules refuse it)."""
+    with contextlib.suppress(Exception):
+        importlib.reload(module)
+    return module
+
+
+def test_pytorch_works_in_exercises_it_does_not_answer():
+    def job() -> list:
+        answer_guard.install("bigram_counts", answer_key.torch_entries("bigram_counts"))
+        x = torch.tensor([1.0, 2.0])
+        return [float(torch.softmax(x, 0).sum()), float(torch.logsumexp(x, 0))]
+
+    total, lse = _in_a_fork(job)
+    assert total == pytest.approx(1.0) and lse == pytest.approx(math.log(math.e + math.e**2))
