@@ -18,7 +18,14 @@ from pathlib import Path
 from autograder.notebook import PARSING
 
 REPO = Path(__file__).resolve().parent.parent
-GRADING_MODULES = ("__init__.py", "child.py", "harness.py", "plain.py", "probes.py")
+GRADING_MODULES = (
+    "__init__.py",
+    "child.py",
+    "harness.py",
+    "plain.py",
+    "probes.py",
+    "torch_probes.py",
+)
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 
 # Library functions that implement (all or the heart of) each graded exercise.
@@ -46,6 +53,11 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "top_p_probs": ("sampling:filter_probs",),
     "sample_next": ("sampling:filter_probs", "sampling:draw"),
     "gpt_params": ("gpt:gpt_param_count",),
+    "get_batch": ("gpt2:get_batch",),
+    "CausalSelfAttention": ("gpt2:CausalSelfAttention", "gpt:CausalSelfAttention"),
+    "Block": ("gpt2:Block", "gpt:Block"),
+    "GPT": ("gpt2:GPT", "gpt:TinyGPT"),
+    "generate": ("gpt2:generate",),
 }
 
 STUB = '''
@@ -54,13 +66,15 @@ class AnswerKeyError(RuntimeError):
     """Raised by a library function that implements the exercise being graded."""
 
 
-def _answer_key(name):
+def _answer_key(name, is_class=False):
     def refuse(*args, **kwargs):
         raise AnswerKeyError(
             f"proof_lm.{__name__.split('.')[-1]}.{name} implements the exercise being graded ({EXERCISE}); "
             "grading does not let a solution call it: write the function yourself"
         )
 
+    if is_class:  # building it (or a subclass, through super().__init__) refuses
+        return type(name, (), {"__init__": lambda self, *a, **k: refuse()})
     refuse.__name__ = name
     return refuse
 
@@ -102,7 +116,7 @@ def kernel_package() -> Path:
 
 @functools.cache
 def library_without(exercise: str) -> Path:
-    """A copy of `proof_lm` in which every function answering `exercise` raises AnswerKeyError."""
+    """A copy of `proof_lm` in which every function or class answering `exercise` raises AnswerKeyError."""
     target = _root() / f"proof_lm-{exercise}"
     shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     _copy_tree(REPO / "proof_lm", target)
@@ -112,22 +126,28 @@ def library_without(exercise: str) -> Path:
         by_module.setdefault(module, []).append(name)
     for module, names in by_module.items():
         path = target / f"{module}.py"
-        lines = [
-            _without_definitions(path.read_text(), set(names)),
-            STUB.replace("{EXERCISE}", exercise),
-        ]
-        lines += [f"{name} = _answer_key({name!r})\n" for name in names]
+        source = path.read_text()
+        lines = [_without_definitions(source, set(names)), STUB.replace("{EXERCISE}", exercise)]
+        classes = _class_names(source)
+        lines += [f"{name} = _answer_key({name!r}, {name in classes})\n" for name in names]
         path.write_text("".join(lines))
     return target
 
 
+def _class_names(source: str) -> set[str]:
+    """The names of the top-level classes of `source`."""
+    with PARSING:
+        tree = ast.parse(source)
+    return {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+
+
 def _without_definitions(source: str, names: set[str]) -> str:
-    """`source` with the top-level functions called `names` cut out (decorators included)."""
+    """`source` with the top-level functions and classes called `names` cut out (decorators included)."""
     lines = source.splitlines(keepends=True)
     with PARSING:  # CPython 3.11 mis-builds ASTs made in two threads at once (see notebook.PARSING)
         tree = ast.parse(source)
     for node in reversed(tree.body):
-        if isinstance(node, ast.FunctionDef) and node.name in names:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name in names:
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
             del lines[start : node.end_lineno]
     return "".join(lines)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograder.harness import Check
+from autograder.torch_probes import ATTENTION_KEYS
 
 # What the locked set-up cell of each chapter defines before any solution cell runs.
 PREAMBLES = {
@@ -17,6 +18,7 @@ PREAMBLES = {
     "05_sampling": "import numpy as np\n",
     "06_training": "import math\n\nimport numpy as np\n",
     "07_attention": "import math\n\nimport numpy as np\n",
+    "08_gpt": "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n",
 }
 
 
@@ -28,6 +30,9 @@ class Exercise:
     chapter: str
     points: int
     module: str  # module in autograder.checks holding `<name>_checks(rng)`
+    # "module:attribute" of PyTorch's own implementations of it, refused while it is graded
+    refuse: tuple[str, ...] = ()
+    extra: bool = False  # a challenge: extra credit, never part of the chapter's total
 
     def checks(self, seed: int) -> list[Check]:
         """Build this exercise's checks from the grading run's `seed`; references are computed here."""
@@ -69,6 +74,11 @@ EXERCISES = {
         Exercise("layer_norm", "07_attention", 2, "attention"),
         Exercise("layer_norm_backward", "07_attention", 3, "attention"),
         Exercise("gpt_params", "07_attention", 1, "attention"),
+        Exercise("get_batch", "08_gpt", 2, "gpt"),
+        Exercise("CausalSelfAttention", "08_gpt", 4, "gpt", refuse=ATTENTION_KEYS),
+        Exercise("Block", "08_gpt", 2, "gpt"),
+        Exercise("GPT", "08_gpt", 4, "gpt"),
+        Exercise("generate", "08_gpt", 3, "gpt"),
     ]
 }
 

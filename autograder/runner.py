@@ -91,6 +91,7 @@ def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -
             "sources": sources,
             "references": reference_sources(exercise),
             "function": exercise.name,
+            "refuse": exercise.refuse,
             "calls": [call for check in checks for call in check.calls],
         }
     )
