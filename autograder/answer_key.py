@@ -69,6 +69,11 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "bpe_train": ("bpe:bpe_train", "bpe:_merge_pair"),
     "bpe_encode": ("bpe:bpe_encode", "bpe:_merge_pair"),
     "bpe_decode": ("bpe:bpe_decode", "bpe:token_bytes"),
+    "get_batch": ("gpt2:get_batch",),
+    "CausalSelfAttention": ("gpt2:CausalSelfAttention", "gpt:CausalSelfAttention"),
+    "Block": ("gpt2:Block", "gpt:Block"),
+    "GPT": ("gpt2:GPT", "gpt:TinyGPT"),
+    "generate": ("gpt2:generate",),
 }
 
 # PyTorch's entry points of each operation, at every level a reload would fetch them from again.
@@ -154,6 +159,18 @@ TORCH_ANSWERS: dict[str, tuple[str, ...]] = {
     ),
     "layer_norm": LAYER_NORM,
     "layer_norm_backward": (*LAYER_NORM, *AUTOGRAD),
+    "CausalSelfAttention": (
+        *ATTENTION,
+        "torch.nn.functional.multi_head_attention_forward",
+        "torch._native_multi_head_attention",
+        "torch.nn.MultiheadAttention",
+        "torch.nn.modules.activation.MultiheadAttention",
+        "torch.nn.modules.transformer.MultiheadAttention",
+        "torch.ops.aten._native_multi_head_attention",
+        "torch.ops.aten._scaled_dot_product_flash_attention",
+        "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu",
+        "torch.ops.aten._scaled_dot_product_efficient_attention",
+    ),
 }
 
 
@@ -168,7 +185,7 @@ class AnswerKeyError(RuntimeError):
     """Raised by a library function that implements the exercise being graded."""
 
 
-def _answer_key(name):
+def _answer_key(name, is_class=False):
     def refuse(*args, **kwargs):
         raise AnswerKeyError(
             f"proof_lm.{__name__.split('.')[-1]}.{name} implements the exercise being graded ({EXERCISE}); "
@@ -176,6 +193,8 @@ def _answer_key(name):
             "of it (the library's, the grader's, PyTorch's) refuse to run. Write it yourself"
         )
 
+    if is_class:  # building it (or a subclass, through super().__init__) refuses
+        return type(name, (), {"__init__": lambda self, *a, **k: refuse()})
     refuse.__name__ = name
     return refuse
 
@@ -232,7 +251,7 @@ def kernel_package() -> Path:
 
 @functools.cache
 def library_without(exercise: str) -> Path:
-    """A copy of `proof_lm` in which every function answering `exercise` raises AnswerKeyError."""
+    """A copy of `proof_lm` in which every function or class answering `exercise` raises AnswerKeyError."""
     target = _root() / f"proof_lm-{exercise}"
     shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     _copy_tree(REPO / "proof_lm", target)
@@ -260,7 +279,10 @@ def _without_definitions(source: str, names: set[str], stub: str) -> str:
         if cut:
             decorators = getattr(node, "decorator_list", [])
             start = min([node.lineno, *(d.lineno for d in decorators)]) - 1
-            lines[start : node.end_lineno] = [f"{name} = _answer_key({name!r})\n" for name in cut]
+            is_class = isinstance(node, ast.ClassDef)
+            lines[start : node.end_lineno] = [
+                f"{name} = _answer_key({name!r}, {is_class})\n" for name in cut
+            ]
             first = start
     if first is not None:
         lines.insert(first, stub)

@@ -17,6 +17,7 @@ PREAMBLES = {
     "05_sampling": "import numpy as np\n",
     "06_training": "import math\n\nimport numpy as np\n",
     "07_attention": "import math\n\nimport numpy as np\n",
+    "08_gpt": "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n",
     "09_tokenization": "import math\n\nimport numpy as np\n",
 }
 
@@ -83,6 +84,11 @@ EXERCISES = {
         Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
         Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),
         Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),
+        Exercise("get_batch", "08_gpt", 2, "gpt"),
+        Exercise("CausalSelfAttention", "08_gpt", 4, "gpt"),
+        Exercise("Block", "08_gpt", 2, "gpt"),
+        Exercise("GPT", "08_gpt", 4, "gpt"),
+        Exercise("generate", "08_gpt", 3, "gpt"),
     ]
 }
 

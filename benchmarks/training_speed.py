@@ -1,6 +1,6 @@
 """Chapter 03's recipes against the makemore lectures' recipe, timed in the same run.
 
-    .venv/bin/python benchmarks/training_speed.py [--names PATH] [--skip-lectures]
+    .venv/bin/python benchmarks/training_speed.py [--names PATH] [--skip-lectures] [--only shakespeare]
 
 Uses ../shared/data/names.txt (the lectures' file) when it exists, else the course corpus, with
 the makemore split. Prints: the time for the lectures' recipe (emb 10, hidden 200, context 3, SGD
@@ -8,7 +8,9 @@ batch 32, learning rate 0.1 then 0.01 after 100,000 steps, 200,000 steps) to rea
 where it ends; the time for ours to reach 2.17 and the ratio; the dev loss our recipes reach in
 about 20 s with contexts 3 and 8; and the dev loss chapter 07's tiny GPT and chapter 03's
 context-8 MLP reach in 20 s and in 60 s of CPU time each (`train_lm(..., seconds=...)`). One
-thread, as COURSE.md recommends.
+thread, as COURSE.md recommends. `--only shakespeare` prints only chapter 08's comparison: the
+GPT of proof_lm.gpt2 (the chapter's configuration) and the context-8 MLP on Shakespeare, dev loss
+in nats per character after 20 s and 60 s of CPU time each.
 
 `--only bpe` prints only chapter 09's comparison: chapter 08's GPT (the library's) trained for 60 s
 of CPU time on the character ids and on the 512 BPE ids of Shakespeare's training split, its dev
@@ -22,13 +24,13 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
-from proof_lm.baselines import TorchContextMLP
+from proof_lm.baselines import TorchContextMLP, make_context_dataset
 from proof_lm.bpe import bpe_decode, bpe_encode, bpe_train
 from proof_lm.corpus import load_names, split_names
 from proof_lm.gpt import TinyGPT
 from proof_lm.gpt2 import GPT
 from proof_lm.metrics import bits_per_character
-from proof_lm.shakespeare import char_vocab, encode_chars, load_shakespeare
+from proof_lm.shakespeare import char_vocab, encode_chars, load_shakespeare, split_by_position
 from proof_lm.text_training import train_on_text
 from proof_lm.training import Recipe, init_output_bias, train_lm
 from proof_lm.vocab import build_vocab
@@ -68,6 +70,34 @@ BPE_BLOCK = 64
 BPE_RECIPE = Recipe(
     steps=10**6, batch_size=32, learning_rate=0.01, weight_decay=0.01, warmup=50, eval_every=10**6
 )
+
+
+# Chapter 08's GPT and MLP on Shakespeare, as the notebook trains them.
+SHAKESPEARE_GPT = {"block_size": 64, "n_embd": 64, "n_head": 4, "n_layer": 4}
+SHAKESPEARE_GPT_RECIPE = Recipe(
+    steps=10**6, batch_size=8, learning_rate=1e-2, weight_decay=0.1, warmup=50, eval_every=10**6
+)
+
+
+def shakespeare(seconds: float) -> tuple[float, float]:
+    """Dev loss (nats per character) of chapter 08's GPT and context-8 MLP after `seconds` of CPU time each."""
+    text = load_shakespeare()
+    stoi, itos = char_vocab(text)
+    train, dev = split_by_position(encode_chars(text, stoi))
+    torch.manual_seed(0)
+    gpt = GPT(len(itos), **SHAKESPEARE_GPT)
+    block = SHAKESPEARE_GPT["block_size"]
+    gpt_history = train_on_text(
+        gpt, train, dev, block, SHAKESPEARE_GPT_RECIPE, seconds=seconds, progress=False
+    )
+    torch.manual_seed(0)
+    mlp = TorchContextMLP(len(itos), 8, 16, 200)
+    windows = make_context_dataset(train, 8)
+    init_output_bias(mlp.output, windows[1], len(itos))
+    mlp_history = train_lm(
+        mlp, windows, make_context_dataset(dev, 8), MLP_RECIPE, progress=False, seconds=seconds
+    )
+    return gpt_history.dev[-1], mlp_history.dev[-1]
 
 
 def lectures_recipe(train, dev, eval_every: int = 5000) -> tuple[float | None, float, float]:
@@ -205,9 +235,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--names", type=Path, default=LECTURES if LECTURES.is_file() else None)
     parser.add_argument("--skip-lectures", action="store_true", help="skip the 200,000-step recipe")
-    parser.add_argument("--only", choices=["bpe"], help="run only this part")
+    parser.add_argument("--only", choices=["shakespeare", "bpe"], help="run only this comparison")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.only == "shakespeare":
+        print_shakespeare_comparison()
+        return
     if args.only == "bpe":
         print_tokenizer_comparison()
         return
@@ -259,7 +292,15 @@ def main() -> None:
             f"({gpt['steps']} steps of {GPT_RECIPE.batch_size} names); context-8 MLP dev "
             f"{mlp['dev']:.4f} ({mlp['steps']} steps of {MLP_RECIPE.batch_size} windows)"
         )
+    print_shakespeare_comparison()
     print_tokenizer_comparison()
+
+
+def print_shakespeare_comparison() -> None:
+    """Chapter 08's GPT against the context-8 MLP on Shakespeare, 20 s and 60 s of CPU time each."""
+    for seconds in (20, 60):
+        gpt_dev, mlp_dev = shakespeare(seconds)
+        print(f"shakespeare {seconds}s: gpt={gpt_dev:.4f} mlp={mlp_dev:.4f}", flush=True)
 
 
 if __name__ == "__main__":

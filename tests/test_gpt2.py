@@ -156,3 +156,27 @@ def test_train_on_text_learns_a_repeating_text_within_its_budget():
     assert history.seconds[-1] >= 2.0 and history.seconds == sorted(history.seconds)
     with pytest.raises(ValueError, match="positive"):
         train_on_text(model, data, None, 8, recipe, seconds=0)
+
+
+def test_grading_blocks_the_library_class_of_the_exercise_and_keeps_the_others():
+    import importlib.util
+
+    from autograder.answer_key import library_without
+
+    path = library_without("CausalSelfAttention") / "gpt2.py"
+    spec = importlib.util.spec_from_file_location("blocked_gpt2", path)
+    blocked = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(blocked)
+    with pytest.raises(RuntimeError, match="implements the exercise being graded") as caught:
+        blocked.CausalSelfAttention(8, 2, 4)
+    assert type(caught.value).__name__ == "AnswerKeyError"
+
+    class Sneaky(blocked.CausalSelfAttention):
+        def __init__(self):
+            super().__init__(8, 2, 4)
+
+    with pytest.raises(RuntimeError, match="CausalSelfAttention"):
+        Sneaky()
+    assert "def forward" not in path.read_text().split("class Block")[0]
+    x, _ = blocked.get_batch(torch.arange(10), 3, 2, torch.Generator())
+    assert x.shape == (2, 3)

@@ -1,0 +1,30 @@
+"""Accepts top_k and ignores it."""
+
+import torch
+import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
+from torch import nn
+
+EXPECT = "top_k was ignored"
+
+
+@torch.no_grad()
+def generate(
+    model: nn.Module,
+    idx: torch.Tensor,
+    max_new_tokens: int,
+    generator: torch.Generator,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+) -> torch.Tensor:
+    """idx (B, T) followed by max_new_tokens ids sampled one at a time: (B, T + max_new_tokens)."""
+    was_training = model.training
+    model.eval()
+    for _ in range(max_new_tokens):
+        context = idx[:, -model.block_size :]  # (B, <= block_size): all the model can read
+        logits, _ = model(context)
+        logits = logits[:, -1, :] / temperature  # (B, V): the prediction for the next id
+        probs = F.softmax(logits, dim=-1)
+        next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
+        idx = torch.cat([idx, next_id], dim=1)
+    model.train(was_training)
+    return idx

@@ -1,0 +1,19 @@
+"""Ignores the generator: torch's global one moves."""
+
+import torch
+
+EXPECT = "global random state moved"
+
+
+def get_batch(
+    data: torch.Tensor, block_size: int, batch_size: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """batch_size random windows of data (x) and the same windows one position later (y)."""
+    if len(data) <= block_size:
+        raise ValueError(
+            f"data has {len(data)} ids; it must be longer than block_size={block_size}"
+        )
+    starts = torch.randint(len(data) - block_size, (batch_size,))  # (B,)
+    x = torch.stack([data[s : s + block_size] for s in starts.tolist()])  # (B, T)
+    y = torch.stack([data[s + 1 : s + 1 + block_size] for s in starts.tolist()])  # (B, T)
+    return x.long(), y.long()

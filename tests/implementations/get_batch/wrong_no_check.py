@@ -1,0 +1,15 @@
+"""No ValueError: a too-short text fails inside torch.randint."""
+
+import torch
+
+EXPECT = "expected ValueError"
+
+
+def get_batch(
+    data: torch.Tensor, block_size: int, batch_size: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """batch_size random windows of data (x) and the same windows one position later (y)."""
+    starts = torch.randint(len(data) - block_size, (batch_size,), generator=generator)  # (B,)
+    x = torch.stack([data[s : s + block_size] for s in starts.tolist()])  # (B, T)
+    y = torch.stack([data[s + 1 : s + 1 + block_size] for s in starts.tolist()])  # (B, T)
+    return x.long(), y.long()
