@@ -29,6 +29,9 @@ class Outcome:
     error_bases: tuple[str, ...] = ()
     message: str = ""
     args_after: object = None
+    aliases: list = field(
+        default_factory=list
+    )  # [where in the answer, argument index] sharing memory
 
     def raised(self, name: str) -> bool:
         """True when the call raised `name` or a subclass of it."""
@@ -59,11 +62,32 @@ def run_call(fn: Callable, call: Call) -> Outcome:
             else:
                 module, name = call.probe.split(":")
                 value = getattr(importlib.import_module(module), name)(fn, *args, **kwargs)
-        return Outcome(value=to_plain(value), args_after=to_plain(list(args)))
+        plain = to_plain(value)  # only exact built-in types and base-class arrays from here on
+        aliases = shared_memory(value, args) if call.probe is None else []
+        return Outcome(value=plain, args_after=to_plain(list(args)), aliases=aliases)
     except NotPlain as bad:  # the grader's verdict on the answer, not an error the student raised
         return Outcome(error="NotPlain", error_bases=("NotPlain",), message=str(bad))
     except Exception as error:  # the student's exception is data for the judge
         return error_outcome(error)
+
+
+def shared_memory(value: object, args: tuple, where: str = "the answer") -> list:
+    """[where, argument index] for every array in the answer that shares memory with an argument."""
+    if type(value) in (list, tuple):
+        return [
+            a for i, item in enumerate(value) for a in shared_memory(item, args, f"{where}[{i}]")
+        ]
+    if type(value) is dict:
+        return [
+            a for key, item in value.items() for a in shared_memory(item, args, f"{where}[{key!r}]")
+        ]
+    if not isinstance(value, np.ndarray):
+        return []
+    return [
+        [where, index]
+        for index, arg in enumerate(args)
+        if isinstance(arg, np.ndarray) and np.may_share_memory(value, arg)
+    ]
 
 
 def error_outcome(error: BaseException) -> Outcome:

@@ -17,17 +17,20 @@ from autograder.expect import (
     as_array,
     exact_count,
     expect_close,
+    expect_fresh,
     expect_raises,
     expect_unchanged,
     labelled,
     matches,
     tuple_answer,
     value_of,
+    value_of_views,
 )
 from autograder.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.gpt import TinyGPT
 
 RTOL, ATOL = 1e-6, 1e-9
+STRIDED = "autograder.probes:strided_probe"  # every array argument as a non-contiguous view
 
 
 def _rejects(args: tuple, kwargs: dict, what: str, hint: str) -> Check:
@@ -154,13 +157,17 @@ def _weights_structure(weights: np.ndarray) -> str | None:
     return None
 
 
-def _judge_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str) -> Check:
+def _judge_attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str, probe: str | None = None
+) -> Check:
     out, weights = reference_attention(q, k, v)
     B, T, dv = v.shape
     diagnoses = attention_diagnoses(q, k, v)
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if probe:
+            value_of_views(outcome)
         got_out, got_weights = tuple_answer(outcome, ["output", "weights"])
         with labelled("weights"):
             got_weights = as_array(got_weights, (B, T, T))
@@ -189,8 +196,9 @@ def _judge_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str) -> 
                 note=" (the weights are right: the output is weights @ v)",
             )
         expect_unchanged(outcome, (q, k, v))
+        expect_fresh(outcome, ("q", "k", "v"))
 
-    return Check(what, [Call((q, k, v))], judge)
+    return Check(what, [Call((q, k, v), probe=probe)], judge)
 
 
 def causal_attention_checks(rng: np.random.Generator) -> list[Check]:
@@ -207,34 +215,77 @@ def causal_attention_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_attention(q, rng.normal(size=(1, 5, 2)), rng.normal(size=(1, 5, 2)), "q = 0")
     )
-    bad = rng.normal(size=(2, 4, 3))
-    checks += [
-        _rejects(
-            (bad, bad, bad[:1]),
-            {},
-            "v with another batch size raises ValueError (it would broadcast)",
-            "v must be (B, T, d_v) with the B and T of q",
-        ),
-        _rejects(
-            (bad[0], bad[0], bad[0]),
-            {},
-            "2-d inputs raise ValueError",
-            "expected q, k, v of shape (B, T, d)",
-        ),
-        _rejects(
-            (bad, bad[..., :2], bad),
-            {},
-            "k of a different width than q raises ValueError",
-            "q and k must have the same shape",
-        ),
-        _rejects(
-            (bad, bad, bad[:, :3]),
-            {},
-            "v with a different T raises ValueError",
-            "v must be (B, T, d_v) with the B and T of q",
-        ),
-    ]
+    checks += large_score_attention_checks(rng)
+    q, k, v = (rng.normal(size=(2, 5, n)) for n in (3, 3, 2))
+    checks.append(_judge_attention(q, k, v, "non-contiguous inputs (strided views)", STRIDED))
+    checks += attention_shape_checks(rng)
     return checks
+
+
+def large_score_attention_checks(rng: np.random.Generator) -> list[Check]:
+    """Scores far apart: across the batch and positions, the future far above the past, and far
+    below any finite fill value."""
+    B, T, d = 3, 6, 4
+    q, k, v = (rng.normal(size=(B, T, d)) for _ in range(3))
+    q[1] *= 700.0  # batch 1 scores in the thousands beside batch 0's of order one
+    q[2, ::2] *= 900.0  # within batch 2, every other position's scores too
+    checks = [
+        _judge_attention(
+            q, k, v, "rows of very different scales (a shift by each row's own maximum)"
+        )
+    ]
+    u = rng.normal(size=d)
+    u /= np.linalg.norm(u)
+    q = rng.normal(size=(2, T, d)) + 20.0 * u
+    k = rng.normal(size=(2, T, d))
+    k[:, T // 2 :] += 300.0 * u  # later keys score about 3000 above the earlier ones
+    checks.append(
+        _judge_attention(
+            q,
+            k,
+            rng.normal(size=(2, T, 3)),
+            "the future scores thousands above the past (take the maximum over j <= t only)",
+        )
+    )
+    # integer keys and a query of -1e10: every score an exact multiple of 5e9, down to -2e11, far
+    # below a finite fill such as -1e9: the masked future must still get exactly 0
+    k = rng.integers(1, 10, size=(2, 5, 4)).astype(np.float64)
+    q = np.full((2, 5, 4), -1e10)
+    checks.append(
+        _judge_attention(
+            q,
+            k,
+            rng.normal(size=(2, 5, 2)),
+            "scores of about -1e11: the future must be -inf, not a large finite number",
+        )
+    )
+    return checks
+
+
+def attention_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """Every argument of a wrong shape: fewer or more dimensions, a batch or T of 1 that would
+    broadcast, another T, another width."""
+    B, T, d = 2, 4, 3
+    q, k, v = (rng.normal(size=(B, T, d)) for _ in range(3))
+    qkv = "expected q, k of the same shape (B, T, d) and v of shape (B, T, d_v)"
+    cases = [
+        ((q[0], q[0], q[0]), "2-d inputs"),
+        ((q[0], k, v), "a 2-d q beside 3-d k and v (it would broadcast)"),
+        ((q, k[0], v), "a 2-d k (it would broadcast)"),
+        ((q, k, v[0]), "a 2-d v (it would broadcast)"),
+        ((q[None], k, v), "a 4-d q (it would broadcast)"),
+        ((q, k[None], v), "a 4-d k (it would broadcast)"),
+        ((q, k, v[None]), "a 4-d v (it would broadcast)"),
+        ((q[:1], k, v), "q of batch 1 beside k and v of batch 2 (it would broadcast)"),
+        ((q, k[:1], v), "k of batch 1 beside q and v of batch 2 (it would broadcast)"),
+        ((q, k, v[:1]), "v with another batch size (it would broadcast)"),
+        ((q, k[:, :1], v), "k with T = 1 beside q with T = 4 (it would broadcast)"),
+        ((q, k[:, :3], v), "k with another T than q"),
+        ((q[:, :3], k, v), "q with another T than k and v"),
+        ((q, k, v[:, :3]), "v with another T"),
+        ((q, k[..., :2], v), "k of a different width than q"),
+    ]
+    return [_rejects(args, {}, f"{what} raises ValueError", qkv) for args, what in cases]
 
 
 # ---------------------------------------------------------------- multi_head_attention
@@ -308,7 +359,12 @@ def variant_mha(
 
 
 def _judge_mha(
-    x: np.ndarray, W: tuple, n_heads: int, what: str, against_torch: bool = False
+    x: np.ndarray,
+    W: tuple,
+    n_heads: int,
+    what: str,
+    against_torch: bool = False,
+    probe: str | None = None,
 ) -> Check:
     expected = torch_mha(x, *W, n_heads) if against_torch else reference_mha(x, *W, n_heads)
     H = n_heads
@@ -364,11 +420,17 @@ def _judge_mha(
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        answer = as_array(value_of(outcome), x.shape)
+        answer = as_array((value_of_views if probe else value_of)(outcome), x.shape)
+        if not np.isfinite(answer).all() and np.isfinite(expected).all():
+            raise CheckFailed(
+                "got nan or inf: at large scores exp overflows (or every past entry underflows): "
+                "in every head, subtract the max of each row's unmasked scores before exp"
+            )
         expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses)
         expect_unchanged(outcome, (x, *W, n_heads))
+        expect_fresh(outcome, ("x", "Wq", "Wk", "Wv", "Wo"))
 
-    return Check(what, [Call((x, *W, n_heads))], judge)
+    return Check(what, [Call((x, *W, n_heads), probe=probe)], judge)
 
 
 def random_mha_case(rng: np.random.Generator, B: int, T: int, C: int) -> tuple[np.ndarray, tuple]:
@@ -397,22 +459,66 @@ def multi_head_attention_checks(rng: np.random.Generator) -> list[Check]:
         )
     x, W = random_mha_case(rng, 2, 1, 6)
     checks.append(_judge_mha(x, W, 3, "T = 1"))
+    x, W = random_mha_case(rng, 2, 5, 6)
+    checks.append(_judge_mha(x, W, 3, "non-contiguous inputs (strided views)", probe=STRIDED))
+    checks += large_score_mha_checks(rng)
+    checks += mha_shape_checks(rng)
+    return checks
+
+
+def large_score_mha_checks(rng: np.random.Generator) -> list[Check]:
+    """Scores in the thousands in one head beside order one in another, positions of different
+    scales, and later keys that score far above the past."""
+    B, T, C, H = 2, 6, 8, 2
+    x, (Wq, Wk, Wv, Wo) = random_mha_case(rng, B, T, C)
+    Wq = Wq.copy()
+    Wq[:, C // H :] *= 600.0  # head 1's scores in the thousands, head 0's of order one
+    x[:, 1::2] *= 3.0  # every other position on another scale
+    checks = [
+        _judge_mha(
+            x,
+            (Wq, Wk, Wv, Wo),
+            H,
+            "head 1's scores in the thousands beside head 0's of order one (a shift per head "
+            "and per row)",
+        )
+    ]
+    x, (Wq, Wk, Wv, Wo) = random_mha_case(rng, B, T, C)
+    x[:, T // 2 :] *= 40.0  # later positions: keys (and queries) far larger
+    checks.append(
+        _judge_mha(
+            x,
+            (Wq * 50.0, Wk, Wv, Wo),
+            H,
+            "later keys score thousands above the earlier ones (the maximum over j <= t only)",
+        )
+    )
+    return checks
+
+
+def mha_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """Wrong n_heads, x of the wrong dimensions, each weight of a wrong (maybe broadcastable) shape."""
     x, W = random_mha_case(rng, 1, 4, 6)
-    checks += [
+    weight = "each weight must be (C, C)"
+    checks = [
         _rejects(
             (x, *W, 4),
             {},
             "C = 6 with 4 heads raises ValueError",
             "C must be a multiple of n_heads",
         ),
+        _rejects((x, *W, 0), {}, "0 heads raises ValueError", "n_heads must be at least 1"),
+        _rejects((x, *W, -1), {}, "-1 heads raises ValueError", "n_heads must be at least 1"),
         _rejects((x[0], *W, 2), {}, "a 2-d x raises ValueError", "expected x of shape (B, T, C)"),
         _rejects(
-            (x, W[0][:, :4], *W[1:], 2),
-            {},
-            "Wq of shape (6, 4) raises ValueError",
-            "each weight must be (C, C)",
+            (x[None], *W, 2), {}, "a 4-d x raises ValueError", "expected x of shape (B, T, C)"
         ),
     ]
+    wider = rng.normal(size=(6, 8))
+    for i, name in enumerate(("Wq", "Wk", "Wv", "Wo")):
+        for bad, what in ((W[i][:, :4], "(6, 4)"), (wider, "(6, 8)"), (W[i][None], "(1, 6, 6)")):
+            args = (x, *W[:i], bad, *W[i + 1 :], 2)
+            checks.append(_rejects(args, {}, f"{name} of shape {what} raises ValueError", weight))
     return checks
 
 
