@@ -17,6 +17,7 @@ from autograder.expect import (
     as_array,
     exact_count,
     expect_close,
+    expect_float64,
     expect_fresh,
     expect_raises,
     expect_unchanged,
@@ -29,7 +30,7 @@ from autograder.expect import (
 from autograder.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.gpt import TinyGPT
 
-RTOL, ATOL = 1e-6, 1e-9
+RTOL, ATOL = 1e-9, 1e-9  # float64 answers agree to ~1e-13 here; float32 is off by ~1e-7
 STRIDED = "autograder.probes:strided_probe"  # every array argument as a non-contiguous view
 
 
@@ -178,6 +179,8 @@ def _judge_attention(
                 got_weights, weights, RTOL, ATOL
             ):
                 raise CheckFailed(hint)
+        with labelled("weights"):
+            expect_float64(got_weights, weights, RTOL, ATOL)
         if not matches(got_weights, weights, RTOL, ATOL):
             structure = _weights_structure(got_weights)
             if structure:
@@ -247,9 +250,11 @@ def large_score_attention_checks(rng: np.random.Generator) -> list[Check]:
             "the future scores thousands above the past (take the maximum over j <= t only)",
         )
     )
-    # integer keys and a query of -1e10: every score an exact multiple of 5e9, down to -2e11, far
-    # below a finite fill such as -1e9: the masked future must still get exactly 0
-    k = rng.integers(1, 10, size=(2, 5, 4)).astype(np.float64)
+    # integer keys and a query of -1e10: every score an exact multiple of 5e9, down to -3e11, far
+    # below a finite fill such as -1e9: the masked future must still get exactly 0. The key sums
+    # differ within a sequence (10 * a permutation + at most 6), so each row has one clear winner
+    k = rng.integers(0, 3, size=(2, 5, 4)).astype(np.float64)
+    k[..., 0] = 10.0 * np.stack([rng.permutation(5) + 1 for _ in range(2)])
     q = np.full((2, 5, 4), -1e10)
     checks.append(
         _judge_attention(
@@ -426,6 +431,7 @@ def _judge_mha(
                 "got nan or inf: at large scores exp overflows (or every past entry underflows): "
                 "in every head, subtract the max of each row's unmasked scores before exp"
             )
+        expect_float64(answer, expected, RTOL, ATOL, diagnoses)
         expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses)
         expect_unchanged(outcome, (x, *W, n_heads))
         expect_fresh(outcome, ("x", "Wq", "Wk", "Wv", "Wo"))
@@ -594,6 +600,7 @@ def _judge_layer_norm(
     what: str,
     note: str = "",
     atol: float = 1e-8,
+    probe: str | None = None,
 ) -> Check:
     e = 1e-5 if eps is None else eps
     expected = reference_layer_norm(x, gamma, beta, e)
@@ -602,18 +609,20 @@ def _judge_layer_norm(
         for hint, candidate in layer_norm_variants(x, gamma, beta, e)
         if candidate is not None and not matches(candidate, expected, RTOL, atol)
     ]
-    call = Call((x, gamma, beta)) if eps is None else Call((x, gamma, beta), {"eps": eps})
+    call = Call((x, gamma, beta), {} if eps is None else {"eps": eps}, probe)
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        answer = as_array(value_of(outcome), x.shape)
+        answer = as_array((value_of_views if probe else value_of)(outcome), x.shape)
         if not np.isfinite(answer).all():
             raise CheckFailed(
                 "got nan or inf: put eps inside the square root, and compute the variance as "
                 "mean((x - mean)^2), which cannot go negative (mean(x^2) - mean^2 can)"
             )
+        expect_float64(answer, expected, RTOL, atol, diagnoses)
         expect_close(answer, expected, RTOL, atol, diagnoses=diagnoses, note=note)
         expect_unchanged(outcome, (x, gamma, beta))
+        expect_fresh(outcome, ("x", "gamma", "beta"))
 
     return Check(what, [call], judge)
 
@@ -662,13 +671,51 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
         _judge_layer_norm(x, rng.normal(size=4), rng.normal(size=4), 1e-5, "C = 4, random affine")
     )
     checks.append(
-        _rejects(
-            (x, np.ones(1), np.zeros(4)),
-            {},
-            "gamma of length 1 for C = 4 raises ValueError (it would broadcast)",
-            "gamma and beta must have shape (C,)",
+        _judge_layer_norm(
+            different_scales(rng, 6),
+            rng.normal(1, 0.5, 6),
+            rng.normal(size=6),
+            1e-5,
+            "rows of very different means and spreads (1e6 beside 0, spreads 1e-2 to 1e4)",
+            note=" (a row of mean 1e6 or -3e4: compute the variance as mean((x - mean)^2))",
         )
     )
+    x = rng.normal(size=(2, 3, 5))
+    checks.append(
+        _judge_layer_norm(
+            x, rng.normal(size=5), rng.normal(size=5), 1e-5, "non-contiguous inputs", probe=STRIDED
+        )
+    )
+    return checks + layer_norm_shape_checks(rng)
+
+
+def different_scales(rng: np.random.Generator, C: int) -> np.ndarray:
+    """Rows (positions) of very different means and spreads, one of them in a 3-d batch."""
+    x = rng.normal(size=(2, 3, C))
+    x[0, 1] = 1e6 + rng.normal(size=C)  # cancels in mean(x^2) - mean^2
+    x[0, 2] = -3e4 + 1e-2 * rng.normal(size=C)
+    x[1, 0] *= 1e4
+    x[1, 2] *= 1e-2
+    return x
+
+
+def layer_norm_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """gamma and beta each of a shape that would broadcast: (1,), (1, C), (C, 1), (), and (T,)."""
+    x = rng.normal(size=(2, 3, 4))  # T = 3, C = 4
+    hint = "gamma and beta must have shape (C,)"
+    checks = []
+    for index, name in enumerate(("gamma", "beta")):
+        for bad in (np.ones(1), np.ones((1, 4)), np.ones((4, 1)), np.array(1.0), np.ones(3)):
+            args = [x, np.ones(4), np.zeros(4)]
+            args[1 + index] = bad
+            checks.append(
+                _rejects(
+                    tuple(args),
+                    {},
+                    f"{name} of shape {bad.shape} for x of shape (2, 3, 4) raises ValueError",
+                    hint,
+                )
+            )
     return checks
 
 
