@@ -785,6 +785,11 @@ def layer_norm_backward_variants(
             layer_norm_backward_variants(dout, x, gamma, 1e-5)[2] if eps != 1e-5 else None,
         ),
         (
+            "the variance as mean(x^2) - mean^2 loses every digit when the mean is large: "
+            "use mean((x - mean)^2)",
+            naive_variance_backward(dout, x, gamma, eps),
+        ),
+        (
             "the forward pass uses the biased variance (divide by C), so must the backward",
             (
                 g
@@ -808,18 +813,62 @@ def layer_norm_backward_variants(
     return [(h, c) for h, c in dx if c is not None], dgamma, correct
 
 
+def closed_form_layer_norm_backward(
+    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """dx, dgamma, dbeta in closed form, two-pass statistics in float64 (checked against central
+    differences wherever those are accurate)."""
+    axes = tuple(range(x.ndim - 1))
+    mean = x.mean(axis=-1, keepdims=True)
+    std = np.sqrt(((x - mean) ** 2).mean(axis=-1, keepdims=True) + eps)
+    xhat = (x - mean) / std
+    g = dout * gamma
+    dx = (g - g.mean(-1, keepdims=True) - xhat * (g * xhat).mean(-1, keepdims=True)) / std
+    return dx, (dout * xhat).sum(axis=axes), dout.sum(axis=axes)
+
+
+def naive_variance_backward(
+    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float
+) -> np.ndarray:
+    """dx with the variance taken as mean(x^2) - mean^2 (the cancellation slip)."""
+    mean = x.mean(axis=-1, keepdims=True)
+    with np.errstate(all="ignore"):
+        std = np.sqrt((x**2).mean(axis=-1, keepdims=True) - mean**2 + eps)
+    xhat = (x - mean) / std
+    g = dout * gamma
+    return (g - g.mean(-1, keepdims=True) - xhat * (g * xhat).mean(-1, keepdims=True)) / std
+
+
 def _judge_ln_backward(
-    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float | None, what: str
+    dout: np.ndarray,
+    x: np.ndarray,
+    gamma: np.ndarray,
+    eps: float | None,
+    what: str,
+    finite_differences: bool = True,
+    probe: str | None = None,
 ) -> Check:
     e = 1e-5 if eps is None else eps
-    dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
+    exact = closed_form_layer_norm_backward(dout, x, gamma, e)
+    # finite differences carry an error of about 1e-9 here (none at all for the closed form, which
+    # must then agree with them); where x is far from 0 they lose digits, and only the closed form
+    # (checked against them in the other cases) is the reference
+    rtol, atol = (1e-5, 1e-7) if finite_differences else (1e-8, 1e-9)
+    if finite_differences:
+        dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
+        assert all(
+            matches(a, b, rtol, atol) for a, b in zip(exact, (dx, dgamma, dbeta), strict=True)
+        ), what
+    else:
+        dx, dgamma, dbeta = exact
     dx_diagnoses, dgamma_diagnoses, _ = layer_norm_backward_variants(dout, x, gamma, e)
-    rtol, atol = 1e-5, 1e-7  # finite differences carry an error of about 1e-9 here
     C = x.shape[-1]
-    call = Call((dout, x, gamma)) if eps is None else Call((dout, x, gamma), {"eps": eps})
+    call = Call((dout, x, gamma), {} if eps is None else {"eps": eps}, probe)
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if probe:
+            value_of_views(outcome)
         got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
         for label, got in (("dgamma", got_dgamma), ("dbeta", got_dbeta)):
             if isinstance(got, np.ndarray) and got.shape != (C,):
@@ -855,13 +904,25 @@ def _judge_ln_backward(
                 if not matches(dgamma, dbeta, rtol, atol)
                 else [],
             )
+        for label, got, want in zip(
+            ("dx", "dgamma", "dbeta"), (got_dx, got_dgamma, got_dbeta), exact, strict=True
+        ):
+            # float64 agrees with the closed form to ~1e-13, or to ~1e-9 where the rows' means
+            # are 1e6 times their spreads (the inputs themselves hold no more)
+            tight = (1e-8, 1e-10) if finite_differences else (1e-7, 1e-8)
+            tolerance = tight[0], tight[1] * float(np.max(np.abs(want), initial=1.0))
+            with labelled(label):
+                expect_float64(got, want, *tolerance)
+                expect_close(got, want, *tolerance)
         expect_unchanged(outcome, (dout, x, gamma))
+        expect_fresh(outcome, ("dout", "x", "gamma"))
 
     return Check(what, [call], judge)
 
 
 def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
-    """Random 1-d, 2-d and 3-d inputs against central differences, a large eps, bad gamma."""
+    """Random 1-d, 2-d and 3-d inputs against central differences, a large eps, rows of very
+    different scales, non-contiguous inputs, dout and gamma of wrong shapes."""
     checks = []
     for shape, eps in [
         ((5,), None),
@@ -879,23 +940,53 @@ def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
                 dout, x, gamma, eps, f"x of shape {shape}, eps {'default' if eps is None else eps}"
             )
         )
-    x = rng.normal(size=(2, 4))
+    x = different_scales(rng, 5)
     checks.append(
+        _judge_ln_backward(
+            rng.normal(size=x.shape),
+            x,
+            rng.normal(1, 0.5, 5),
+            1e-5,
+            "rows of very different means and spreads (1e6 beside 0; the variance as "
+            "mean((x - mean)^2), as in layer_norm)",
+            finite_differences=False,
+        )
+    )
+    x = rng.normal(size=(2, 3, 4))
+    checks.append(
+        _judge_ln_backward(
+            rng.normal(size=x.shape),
+            x,
+            rng.normal(1, 0.5, 4),
+            None,
+            "non-contiguous inputs",
+            probe=STRIDED,
+        )
+    )
+    return checks + layer_norm_backward_shape_checks(rng)
+
+
+def layer_norm_backward_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """gamma and dout each of shapes that would broadcast, or of the right size but not shape."""
+    x = rng.normal(size=(2, 3, 4))  # T = 3, C = 4
+    checks = [
         _rejects(
-            (x, x, np.ones(1)),
+            (x, x, bad),
             {},
-            "gamma of length 1 for C = 4 raises ValueError (it would broadcast)",
+            f"gamma of shape {bad.shape} for x of shape (2, 3, 4) raises ValueError",
             "gamma must have shape (C,)",
         )
-    )
-    checks.append(
-        _rejects(
-            (x[:1], x, np.ones(4)),
-            {},
-            "dout of another shape than x raises ValueError",
-            "dout must have the shape of x",
+        for bad in (np.ones(1), np.ones((1, 4)), np.ones((4, 1)), np.array(1.0), np.ones(3))
+    ]
+    for bad in (x[:1], x[:, :1], x[0, 0], x[None], x.reshape(2, 4, 3), x.reshape(6, 4)):
+        checks.append(
+            _rejects(
+                (bad, x, np.ones(4)),
+                {},
+                f"dout of shape {bad.shape} for x of shape (2, 3, 4) raises ValueError",
+                "dout must have the shape of x",
+            )
         )
-    )
     return checks
 
 
