@@ -994,11 +994,18 @@ def layer_norm_backward_shape_checks(rng: np.random.Generator) -> list[Check]:
 
 
 def library_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
-    """The number of parameters of proof_lm's TinyGPT, counted from the module itself (torch's
-    global generator is left as it was)."""
-    with torch.random.fork_rng(devices=[]):
-        model = TinyGPT(V, T, C, n_layers, n_heads)
-    return sum(p.numel() for p in model.parameters())
+    """The number of parameters of proof_lm's TinyGPT, counted from the module itself, built on
+    the meta device (no memory, torch's global generator untouched). Blocks are alike, so a deep
+    model is counted from its first two blocks."""
+
+    def count(layers: int) -> int:
+        with torch.device("meta"):
+            return sum(p.numel() for p in TinyGPT(V, T, C, layers, n_heads).parameters())
+
+    if n_layers <= 2:
+        return count(n_layers)
+    one, two = count(1), count(2)
+    return one + (n_layers - 1) * (two - one)
 
 
 def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Check:
@@ -1026,6 +1033,14 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
         ),
         ("blocks: n_layers of them, each 12C^2 + 9C", expected - block),
         ("blocks: n_layers of them, each 12C^2 + 9C", expected + block),
+        (
+            "the count passed 2**31 and wrapped around: count with Python ints, not int32",
+            (expected + 2**31) % 2**32 - 2**31,
+        ),
+        (
+            "float32 holds integers exactly only up to 2**24: count with Python ints",
+            float(np.float32(expected)),
+        ),
     ]
 
     judge = exact_count(expected, diagnoses)
@@ -1039,6 +1054,7 @@ def gpt_params_checks(rng: np.random.Generator) -> list[Check]:
         _judge_gpt_params(27, 15, 32, 1, 4, "the chapter's configuration"),
         _judge_gpt_params(2, 1, 1, 1, 1, "the smallest model: V=2, T=1, C=1, one layer"),
         _judge_gpt_params(27, 16, 64, 4, 4, "makemore's default transformer size"),
+        _judge_gpt_params(50257, 2048, 12288, 96, 96, "GPT-3's size: 175 billion, past 2**32"),
     ]
     for _ in range(5):
         H = int(rng.integers(1, 5))
