@@ -11,14 +11,23 @@ from autograder.expect import (
     as_array,
     as_number,
     expect_close,
+    expect_float64,
+    expect_fresh,
     expect_raises,
     labelled,
     same,
     tuple_answer,
     value_of,
+    value_of_views,
 )
 from autograder.harness import Call, Check, CheckFailed, Outcome
 from autograder.probes import PROBLEMS
+
+STRIDED = "autograder.probes:strided_probe"  # every array argument as a non-contiguous view
+LARGE_MEAN_NOTE = (
+    " (a feature's mean is 1e6 times its spread here: compute the variance as mean((x - mean)^2); "
+    "mean(x^2) - mean^2 loses every digit)"
+)
 
 # ---------------------------------------------------------------- sgd_train
 
@@ -279,7 +288,9 @@ FORWARD_SLIPS = {
 ARGS = ("x", "gamma", "beta", "running_mean", "running_var")
 
 
-def _judge_forward(x, gamma, beta, mean, var, momentum, eps, training, what: str) -> Check:
+def _judge_forward(
+    x, gamma, beta, mean, var, momentum, eps, training, what: str, note: str = "", probe=None
+) -> Check:
     args = (x, gamma, beta, mean, var, momentum, eps, training)
     ref = bn_reference(*args)
     slips = {slip: bn_reference(*args, slip=slip) for slip in [*FORWARD_SLIPS, "update in eval"]}
@@ -287,6 +298,8 @@ def _judge_forward(x, gamma, beta, mean, var, momentum, eps, training, what: str
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if probe:
+            value_of_views(outcome)
         parts = tuple_answer(outcome, ["out", "running_mean", "running_var"])
         got = [as_array(p, s, kinds="f") for p, s in zip(parts, [(B, D), (D,), (D,)], strict=True)]
         if B != D and D > 1:
@@ -307,12 +320,14 @@ def _judge_forward(x, gamma, beta, mean, var, momentum, eps, training, what: str
                     )
                 )
             with labelled(label):
-                expect_close(got[index], ref[index], rtol=1e-7, atol=1e-9, diagnoses=hints)
+                expect_float64(got[index], ref[index], 1e-7, 1e-9, hints)
+                expect_close(got[index], ref[index], 1e-7, 1e-9, diagnoses=hints, note=note)
         for name, before, after in zip(ARGS, args, outcome.args_after or (), strict=False):
             if not same(before, after):
                 raise CheckFailed(f"{name} was modified in place; return new arrays instead")
+        expect_fresh(outcome, ARGS)
 
-    return Check(what, [Call(args)], judge)
+    return Check(what, [Call(args, probe=probe)], judge)
 
 
 def _judge_forward_raises(args: tuple, what: str, hint: str) -> Check:
@@ -374,28 +389,78 @@ def batchnorm_forward_checks(rng: np.random.Generator) -> list[Check]:
             x, gamma, beta, mean, var, 0.2, 0.1, True, "large eps = 0.1 (inside the root)"
         )
     )
-    checks.append(
+    x, gamma, beta, mean, var = _bn_inputs(rng, 6, 4)
+    x = different_scales(rng, 6)
+    mean, var = np.array([0.0, 1e6, -3e4, 0.0]), np.array([1.0, 1.0, 1e-4, 1e6])
+    for training in (True, False):
+        checks.append(
+            _judge_forward(
+                x,
+                gamma,
+                beta,
+                mean,
+                var,
+                0.1,
+                1e-5,
+                training,
+                f"{'training' if training else 'evaluation'}: features of very different means "
+                "and spreads (1e6 beside 0, spreads 1e-2 to 1e3)",
+                note=LARGE_MEAN_NOTE,
+            )
+        )
+    for training in (True, False):
+        checks.append(
+            _judge_forward(
+                *_bn_inputs(rng, 5, 3),
+                0.1,
+                1e-5,
+                training,
+                f"{'training' if training else 'evaluation'}: non-contiguous inputs",
+                probe=STRIDED,
+            )
+        )
+    return checks + batchnorm_forward_shape_checks(rng)
+
+
+def different_scales(rng: np.random.Generator, B: int) -> np.ndarray:
+    """(B, 4): features of mean 0 and spread 1, mean 1e6, mean -3e4 and spread 1e-2, spread 1e3."""
+    x = rng.normal(size=(B, 4))
+    x[:, 1] += 1e6
+    x[:, 2] = -3e4 + 1e-2 * x[:, 2]
+    x[:, 3] *= 1e3
+    return x
+
+
+def batchnorm_forward_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """A batch of one in training; x of the wrong dimensions; every (D,) argument of a shape that
+    would broadcast: (1,) in training, (1, D) in evaluation, and too short."""
+    x, gamma, beta, mean, var = _bn_inputs(rng, 4, 3)
+    checks = [
         _judge_forward_raises(
             (*_bn_inputs(rng, 1, 3), 0.1, 1e-5, True),
             "training with a batch of one",
             "training needs at least two examples: ValueError",
-        )
-    )
-    x, gamma, beta, mean, var = _bn_inputs(rng, 4, 3)
-    checks.append(
+        ),
         _judge_forward_raises(
             (x[:, :, None], gamma, beta, mean, var, 0.1, 1e-5, True),
             "x of three dimensions",
             "x must be (B, D): ValueError",
-        )
-    )
-    checks.append(
+        ),
         _judge_forward_raises(
-            (x, gamma[:2], beta, mean, var, 0.1, 1e-5, False),
-            "gamma of the wrong length",
-            "gamma, beta and the running statistics must be (D,): ValueError",
-        )
-    )
+            (x[0], gamma, beta, mean, var, 0.1, 1e-5, False),
+            "x of one dimension",
+            "x must be (B, D): ValueError",
+        ),
+    ]
+    hint = "gamma, beta and the running statistics must be (D,): ValueError"
+    for index, name in enumerate(ARGS[1:], start=1):
+        for bad, training in ((np.ones(1), True), (np.ones((1, 3)), False), (np.ones(2), False)):
+            args = [x, gamma, beta, mean, var, 0.1, 1e-5, training]
+            args[index] = bad
+            mode = "training" if training else "evaluation"
+            checks.append(
+                _judge_forward_raises(tuple(args), f"{name} of shape {bad.shape} in {mode}", hint)
+            )
     return checks
 
 
