@@ -15,6 +15,7 @@ from autograder.expect import (
     expect_fresh,
     expect_raises,
     labelled,
+    matches,
     same,
     tuple_answer,
     value_of,
@@ -521,17 +522,39 @@ def backward_slips(dout, x, gamma, eps) -> dict[str, np.ndarray]:
     }
 
 
-def _judge_backward(dout, x, gamma, eps, what: str) -> Check:
-    dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), eps)
+def closed_form_backward(dout, x, gamma, eps) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """dx, dgamma, dbeta in closed form with two-pass statistics in float64 (checked against
+    central differences wherever those are accurate)."""
+    mu = x.mean(axis=0)
+    std = np.sqrt(((x - mu) ** 2).mean(axis=0) + eps)
+    xhat = (x - mu) / std
+    g = dout * gamma
+    dx = (g - g.mean(0) - xhat * (g * xhat).mean(0)) / std
+    return dx, (dout * xhat).sum(0), dout.sum(0)
+
+
+def _judge_backward(
+    dout, x, gamma, eps, what: str, finite_differences: bool = True, probe=None
+) -> Check:
+    exact = closed_form_backward(dout, x, gamma, eps)
+    if finite_differences:
+        dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), eps)
+        assert all(
+            matches(a, b, 1e-5, 1e-8) for a, b in zip(exact, (dx, dgamma, dbeta), strict=True)
+        ), what
+        # the N - 1 slip: finite differences of the forward pass with the unbiased variance
+        unbiased = _fd_unbiased(dout, x, gamma, eps)
+    else:  # a feature far from 0: central differences lose digits; the closed form does not
+        dx, dgamma, dbeta = exact
+        unbiased = None
     slips = backward_slips(dout, x, gamma, eps)
-    # the N - 1 slip: finite differences of the forward pass with the unbiased variance
-    slips["the variance is the biased one (divide by B), not B - 1"] = _fd_unbiased(
-        dout, x, gamma, eps
-    )
+    slips["the variance is the biased one (divide by B), not B - 1"] = unbiased
     B, D = x.shape
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if probe:
+            value_of_views(outcome)
         got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
         for name, got in [("dgamma", got_dgamma), ("dbeta", got_dbeta)]:
             if isinstance(got, np.ndarray) and got.shape == (B, D) and B > 1:
@@ -567,6 +590,7 @@ def _judge_backward(dout, x, gamma, eps, what: str) -> Check:
                     if B > 1
                     else []
                 ),
+                note="" if finite_differences else LARGE_MEAN_NOTE,
             )
         with labelled("dx"):
             expect_close(
@@ -575,15 +599,30 @@ def _judge_backward(dout, x, gamma, eps, what: str) -> Check:
                 rtol=1e-5,
                 atol=1e-8,
                 diagnoses=list(slips.items()),
-                note=" (against central differences in float64)",
+                note=" (against central differences in float64)"
+                if finite_differences
+                else LARGE_MEAN_NOTE,
             )
+        for label, got, want in zip(
+            ("dx", "dgamma", "dbeta"), (got_dx, got_dgamma, got_dbeta), exact, strict=True
+        ):
+            # float64 agrees with the closed form to ~1e-13, or to ~1e-9 where a feature's mean
+            # is 1e6 times its spread (the inputs themselves hold no more)
+            tight = (1e-8, 1e-10) if finite_differences else (1e-7, 1e-8)
+            tolerance = tight[0], tight[1] * float(np.max(np.abs(want), initial=1.0))
+            with labelled(label):
+                expect_float64(got, want, *tolerance)
+                expect_close(
+                    got, want, *tolerance, note="" if finite_differences else LARGE_MEAN_NOTE
+                )
         for name, before, after in zip(
             ("dout", "x", "gamma"), (dout, x, gamma), outcome.args_after or (), strict=False
         ):
             if not same(before, after):
                 raise CheckFailed(f"{name} was modified in place; work on copies")
+        expect_fresh(outcome, ("dout", "x", "gamma"))
 
-    return Check(what, [Call((dout, x, gamma, eps))], judge)
+    return Check(what, [Call((dout, x, gamma, eps), probe=probe)], judge)
 
 
 def _fd_unbiased(dout, x, gamma, eps) -> np.ndarray:
@@ -618,6 +657,27 @@ def batchnorm_backward_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_backward(
             rng.normal(size=(5, 3)), x, rng.uniform(0.5, 2, 3), 1e-3, "one feature constant"
+        )
+    )
+    x = different_scales(rng, 6)
+    checks.append(
+        _judge_backward(
+            rng.normal(size=x.shape),
+            x,
+            rng.uniform(0.5, 2, 4),
+            1e-5,
+            "features of very different means and spreads (1e6 beside 0, spreads 1e-2 to 1e3)",
+            finite_differences=False,
+        )
+    )
+    checks.append(
+        _judge_backward(
+            rng.normal(size=(4, 3)),
+            rng.normal(size=(4, 3)),
+            rng.uniform(0.5, 2, 3),
+            1e-5,
+            "non-contiguous inputs",
+            probe=STRIDED,
         )
     )
     return checks
