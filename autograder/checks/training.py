@@ -42,27 +42,42 @@ def _replay(params: dict, problem: str, batches: list, rate: float, variant: str
     for X, Y in batches[:1] * len(batches) if variant == "first batch" else batches:
         loss, grads = loss_and_grads(start if variant == "stale" else P, X, Y)
         step = {"plus": -rate, "squared": rate**2}.get(variant, rate)
+        if variant == "position":  # the i-th entry of params (with a value) takes the i-th gradient
+            names = [name for name, value in P.items() if value is not None]
+            grads = dict(zip(names, grads.values(), strict=False))
         for name, grad in grads.items():
             P[name] = P[name] - step * grad
         losses.append(loss_and_grads(P, X, Y)[0] if variant == "loss after" else loss)
     return {"losses": losses, "params": P}
 
 
+def _replay_or_none(params: dict, problem: str, batches: list, rate: float, variant: str) -> dict:
+    """The replay of a wrong loop, or empty losses and parameters where that loop would crash
+    (a gradient paired by position with a parameter of another shape)."""
+    try:
+        return _replay(params, problem, batches, rate, variant)
+    except ValueError:
+        return {"losses": None, "params": dict.fromkeys(params)}
+
+
 def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str, **kw) -> Check:
-    as_generator = kw.get("as_generator", False)
+    as_generator, note = kw.get("as_generator", False), kw.get("note", "")
     ref = _replay(params, problem, batches, rate)
-    wrong = {
-        v: _replay(params, problem, batches, rate, v)
-        for v in ("plus", "squared", "loss after", "first batch", "stale")
-    }
-    names = [name for name, value in params.items() if value is not None]
+    variants = ("plus", "squared", "loss after", "first batch", "stale", "position")
+    wrong = {v: _replay_or_none(params, problem, batches, rate, v) for v in variants}
+    if batches:
+        X, Y = batches[0]
+        names = list(PROBLEMS[problem]({**params}, X, Y)[1])  # the parameters with a gradient
+    else:
+        names = [name for name, value in params.items() if value is not None]
+    frozen = [n for n, v in params.items() if v is not None and n not in names]
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        if outcome.error in ("KeyError", "TypeError") and any(v is None for v in params.values()):
+        if outcome.error in ("KeyError", "TypeError") and len(names) < len(params):
             raise CheckFailed(
                 f"{outcome.error}: update only the parameters named in grads; params may hold "
-                "entries without a gradient, like W3=None"
+                "entries without a gradient, like W3=None or an array that is not trained"
             )
         if outcome.error == "TypeError" and as_generator:
             raise CheckFailed(
@@ -95,6 +110,20 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
         for name, value in params.items():
             if value is None and after[name] is not None:
                 raise CheckFailed(f"{name} has no gradient and must stay None")
+        for name in frozen:
+            if not same(params[name], after[name]):
+                raise CheckFailed(
+                    f"{name} has no gradient (it is not trained) and must stay as it was: update "
+                    "only the parameters named in grads"
+                )
+        if report.get("grads_modified"):
+            raise CheckFailed(
+                f"the gradient arrays loss_and_grads returned ({', '.join(report['grads_modified'])}) "
+                "were changed in place (e.g. grads[name] *= learning_rate): they may be the "
+                "caller's; compute learning_rate * grads[name] as a new array"
+            )
+        if report.get("batches_modified"):
+            raise CheckFailed("the batches' X or Y were changed: leave them as they are")
         for name in names:
             got = after[name]
             if np.ndim(params[name]) == 0 and isinstance(got, float):
@@ -129,7 +158,14 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                             "batch's gradient after the previous step",
                             wrong["stale"]["params"][name],
                         ),
+                        (
+                            "a parameter was paired with another one's gradient: look each "
+                            "gradient up by name (grads[name]), not by position (dicts may list "
+                            "their entries in another order)",
+                            wrong["position"]["params"][name],
+                        ),
                     ],
+                    note=note,
                 )
         got_losses = [as_number(loss) for loss in losses]
         with labelled("losses"):
@@ -144,6 +180,7 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                         np.array(wrong["loss after"]["losses"]),
                     )
                 ],
+                note=note,
             )
 
     call = Call(
@@ -156,6 +193,48 @@ def _classification(rng: np.random.Generator, D: int, V: int, B: int, steps: int
     params = {"W": rng.normal(size=(D, V)), "b": rng.normal(size=V)}
     batches = [(rng.normal(size=(B, D)), rng.integers(0, V, B)) for _ in range(steps)]
     return params, batches
+
+
+def _training_conditions(rng: np.random.Generator) -> list[Check]:
+    """Large gradients, gradients listed in another order than params, an array without a gradient."""
+    D = int(rng.integers(3, 6))
+    params = {"w": rng.normal(size=D), "c": np.array(rng.normal())}
+    batches = [(rng.normal(0, 1e3, (8, D)), rng.normal(0, 1e4, 8)) for _ in range(5)]
+    checks = [
+        _judge_sgd(
+            params,
+            "least_squares",
+            batches,
+            1e-7,
+            "gradients of order 1e7 (rate 1e-7): every step exactly rate * gradient",
+            note=" (the gradients here are of order 1e7: step by exactly learning_rate * "
+            "grads[name], with no clipping or rescaling)",
+        )
+    ]
+    for order in (("u", "W3", "w"), ("w", "u")):
+        params = {name: None if name == "W3" else rng.normal(size=D) for name in order}
+        batches = [(rng.normal(size=(6, D)), rng.normal(size=6)) for _ in range(4)]
+        checks.append(
+            _judge_sgd(
+                params,
+                "paired_vectors",
+                batches,
+                0.3,
+                f"params in the order {', '.join(order)}, gradients w then u (pair them by name)",
+            )
+        )
+    params, batches = _classification(rng, 3, 4, 6, 3)
+    params = {"E": rng.normal(size=(3, 4)), **params}  # an array with no gradient: not trained
+    checks.append(
+        _judge_sgd(
+            params,
+            "softmax_regression",
+            batches,
+            0.4,
+            "params holds an array E without a gradient (frozen: it must stay as it was)",
+        )
+    )
+    return checks
 
 
 def fixed_problem() -> tuple[dict, list, float]:
@@ -243,6 +322,7 @@ def sgd_train_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_sgd(params, "softmax_regression", [], 0.1, "no batches: no losses, nothing changes")
     )
+    checks += _training_conditions(rng)
     checks.append(_judge_outcome())
     return checks
 
