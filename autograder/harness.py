@@ -29,9 +29,7 @@ class Outcome:
     error_bases: tuple[str, ...] = ()
     message: str = ""
     args_after: object = None
-    aliases: list = field(
-        default_factory=list
-    )  # [where in the answer, argument index] sharing memory
+    aliases: list = field(default_factory=list)  # [where, argument index]: memory shared
 
     def raised(self, name: str) -> bool:
         """True when the call raised `name` or a subclass of it."""

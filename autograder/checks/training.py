@@ -373,6 +373,7 @@ def _judge_forward(
     x, gamma, beta, mean, var, momentum, eps, training, what: str, note: str = "", probe=None
 ) -> Check:
     args = (x, gamma, beta, mean, var, momentum, eps, training)
+    defaults = (momentum, eps, training) == (0.1, 1e-5, True)  # then called with five arguments
     ref = bn_reference(*args)
     slips = {slip: bn_reference(*args, slip=slip) for slip in [*FORWARD_SLIPS, "update in eval"]}
     B, D = x.shape
@@ -408,7 +409,7 @@ def _judge_forward(
                 raise CheckFailed(f"{name} was modified in place; return new arrays instead")
         expect_fresh(outcome, ARGS)
 
-    return Check(what, [Call(args, probe=probe)], judge)
+    return Check(what, [Call(args[:5] if defaults else args, probe=probe)], judge)
 
 
 def _judge_forward_raises(args: tuple, what: str, hint: str) -> Check:
@@ -457,6 +458,18 @@ def batchnorm_forward_checks(rng: np.random.Generator) -> list[Check]:
                 f"{mode}, batch {B}, {D} features, momentum {momentum}, eps {eps}",
             )
         )
+    checks.append(
+        _judge_forward(
+            *_bn_inputs(rng, 5, 3),
+            0.1,
+            1e-5,
+            True,
+            "x, gamma, beta and the running statistics only: momentum 0.1, eps 1e-5 and training "
+            "by default",
+            note=" (called with five arguments: the defaults are momentum=0.1, eps=1e-5, "
+            "training=True)",
+        )
+    )
     x, gamma, beta, mean, var = _bn_inputs(rng, 6, 4)
     x[:, 2] = 1.5  # a feature with zero variance: only eps keeps the division finite
     checks.append(
@@ -616,6 +629,9 @@ def closed_form_backward(dout, x, gamma, eps) -> tuple[np.ndarray, np.ndarray, n
 def _judge_backward(
     dout, x, gamma, eps, what: str, finite_differences: bool = True, probe=None
 ) -> Check:
+    args = (dout, x, gamma) if eps is None else (dout, x, gamma, eps)
+    default_note = " (called without eps: its default is 1e-5)" if eps is None else ""
+    eps = 1e-5 if eps is None else eps
     exact = closed_form_backward(dout, x, gamma, eps)
     if finite_differences:
         dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), eps)
@@ -670,7 +686,7 @@ def _judge_backward(
                     if B > 1
                     else []
                 ),
-                note="" if finite_differences else LARGE_MEAN_NOTE,
+                note=default_note or ("" if finite_differences else LARGE_MEAN_NOTE),
             )
         with labelled("dx"):
             expect_close(
@@ -679,9 +695,12 @@ def _judge_backward(
                 rtol=1e-5,
                 atol=1e-8,
                 diagnoses=list(slips.items()),
-                note=" (against central differences in float64)"
-                if finite_differences
-                else LARGE_MEAN_NOTE,
+                note=default_note
+                or (
+                    " (against central differences in float64)"
+                    if finite_differences
+                    else LARGE_MEAN_NOTE
+                ),
             )
         for label, got, want in zip(
             ("dx", "dgamma", "dbeta"), (got_dx, got_dgamma, got_dbeta), exact, strict=True
@@ -702,7 +721,7 @@ def _judge_backward(
                 raise CheckFailed(f"{name} was modified in place; work on copies")
         expect_fresh(outcome, ("dout", "x", "gamma"))
 
-    return Check(what, [Call((dout, x, gamma, eps), probe=probe)], judge)
+    return Check(what, [Call(args, probe=probe)], judge)
 
 
 def _fd_unbiased(dout, x, gamma, eps) -> np.ndarray:
@@ -732,6 +751,12 @@ def batchnorm_backward_checks(rng: np.random.Generator) -> list[Check]:
         gamma = rng.uniform(0.5, 2.5, D) * rng.choice([-1, 1], D)
         dout = rng.normal(size=(B, D))
         checks.append(_judge_backward(dout, x, gamma, eps, f"batch {B}, {D} features, eps {eps}"))
+    x = rng.normal(size=(4, 3))
+    checks.append(
+        _judge_backward(
+            rng.normal(size=(4, 3)), x, rng.uniform(0.5, 2, 3), None, "eps left at its default 1e-5"
+        )
+    )
     x = rng.normal(size=(5, 3))
     x[:, 1] = -0.7
     checks.append(
