@@ -8,7 +8,9 @@ proof_lm.gpt.TinyGPT built here for random configurations. Diagnoses are the cla
 written out in NumPy.
 """
 
+import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import torch
@@ -994,18 +996,27 @@ def layer_norm_backward_shape_checks(rng: np.random.Generator) -> list[Check]:
 
 
 def library_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
-    """The number of parameters of proof_lm's TinyGPT, counted from the module itself, built on
-    the meta device (no memory, torch's global generator untouched). Blocks are alike, so a deep
-    model is counted from its first two blocks."""
-
-    def count(layers: int) -> int:
-        with torch.device("meta"):
-            return sum(p.numel() for p in TinyGPT(V, T, C, layers, n_heads).parameters())
-
-    if n_layers <= 2:
-        return count(n_layers)
-    one, two = count(1), count(2)
-    return one + (n_layers - 1) * (two - one)
+    """The number of parameters of proof_lm's TinyGPT, counted from the module itself (torch's
+    global generator is left as it was). A model too large to build is counted by interpolating
+    the counts of small ones: a count is linear in V, T and n_layers and quadratic in C."""
+    if (V + T) * C + 12 * n_layers * C * C <= 5_000_000:
+        with torch.random.fork_rng(devices=[]):
+            model = TinyGPT(V, T, C, n_layers, n_heads)
+        return sum(p.numel() for p in model.parameters())
+    nodes = [(2, 3), (1, 2), (n_heads, 2 * n_heads, 3 * n_heads), (1, 2)]  # V, T, C, n_layers
+    point = (V, T, C, n_layers)
+    total = Fraction(0)
+    for corner in itertools.product(*(range(len(n)) for n in nodes)):
+        weight = Fraction(1)
+        for axis, j in enumerate(corner):
+            xs = nodes[axis]
+            for m, x in enumerate(xs):
+                if m != j:
+                    weight *= Fraction(point[axis] - x, xs[j] - x)
+        args = [nodes[axis][j] for axis, j in enumerate(corner)]
+        total += weight * library_count(*args, n_heads)
+    assert total.denominator == 1
+    return int(total)
 
 
 def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Check:
