@@ -995,26 +995,32 @@ def layer_norm_backward_shape_checks(rng: np.random.Generator) -> list[Check]:
 # ---------------------------------------------------------------- gpt_params
 
 
+def built_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
+    """The number of parameters of proof_lm's TinyGPT built here (torch's global generator is left
+    as it was)."""
+    with torch.random.fork_rng(devices=[]):
+        model = TinyGPT(V, T, C, n_layers, n_heads)
+    return sum(p.numel() for p in model.parameters())
+
+
 def library_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
-    """The number of parameters of proof_lm's TinyGPT, counted from the module itself (torch's
-    global generator is left as it was). A model too large to build is counted by interpolating
-    the counts of small ones: a count is linear in V, T and n_layers and quadratic in C."""
+    """The number of parameters of proof_lm's TinyGPT, counted from the module itself. A model too
+    large to build is counted by interpolating the counts of small ones built with the same number
+    of heads: a count is linear in V, T and n_layers and quadratic in C."""
     if (V + T) * C + 12 * n_layers * C * C <= 5_000_000:
-        with torch.random.fork_rng(devices=[]):
-            model = TinyGPT(V, T, C, n_layers, n_heads)
-        return sum(p.numel() for p in model.parameters())
+        return built_count(V, T, C, n_layers, n_heads)
     nodes = [(2, 3), (1, 2), (n_heads, 2 * n_heads, 3 * n_heads), (1, 2)]  # V, T, C, n_layers
     point = (V, T, C, n_layers)
     total = Fraction(0)
     for corner in itertools.product(*(range(len(n)) for n in nodes)):
-        weight = Fraction(1)
+        weight = Fraction(1)  # the product of the Lagrange basis polynomials at `point`
         for axis, j in enumerate(corner):
             xs = nodes[axis]
             for m, x in enumerate(xs):
                 if m != j:
                     weight *= Fraction(point[axis] - x, xs[j] - x)
         args = [nodes[axis][j] for axis, j in enumerate(corner)]
-        total += weight * library_count(*args, n_heads)
+        total += weight * built_count(*args, n_heads)
     assert total.denominator == 1
     return int(total)
 
