@@ -482,6 +482,7 @@ def large_score_mha_checks(rng: np.random.Generator) -> list[Check]:
     Wq = Wq.copy()
     Wq[:, C // H :] *= 600.0  # head 1's scores in the thousands, head 0's of order one
     x[:, 1::2] *= 3.0  # every other position on another scale
+    x[1] *= 5.0  # and the second sequence on another again
     checks = [
         _judge_mha(
             x,
@@ -621,7 +622,8 @@ def _judge_layer_norm(
                 "got nan or inf: put eps inside the square root, and compute the variance as "
                 "mean((x - mean)^2), which cannot go negative (mean(x^2) - mean^2 can)"
             )
-        expect_float64(answer, expected, RTOL, atol, diagnoses)
+        if not note:  # with a note, a small miss is the variance's cancellation
+            expect_float64(answer, expected, RTOL, atol, diagnoses)
         expect_close(answer, expected, RTOL, atol, diagnoses=diagnoses, note=note)
         expect_unchanged(outcome, (x, gamma, beta))
         expect_fresh(outcome, ("x", "gamma", "beta"))
@@ -638,6 +640,7 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
         ((2, 3, 8), 1e-5),
         ((3, 4, 2), 0.5),
         ((5, 7), 0.1),
+        ((2, 2, 3, 4), None),
     ]:
         C = shape[-1]
         x = rng.normal(rng.normal(0, 2), rng.uniform(0.3, 3), shape)
@@ -855,7 +858,7 @@ def _judge_ln_backward(
     # finite differences carry an error of about 1e-9 here (none at all for the closed form, which
     # must then agree with them); where x is far from 0 they lose digits, and only the closed form
     # (checked against them in the other cases) is the reference
-    rtol, atol = (1e-5, 1e-7) if finite_differences else (1e-8, 1e-9)
+    rtol, atol = (1e-5, 1e-7) if finite_differences else (1e-6, 1e-7)
     if finite_differences:
         dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
         assert all(
@@ -914,7 +917,8 @@ def _judge_ln_backward(
             tight = (1e-8, 1e-10) if finite_differences else (1e-7, 1e-8)
             tolerance = tight[0], tight[1] * float(np.max(np.abs(want), initial=1.0))
             with labelled(label):
-                expect_float64(got, want, *tolerance)
+                if finite_differences:  # else a small miss is the variance's cancellation
+                    expect_float64(got, want, *tolerance)
                 expect_close(got, want, *tolerance)
         expect_unchanged(outcome, (dout, x, gamma))
         expect_fresh(outcome, ("dout", "x", "gamma"))

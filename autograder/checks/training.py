@@ -402,7 +402,8 @@ def _judge_forward(
                     )
                 )
             with labelled(label):
-                expect_float64(got[index], ref[index], 1e-7, 1e-9, hints)
+                if note != LARGE_MEAN_NOTE:  # there, a small miss is the variance's cancellation
+                    expect_float64(got[index], ref[index], 1e-7, 1e-9, hints)
                 expect_close(got[index], ref[index], 1e-7, 1e-9, diagnoses=hints, note=note)
         for name, before, after in zip(ARGS, args, outcome.args_after or (), strict=False):
             if not same(before, after):
@@ -710,7 +711,8 @@ def _judge_backward(
             tight = (1e-8, 1e-10) if finite_differences else (1e-7, 1e-8)
             tolerance = tight[0], tight[1] * float(np.max(np.abs(want), initial=1.0))
             with labelled(label):
-                expect_float64(got, want, *tolerance)
+                if finite_differences:  # else a small miss is the variance's cancellation
+                    expect_float64(got, want, *tolerance)
                 expect_close(
                     got, want, *tolerance, note="" if finite_differences else LARGE_MEAN_NOTE
                 )
