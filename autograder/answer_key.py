@@ -46,6 +46,9 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "top_p_probs": ("sampling:filter_probs",),
     "sample_next": ("sampling:filter_probs", "sampling:draw"),
     "gpt_params": ("gpt:gpt_param_count",),
+    "bpe_train": ("bpe:bpe_train", "bpe:_merge_pair"),
+    "bpe_encode": ("bpe:bpe_encode", "bpe:_merge_pair"),
+    "bpe_decode": ("bpe:bpe_decode", "bpe:token_bytes"),
 }
 
 STUB = '''

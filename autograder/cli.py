@@ -8,7 +8,7 @@ from pathlib import Path
 from autograder import sandbox
 from autograder.exercises import EXERCISES
 from autograder.grading import grade_notebook
-from autograder.report import as_json, html_report, text_report
+from autograder.report import as_json, html_report, score_line, scores, text_report
 from autograder.runner import check_source
 
 
@@ -28,15 +28,18 @@ SEED_HELP = "seed of the hidden cases, to replay a run (default: a new one, prin
 
 def _list(args: argparse.Namespace) -> int:
     rows = [
-        {"exercise": e.name, "chapter": e.chapter, "points": e.points} for e in EXERCISES.values()
+        {"exercise": e.name, "chapter": e.chapter, "points": e.points, "extra": e.extra}
+        for e in EXERCISES.values()
     ]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     print(f"{'chapter':<22} {'exercise':<24} points")
     for row in rows:
-        print(f"{row['chapter']:<22} {row['exercise']:<24} {row['points']}")
-    print(f"{'total':<47} {sum(row['points'] for row in rows)}")
+        extra = "  (challenge: extra credit)" if row["extra"] else ""
+        print(f"{row['chapter']:<22} {row['exercise']:<24} {row['points']}{extra}")
+    print(f"{'total':<47} {sum(row['points'] for row in rows if not row['extra'])}")
+    print(f"{'extra credit (challenges)':<47} {sum(row['points'] for row in rows if row['extra'])}")
     return 0
 
 
@@ -69,7 +72,7 @@ def _grade(args: argparse.Namespace) -> int:
     notebook = Path(args.notebook)
     feedback = Path(args.html) if args.html else notebook.with_suffix(".feedback.html")
     feedback.write_text(html_report(f"Feedback: {notebook.name}", reports), encoding="utf-8")
-    earned, possible = sum(r.earned for r in reports), sum(r.points for r in reports)
+    earned, possible, extra, extra_possible = scores(reports)
     if args.json:
         print(
             json.dumps(
@@ -78,7 +81,10 @@ def _grade(args: argparse.Namespace) -> int:
                     "seed": reports[0].seed,
                     "score": earned,
                     "max_score": possible,
-                    "exercises": {r.exercise: r.earned for r in reports},
+                    "extra_credit": extra,
+                    "max_extra_credit": extra_possible,
+                    "exercises": {r.exercise: r.earned for r in reports if not r.extra},
+                    "challenges": {r.exercise: r.earned for r in reports if r.extra},
                     "reports": [as_json(r) for r in reports],
                     "feedback": str(feedback),
                 },
@@ -88,7 +94,7 @@ def _grade(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join(text_report(report) for report in reports))
         print(
-            f"\nScore: {earned}/{possible}   hidden cases: seed {reports[0].seed}   feedback: {feedback}"
+            f"\n{score_line(reports)}   hidden cases: seed {reports[0].seed}   feedback: {feedback}"
         )
     return 0
 

@@ -17,6 +17,7 @@ PREAMBLES = {
     "05_sampling": "import numpy as np\n",
     "06_training": "import math\n\nimport numpy as np\n",
     "07_attention": "import math\n\nimport numpy as np\n",
+    "09_tokenization": "import math\n\nimport numpy as np\n",
 }
 
 
@@ -28,6 +29,7 @@ class Exercise:
     chapter: str
     points: int
     module: str  # module in autograder.checks holding `<name>_checks(rng)`
+    extra: bool = False  # a challenge: extra credit beside the chapter's score, never in the total
 
     def checks(self, seed: int) -> list[Check]:
         """Build this exercise's checks from the grading run's `seed`; references are computed here."""
@@ -48,29 +50,46 @@ EXERCISES = {
         Exercise("bigram_probs", "01_bigram_counting", 2, "bigram_counting"),
         Exercise("mean_nll", "01_bigram_counting", 2, "bigram_counting"),
         Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting"),
+        Exercise("interpolated_probs", "01_bigram_counting", 2, "interpolation", extra=True),
         Exercise("softmax", "02_neural_bigram", 2, "neural_bigram"),
         Exercise("cross_entropy", "02_neural_bigram", 2, "neural_bigram"),
         Exercise("bigram_loss_and_grad", "02_neural_bigram", 3, "neural_bigram"),
+        Exercise(
+            "label_smoothing_loss_and_grad", "02_neural_bigram", 2, "label_smoothing", extra=True
+        ),
         Exercise("context_windows", "03_mlp_lm", 2, "mlp_lm"),
         Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm"),
         Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm"),
         Exercise("numerical_gradient", "04_gradients", 2, "gradients"),
         Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients"),
         Exercise("nplm_grads", "04_gradients", 5, "gradients"),
+        Exercise("nplm_direct_grads", "04_gradients", 3, "direct_connections", extra=True),
         Exercise("temperature_probs", "05_sampling", 1, "sampling"),
         Exercise("top_k_probs", "05_sampling", 2, "sampling"),
         Exercise("top_p_probs", "05_sampling", 2, "sampling"),
         Exercise("sample_next", "05_sampling", 3, "sampling"),
+        Exercise("min_p_probs", "05_sampling", 2, "min_p", extra=True),
         Exercise("sgd_train", "06_training", 3, "training"),
         Exercise("batchnorm_forward", "06_training", 3, "training"),
         Exercise("batchnorm_backward", "06_training", 4, "training"),
+        Exercise("adam_step", "06_training", 2, "adam", extra=True),
         Exercise("causal_attention", "07_attention", 3, "attention"),
         Exercise("multi_head_attention", "07_attention", 3, "attention"),
         Exercise("layer_norm", "07_attention", 2, "attention"),
         Exercise("layer_norm_backward", "07_attention", 3, "attention"),
         Exercise("gpt_params", "07_attention", 1, "attention"),
+        Exercise("causal_attention_backward", "07_attention", 3, "attention_backward", extra=True),
+        Exercise("bpe_train", "09_tokenization", 4, "tokenization"),
+        Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
+        Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),
+        Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),
     ]
 }
+
+
+def regular_points() -> int:
+    """The regular total: every exercise's points except the challenges' (extra credit)."""
+    return sum(exercise.points for exercise in EXERCISES.values() if not exercise.extra)
 
 
 def chapter_exercises(chapter: str) -> list[Exercise]:

@@ -59,6 +59,7 @@ class ExerciseReport:
     notes: list[str] = field(default_factory=list)  # problems loading the code, timeouts, crashes
     flags: list[Flag] = field(default_factory=list)  # reasons an instructor should look
     seed: int | None = None  # the grading run's seed for the hidden cases (replay with --seed)
+    extra: bool = False  # a challenge: its points are extra credit, outside the chapter's score
 
     @property
     def passed(self) -> bool:

@@ -4,12 +4,34 @@ import html
 
 from autograder.model import ExerciseReport
 
+EXTRA = "challenge, extra credit"
+
+
+def scores(reports: list[ExerciseReport]) -> tuple[int, int, int, int]:
+    """(earned, possible) of the regular exercises, then (earned, possible) of the challenges."""
+    regular = [report for report in reports if not report.extra]
+    extra = [report for report in reports if report.extra]
+    return (
+        sum(r.earned for r in regular),
+        sum(r.points for r in regular),
+        sum(r.earned for r in extra),
+        sum(r.points for r in extra),
+    )
+
+
+def score_line(reports: list[ExerciseReport]) -> str:
+    """The score line of a chapter, with the extra credit beside it when it has a challenge."""
+    earned, possible, extra, extra_possible = scores(reports)
+    line = f"Score: {earned}/{possible}"
+    return line + (f" + extra credit {extra}/{extra_possible}" if extra_possible else "")
+
 
 def text_report(report: ExerciseReport) -> str:
     """One line per check with its hint, under a header with the points earned."""
     passed = sum(result.passed for result in report.results)
+    kind = f" ({EXTRA})" if report.extra else ""
     lines = [
-        f"{report.exercise}: {report.earned}/{report.points} points ({passed}/{len(report.results)} checks passed)"
+        f"{report.exercise}{kind}: {report.earned}/{report.points} points ({passed}/{len(report.results)} checks passed)"
     ]
     lines += [f"  note: {note}" for note in report.notes]
     for result in report.results:
@@ -26,6 +48,7 @@ def as_json(report: ExerciseReport) -> dict:
         "exercise": report.exercise,
         "points": report.points,
         "earned": report.earned,
+        "extra": report.extra,
         "passed": report.passed,
         "seed": report.seed,
         "notes": report.notes,
@@ -36,21 +59,20 @@ def as_json(report: ExerciseReport) -> dict:
 
 def html_report(title: str, reports: list[ExerciseReport]) -> str:
     """A self-contained feedback page: points per exercise, every check, hints; never test source."""
-    earned = sum(report.earned for report in reports)
-    possible = sum(report.points for report in reports)
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title>",
         "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
         ".pass{color:#1a7f37}.fail{color:#cf222e}li{margin:.3em 0}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1><p><strong>Score: {earned} / {possible}</strong></p>",
+        f"<h1>{html.escape(title)}</h1><p><strong>{html.escape(score_line(reports))}</strong></p>",
     ]
     seeds = sorted({report.seed for report in reports if report.seed is not None})
     if seeds:
         parts.append(f"<p>Hidden cases drawn from seed {', '.join(map(str, seeds))}.</p>")
     for report in reports:
+        kind = f" ({EXTRA})" if report.extra else ""
         parts.append(
-            f"<h2>{html.escape(report.exercise)}: {report.earned} / {report.points}</h2><ul>"
+            f"<h2>{html.escape(report.exercise)}{kind}: {report.earned} / {report.points}</h2><ul>"
         )
         parts += [f"<li><em>{html.escape(note)}</em></li>" for note in report.notes]
         for result in report.results:

@@ -64,7 +64,9 @@ def check_function(exercise: Exercise, fn: Callable, seed: int | None = None) ->
     seed = new_seed() if seed is None else seed
     checks = build_checks(exercise, seed)
     outcomes = [run_call(fn, call) for check in checks for call in check.calls]
-    return ExerciseReport(exercise.name, exercise.points, judge(checks, outcomes), seed=seed)
+    return ExerciseReport(
+        exercise.name, exercise.points, judge(checks, outcomes), seed=seed, extra=exercise.extra
+    )
 
 
 class Unanswered(Exception):
@@ -166,7 +168,10 @@ def check_source(
     The process runs in the OS sandbox (`autograder.sandbox`) unless `sandboxed` is False.
     """
     report = ExerciseReport(
-        exercise.name, exercise.points, seed=new_seed() if seed is None else seed
+        exercise.name,
+        exercise.points,
+        seed=new_seed() if seed is None else seed,
+        extra=exercise.extra,
     )
     checks = build_checks(exercise, report.seed)  # references first, before any student code runs
     request = build_request(exercise, sources, checks)

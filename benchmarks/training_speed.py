@@ -9,6 +9,10 @@ where it ends; the time for ours to reach 2.17 and the ratio; the dev loss our r
 about 20 s with contexts 3 and 8; and the dev loss chapter 07's tiny GPT and chapter 03's
 context-8 MLP reach in 20 s and in 60 s of CPU time each (`train_lm(..., seconds=...)`). One
 thread, as COURSE.md recommends.
+
+`--only bpe` prints only chapter 09's comparison: chapter 08's GPT (the library's) trained for 60 s
+of CPU time on the character ids and on the 512 BPE ids of Shakespeare's training split, its dev
+loss in bits per character: `bpe 60s: char_gpt_bpc=... bpe_gpt_bpc=...`.
 """
 
 import argparse
@@ -19,8 +23,13 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
 from proof_lm.baselines import TorchContextMLP
+from proof_lm.bpe import bpe_decode, bpe_encode, bpe_train
 from proof_lm.corpus import load_names, split_names
 from proof_lm.gpt import TinyGPT
+from proof_lm.gpt2 import GPT
+from proof_lm.metrics import bits_per_character
+from proof_lm.shakespeare import char_vocab, encode_chars, load_shakespeare
+from proof_lm.text_training import train_on_text
 from proof_lm.training import Recipe, init_output_bias, train_lm
 from proof_lm.vocab import build_vocab
 from proof_lm.windows import IGNORE, name_sequences, name_windows
@@ -51,6 +60,13 @@ GPT_RECIPE = Recipe(
 )
 MLP_RECIPE = Recipe(
     steps=10**6, batch_size=1024, learning_rate=0.02, weight_decay=0.01, eval_every=10**6
+)
+
+# Chapter 09's comparison (solutions/09_tokenization.ipynb): the same GPT and recipe on both streams.
+BPE_GPT = {"n_embd": 64, "n_head": 4, "n_layer": 2}
+BPE_BLOCK = 64
+BPE_RECIPE = Recipe(
+    steps=10**6, batch_size=32, learning_rate=0.01, weight_decay=0.01, warmup=50, eval_every=10**6
 )
 
 
@@ -144,13 +160,57 @@ def timed_gpt_and_mlp(train_names, dev_names, stoi, seconds: float) -> tuple[dic
     )
 
 
+def tokenizer_comparison(seconds: float) -> tuple[float, float]:
+    """Dev bits per character of chapter 08's GPT trained `seconds` of CPU time on Shakespeare's
+    character ids and, alike, on its 512 BPE ids (merges learned on the training split)."""
+    text = load_shakespeare()
+    cut = int(0.9 * len(text))  # the split by position of chapters 08 and 09
+    train_text, dev_text = text[:cut], text[cut:]
+    stoi, itos = char_vocab(text)
+    merges = bpe_train(train_text, 512)
+    dev_bpe = bpe_encode(dev_text, merges)
+    streams = {  # name: (train ids, dev ids, vocabulary, characters the dev targets spell)
+        "char": (
+            encode_chars(train_text, stoi),
+            encode_chars(dev_text, stoi),
+            len(itos),
+            len(dev_text) - 1,
+        ),
+        "bpe": (
+            torch.tensor(bpe_encode(train_text, merges)),
+            torch.tensor(dev_bpe),
+            512,
+            len(dev_text) - len(bpe_decode(dev_bpe[:1], merges)),
+        ),
+    }
+    bpc = {}
+    for name, (train, dev, vocab_size, characters) in streams.items():
+        torch.manual_seed(0)
+        model = GPT(vocab_size, BPE_BLOCK, **BPE_GPT)
+        history = train_on_text(
+            model, train, dev, BPE_BLOCK, BPE_RECIPE, seconds=seconds, progress=False
+        )
+        bpc[name] = bits_per_character(history.dev[-1], len(dev) - 1, characters)
+    return bpc["char"], bpc["bpe"]
+
+
+def print_tokenizer_comparison(seconds: int = 60) -> None:
+    """The `bpe` line of the benchmark."""
+    char_bpc, bpe_bpc = tokenizer_comparison(seconds)
+    print(f"bpe {seconds}s: char_gpt_bpc={char_bpc:.4f} bpe_gpt_bpc={bpe_bpc:.4f}")
+
+
 def main() -> None:
     """Run and print every measurement."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--names", type=Path, default=LECTURES if LECTURES.is_file() else None)
     parser.add_argument("--skip-lectures", action="store_true", help="skip the 200,000-step recipe")
+    parser.add_argument("--only", choices=["bpe"], help="run only this part")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.only == "bpe":
+        print_tokenizer_comparison()
+        return
     names = load_names(args.names)
     stoi, _ = build_vocab(names)
     train_names, dev_names, _ = split_names(names)
@@ -199,6 +259,7 @@ def main() -> None:
             f"({gpt['steps']} steps of {GPT_RECIPE.batch_size} names); context-8 MLP dev "
             f"{mlp['dev']:.4f} ({mlp['steps']} steps of {MLP_RECIPE.batch_size} windows)"
         )
+    print_tokenizer_comparison()
 
 
 if __name__ == "__main__":

@@ -14,9 +14,27 @@ def nats_to_bits(nats: float) -> float:
     return nats / LN2
 
 
+def bits_per_character(nats_per_token: float, tokens: int, characters: int) -> float:
+    """A mean loss over `tokens` predicted tokens that spell `characters` characters, in bits per character.
+
+    The one figure that compares models under different tokenizers (chapter 09).
+    """
+    if tokens < 1 or characters < 1:
+        raise ValueError(f"need at least one token and one character, got {tokens}, {characters}")
+    return nats_to_bits(nats_per_token * tokens / characters)
+
+
 def perplexity_from_nll(mean_nll_nats: float) -> float:
     """exp of a mean negative log-likelihood in nats: the effective number of equally likely choices."""
     return math.exp(mean_nll_nats) if math.isfinite(mean_nll_nats) else math.inf
+
+
+def loss_summary(mean_nll_nats: float) -> str:
+    """A mean loss in the course's three units: "2.1234 nats = 3.063 bits, perplexity 8.36"."""
+    return (
+        f"{mean_nll_nats:.4f} nats = {nats_to_bits(mean_nll_nats):.3f} bits, "
+        f"perplexity {perplexity_from_nll(mean_nll_nats):.2f}"
+    )
 
 
 def _negative_log(probs: np.ndarray) -> np.ndarray:

@@ -32,11 +32,12 @@ class Recipe:
 
 @dataclass
 class History:
-    """Loss per training step and dev loss at evaluation steps."""
+    """Loss per training step and dev loss at evaluation steps; training seconds after each step (timed runs)."""
 
     train: list[float] = field(default_factory=list)
     dev_steps: list[int] = field(default_factory=list)
     dev: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
 
 
 def minibatches(
@@ -220,6 +221,7 @@ def train_lm(
         index = index.to(device) if isinstance(index, torch.Tensor) else index
         history.train.append(optimisation_step(model, optimizer, inputs[index], targets[index]))
         elapsed += clock() - started
+        history.seconds.append(elapsed)
         out_of_time = seconds is not None and elapsed >= seconds
         last = step == recipe.steps - 1 or out_of_time
         if dev is not None and (last or (step + 1) % recipe.eval_every == 0):

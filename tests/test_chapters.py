@@ -48,7 +48,11 @@ def test_each_exercise_has_a_solution_cell_and_a_graded_test_cell(chapter):
     meta = [c["metadata"].get("nbgrader", {}) for c in cells]
     graded = {m["grade_id"]: m["points"] for m in meta if m.get("grade") and not m.get("solution")}
     expected = {e.name: e.points for e in EXERCISES.values() if e.chapter == chapter}
-    assert {k: v for k, v in graded.items() if k in expected} == expected
+    # a challenge's cell is worth 0 in nbgrader (the maximum stays the regular one): extra credit
+    in_nbgrader = {
+        e.name: 0 if e.extra else e.points for e in EXERCISES.values() if e.chapter == chapter
+    }
+    assert {k: v for k, v in graded.items() if k in expected} == in_nbgrader
     solutions = {m["grade_id"] for m in meta if m.get("solution") and not m.get("grade")}
     assert solutions == {f"{name}_code" for name in expected}
     setup = "".join(
@@ -126,8 +130,10 @@ def test_written_answers_show_their_points_and_keep_their_rubric_out_of_chapters
 
 
 def test_readme_states_the_points_the_grader_lists():
-    autograded = sum(e.points for e in EXERCISES.values())
+    autograded = sum(e.points for e in EXERCISES.values() if not e.extra)
+    extra = sum(e.points for e in EXERCISES.values() if e.extra)
     written = sum(points for chapter in chapters() for _, points, _, _ in written_answers(chapter))
     readme = (REPO / "README.md").read_text()
     assert f"{autograded} autograded points" in readme
+    assert f"{extra} points of extra credit" in readme
     assert f"{written} points of written answers" in readme

@@ -17,7 +17,18 @@ def test_list_shows_exercises_chapters_and_points():
     assert done.returncode == 0
     assert "01_bigram_counting" in done.stdout and "bigram_counts" in done.stdout
     rows = json.loads(run("list", "--json").stdout)
-    assert {"exercise": "perplexity", "chapter": "01_bigram_counting", "points": 1} in rows
+    assert {
+        "exercise": "perplexity",
+        "chapter": "01_bigram_counting",
+        "points": 1,
+        "extra": False,
+    } in rows
+    challenge = next(row for row in rows if row["exercise"] == "interpolated_probs")
+    assert challenge["extra"] is True and challenge["chapter"] == "01_bigram_counting"
+    regular = sum(row["points"] for row in rows if not row["extra"])
+    extra = sum(row["points"] for row in rows if row["extra"])
+    assert f"{'total':<47} {regular}" in done.stdout
+    assert f"{'extra credit (challenges)':<47} {extra}" in done.stdout
 
 
 def test_check_exit_codes_and_report():
@@ -46,6 +57,8 @@ def test_grade_prints_points_and_writes_feedback_without_test_source(tmp_path):
     done = run("grade", str(notebook), "--json")
     result = json.loads(done.stdout)
     assert done.returncode == 0 and result["score"] == result["max_score"] == 7
+    assert result["extra_credit"] == result["max_extra_credit"] == 2
+    assert result["challenges"] == {"interpolated_probs": 2}
     assert result["exercises"] == {
         "bigram_counts": 2,
         "bigram_probs": 2,
@@ -53,7 +66,11 @@ def test_grade_prints_points_and_writes_feedback_without_test_source(tmp_path):
         "perplexity": 1,
     }
     page = (tmp_path / "01_bigram_counting.feedback.html").read_text()
-    assert "Score: 7 / 7" in page and "run_checks" not in page and "reference_counts" not in page
+    assert (
+        "Score: 7/7 + extra credit 2/2" in page
+        and "run_checks" not in page
+        and "reference_counts" not in page
+    )
 
 
 def test_grade_names_an_unknown_chapter(tmp_path):

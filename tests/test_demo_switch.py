@@ -41,6 +41,7 @@ def test_every_chapter_with_training_uses_the_switch():
         "05_sampling",
         "06_training",
         "07_attention",
+        "09_tokenization",
     ):
         source = (REPO / "solutions" / f"{chapter}.ipynb").read_text()
         assert "from proof_lm.demo import full_size, size" in source, chapter

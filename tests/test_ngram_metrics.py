@@ -9,6 +9,7 @@ import pytest
 from proof_lm.corpus import load_names
 from proof_lm.metrics import (
     bigram_mean_nll,
+    loss_summary,
     nats_to_bits,
     ngram_mean_nll,
     perplexity_from_nll,
@@ -109,3 +110,8 @@ def test_ngram_mean_nll_matches_a_loop(n):
         assert math.isclose(ngram_mean_nll(probs, names, stoi), bigram_mean_nll(probs, names, stoi))
     with pytest.raises(ValueError, match="at least one name"):
         ngram_mean_nll(probs, [], stoi)
+
+
+def test_loss_summary_states_nats_bits_and_perplexity():
+    assert loss_summary(math.log(8)) == "2.0794 nats = 3.000 bits, perplexity 8.00"
+    assert loss_summary(math.inf).endswith("perplexity inf")

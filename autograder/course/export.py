@@ -9,29 +9,52 @@ from autograder.exercises import chapter_exercises
 
 
 def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
-    """One row per student: points per chapter (autograded exercises), the total, and the flags."""
+    """One row per student: points per chapter (autograded exercises), the total, and the flags.
+
+    Challenges (extra credit) are left out of the chapters' points, the total and the maximum;
+    each has a column of its own ("<name> (extra credit)") and their sum is `extra_credit`.
+    """
     from nbgrader.api import Gradebook, MissingEntry
 
     flags = json.loads((root / "flags.json").read_text()) if (root / "flags.json").exists() else {}
+    challenges = [e for chapter in chapters for e in chapter_exercises(chapter) if e.extra]
     with (
         Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook,
         to.open("w", newline="") as handle,
     ):
         writer = csv.writer(handle)
-        writer.writerow(["student", *chapters, "total", "max_total", "flagged", "flags", "sandbox"])
+        writer.writerow(
+            [
+                "student",
+                *chapters,
+                "total",
+                "max_total",
+                *(f"{e.name} (extra credit)" for e in challenges),
+                "extra_credit",
+                "flagged",
+                "flags",
+                "sandbox",
+            ]
+        )
         sandboxed = _graded_with_sandbox(root)
-        maximum = sum(e.points for chapter in chapters for e in chapter_exercises(chapter))
+        maximum = sum(
+            e.points for chapter in chapters for e in chapter_exercises(chapter) if not e.extra
+        )
+
+        def score(exercise: object, student: str) -> float:
+            with contextlib.suppress(MissingEntry):
+                grade = gradebook.find_grade(
+                    exercise.name, exercise.chapter, exercise.chapter, student
+                )
+                return float((grade.extra_credit if exercise.extra else grade.score) or 0.0)
+            return 0.0
+
         for student in sorted(s.id for s in gradebook.students):
-            points = []
-            for chapter in chapters:
-                total = 0.0
-                for exercise in chapter_exercises(chapter):
-                    with contextlib.suppress(MissingEntry):
-                        total += (
-                            gradebook.find_grade(exercise.name, chapter, chapter, student).score
-                            or 0.0
-                        )
-                points.append(total)
+            points = [
+                sum(score(e, student) for e in chapter_exercises(chapter) if not e.extra)
+                for chapter in chapters
+            ]
+            extra = [score(e, student) for e in challenges]
             reasons = [
                 f"{chapter}: {reason}"
                 for chapter, items in flags.get(student, {}).items()
@@ -43,6 +66,8 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
                     *points,
                     sum(points),
                     maximum,
+                    *extra,
+                    sum(extra),
                     "yes" if reasons else "",
                     " | ".join(reasons),
                     "on" if sandboxed else "OFF (--no-sandbox)",

@@ -74,13 +74,17 @@ def _save_autogrades(db_url: str, chapter: str, student: str, notebook: object) 
 
 
 def _set_scores(gradebook: object, chapter: str, student: str, earned: dict[str, float]) -> None:
-    """Every exercise's automatic score is the trusted grader's (0 where it has none)."""
+    """Every exercise's automatic score is the trusted grader's (0 where it has none); a challenge's is extra credit."""
     from nbgrader.api import MissingEntry
 
     for exercise in chapter_exercises(chapter):
         with contextlib.suppress(MissingEntry):
             grade = gradebook.find_grade(exercise.name, chapter, chapter, student)
-            grade.auto_score = float(earned.get(exercise.name, 0.0))
+            score = float(earned.get(exercise.name, 0.0))
+            # A challenge's cell is worth 0 points (the chapter's maximum stays the regular one);
+            # what it earns is nbgrader's extra credit, which adds to the score and not the maximum.
+            grade.auto_score = 0.0 if exercise.extra else score
+            grade.extra_credit = score if exercise.extra else None
             grade.manual_score = None
             grade.needs_manual_grade = False
 

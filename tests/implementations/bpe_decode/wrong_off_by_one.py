@@ -1,0 +1,13 @@
+"""Numbers the merges from 257."""
+
+EXPECT = "off by one"
+
+
+def bpe_decode(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for i, (a, b) in enumerate(merges, start=1):
+        vocab[256 + i] = vocab[a] + vocab[b]
+    for i in ids:
+        if i not in vocab:
+            raise ValueError(f"id {i} is neither a byte nor a merge")
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")

@@ -1,0 +1,19 @@
+"""Backward through attention that sees the future."""
+
+import math
+
+import numpy as np
+
+EXPECT = "without the causal mask"
+
+
+def causal_attention_backward(q, k, v, dout):
+    if q.ndim != 3:
+        raise ValueError("expected q, k (B, T, d), v and dout (B, T, d_v)")
+    d = q.shape[2]
+    s = q @ k.transpose(0, 2, 1) / math.sqrt(d)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    dw = dout @ v.transpose(0, 2, 1)
+    ds = w * (dw - (dw * w).sum(axis=-1, keepdims=True)) / math.sqrt(d)
+    return ds @ k, ds.transpose(0, 2, 1) @ q, w.transpose(0, 2, 1) @ dout

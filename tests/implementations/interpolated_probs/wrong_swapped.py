@@ -1,0 +1,15 @@
+"""lam on the unigram."""
+
+import numpy as np
+
+EXPECT = "swapped"
+
+
+def interpolated_probs(counts, lam):
+    if not 0.0 <= lam <= 1.0:
+        raise ValueError("lam")
+    counts = np.asarray(counts, dtype=np.float64)
+    unigram = counts.sum(axis=0) / counts.sum()
+    rows = counts.sum(axis=1, keepdims=True)
+    ml = np.divide(counts, rows, out=np.zeros_like(counts), where=rows > 0)
+    return np.where(rows > 0, (1.0 - lam) * ml + lam * unigram, unigram)

@@ -1,0 +1,15 @@
+"""Interpolates with the uniform distribution."""
+
+import numpy as np
+
+EXPECT = "not the uniform one"
+
+
+def interpolated_probs(counts, lam):
+    if not 0.0 <= lam <= 1.0:
+        raise ValueError("lam")
+    counts = np.asarray(counts, dtype=np.float64)
+    V = counts.shape[0]
+    rows = counts.sum(axis=1, keepdims=True)
+    ml = np.divide(counts, rows, out=np.zeros_like(counts), where=rows > 0)
+    return np.where(rows > 0, lam * ml + (1.0 - lam) / V, 1.0 / V)

@@ -1,0 +1,16 @@
+"""exp without the shift."""
+
+import numpy as np
+
+EXPECT = "nan or inf"
+
+
+def min_p_probs(logits, p_base, temperature=1.0):
+    if not 0.0 <= p_base <= 1.0:
+        raise ValueError("p_base must lie in [0, 1]")
+    if not temperature > 0:
+        raise ValueError("temperature must be > 0")
+    p = np.exp(logits / temperature)
+    p /= p.sum()
+    kept = np.where(p >= p_base * p.max(), p, 0.0)
+    return kept / kept.sum()

@@ -1,0 +1,9 @@
+"""Attaches the optional space after a chunk instead of before it."""
+
+import re
+
+EXPECT = "before a chunk, not after"
+
+
+def pre_split(text):
+    return re.findall(r"'(?:s|t|re|ve|m|ll|d)|[^\W\d_]+ ?|\d+ ?|[^\s\w]+ ?|\s+", text)
