@@ -44,6 +44,10 @@ def _outcome(raw: dict) -> Outcome:
         raise ValueError("malformed outcome")
     outcome.error_bases = tuple(str(base) for base in outcome.error_bases)
     outcome.message = str(outcome.message)[:500]
+    if not isinstance(outcome.aliases, list):
+        raise ValueError("malformed outcome")
+    outcome.aliases = [[str(where), int(index)] for where, index in outcome.aliases]
+    outcome.aliased = str(outcome.aliased)[:200]
     return outcome
 
 

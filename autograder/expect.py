@@ -15,6 +15,16 @@ def value_of(outcome: Outcome) -> object:
     return outcome.value
 
 
+def value_of_views(outcome: Outcome) -> object:
+    """`value_of` for a call whose array arguments were non-contiguous views."""
+    if outcome.error is not None and outcome.error != "NotPlain":
+        raise CheckFailed(
+            f"{describe_error(outcome)}, with non-contiguous inputs (views such as x.T or "
+            "x[:, ::2]): use reshape (or np.ascontiguousarray), not .view or .shape ="
+        )
+    return value_of(outcome)
+
+
 def as_array(value: object, shape: tuple, kinds: str = "f") -> np.ndarray:
     """`value` as an array of the given shape whose dtype kind is one of `kinds`."""
     if not isinstance(value, np.ndarray):
@@ -193,3 +203,34 @@ def exact_count(
         expect_close(number_answer(outcome), expected, rtol=0, atol=0, diagnoses=known)
 
     return judge
+
+
+def expect_fresh(outcome: Outcome, names: tuple[str, ...]) -> None:
+    """Pass when no array of the answer shares memory with an argument (`names`: the arguments')."""
+    for where, index in outcome.aliases:
+        name = names[index] if index < len(names) else f"argument {index + 1}"
+        raise CheckFailed(
+            f"{where} is {name} itself (or a view of it): return a new array (e.g. {name}.copy()), "
+            f"so that changing one later cannot change the other"
+        )
+
+
+def expect_float64(
+    actual: np.ndarray,
+    expected: np.ndarray,
+    rtol: float,
+    atol: float,
+    diagnoses: list[tuple[str, object]] = (),
+) -> None:
+    """Fail, naming float32, when `actual` is within float32's precision of `expected` but not
+    within (rtol, atol) and matches no diagnosis; otherwise leave the verdict to expect_close."""
+    if matches(actual, expected, rtol, atol) or any(
+        candidate is not None and matches(actual, candidate, rtol, atol)
+        for _, candidate in diagnoses
+    ):
+        return
+    scale = float(np.max(np.abs(expected), initial=1.0, where=np.isfinite(expected)))
+    if matches(actual, expected, 1e-4, 1e-6 * scale):
+        raise CheckFailed(
+            "right to about 6 digits only, the precision of float32: compute in float64"
+        )

@@ -30,6 +30,7 @@ class Outcome:
     message: str = ""
     args_after: object = None
     aliased: str = ""  # "the answer[1] is argument 2 or a view of it", when an answer shares memory
+    aliases: list = field(default_factory=list)  # [where, argument index]: memory shared
 
     def raised(self, name: str) -> bool:
         """True when the call raised `name` or a subclass of it."""
@@ -60,8 +61,12 @@ def run_call(fn: Callable, call: Call) -> Outcome:
             else:
                 module, name = call.probe.split(":")
                 value = getattr(importlib.import_module(module), name)(fn, *args, **kwargs)
+        plain = to_plain(value)  # only exact built-in types and base-class arrays from here on
         return Outcome(
-            value=to_plain(value), args_after=to_plain(list(args)), aliased=aliases(value, args)
+            value=plain,
+            args_after=to_plain(list(args)),
+            aliased=aliases(value, args),
+            aliases=shared_memory(value, args) if call.probe is None else [],
         )
     except NotPlain as bad:  # the grader's verdict on the answer, not an error the student raised
         return Outcome(error="NotPlain", error_bases=("NotPlain",), message=str(bad))
@@ -93,6 +98,25 @@ def aliases(value: object, args: tuple) -> str:
                 if shared:
                     return f"{where} is {label} or a view of it"
     return ""
+
+
+def shared_memory(value: object, args: tuple, where: str = "the answer") -> list:
+    """[where, argument index] for every array in the answer that shares memory with an argument."""
+    if type(value) in (list, tuple):
+        return [
+            a for i, item in enumerate(value) for a in shared_memory(item, args, f"{where}[{i}]")
+        ]
+    if type(value) is dict:
+        return [
+            a for key, item in value.items() for a in shared_memory(item, args, f"{where}[{key!r}]")
+        ]
+    if not isinstance(value, np.ndarray):
+        return []
+    return [
+        [where, index]
+        for index, arg in enumerate(args)
+        if isinstance(arg, np.ndarray) and np.may_share_memory(value, arg)
+    ]
 
 
 def error_outcome(error: BaseException) -> Outcome:

@@ -12,6 +12,21 @@ from collections.abc import Callable
 import numpy as np
 
 
+def strided(array: np.ndarray) -> np.ndarray:
+    """The same values as a non-contiguous view: axes in reverse memory order, every other element
+    of a twice-as-long last axis (neither C- nor Fortran-contiguous, strides all positive)."""
+    buffer = np.zeros((2 * array.shape[-1], *reversed(array.shape[:-1])), dtype=array.dtype)
+    view = buffer.T[..., ::2]
+    view[...] = array
+    return view
+
+
+def strided_probe(fn: Callable, *args: object, **kwargs: object) -> object:
+    """Call fn with every array argument (of one or more dimensions) as a non-contiguous view."""
+    views = [strided(a) if isinstance(a, np.ndarray) and a.ndim else a for a in args]
+    return fn(*views, **kwargs)
+
+
 def softmax_regression(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
     """Mean cross-entropy of X @ W + b and its gradients for W and b (P may hold other entries)."""
     logits = X @ P["W"] + P["b"]  # (B, V)
@@ -34,7 +49,23 @@ def least_squares(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
     }
 
 
-PROBLEMS = {"softmax_regression": softmax_regression, "least_squares": least_squares}
+def paired_vectors(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
+    """Half the mean squared error of X @ u + tanh(X) @ w: two parameters of one shape, their
+    gradients handed back in the other order (w first)."""
+    features = np.tanh(X)
+    residual = X @ P["u"] + features @ P["w"] - Y  # (B,)
+    B = len(Y)
+    return float(0.5 * np.mean(residual**2)), {
+        "w": features.T @ residual / B,
+        "u": X.T @ residual / B,
+    }
+
+
+PROBLEMS = {
+    "softmax_regression": softmax_regression,
+    "least_squares": least_squares,
+    "paired_vectors": paired_vectors,
+}
 
 
 def sgd_train_probe(
@@ -52,13 +83,30 @@ def sgd_train_probe(
     """
     params = {k: None if v is None else np.array(v, dtype=np.float64) for k, v in params.items()}
     seen: list[dict] = []
+    handed: list[tuple[dict, dict]] = []  # the gradient arrays handed out, and copies of them
 
     def loss_and_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
         seen.append({k: np.array(v, copy=True) for k, v in P.items() if v is not None})
-        return PROBLEMS[problem](P, X, Y)
+        loss, grads = PROBLEMS[problem](P, X, Y)
+        handed.append((dict(grads), {k: g.copy() for k, g in grads.items()}))
+        return loss, grads
 
     pairs = [(np.array(X), np.array(Y)) for X, Y in batches]
+    copies = [(X.copy(), Y.copy()) for X, Y in pairs]
     losses = fn(
         params, loss_and_grads, (pair for pair in pairs) if as_generator else pairs, learning_rate
     )
-    return {"losses": losses, "params": params, "seen": seen}
+    grads_modified = sorted(
+        {k for grads, kept in handed for k, g in grads.items() if not np.array_equal(g, kept[k])}
+    )
+    batches_modified = any(
+        not (np.array_equal(X, X0) and np.array_equal(Y, Y0))
+        for (X, Y), (X0, Y0) in zip(pairs, copies, strict=True)
+    )
+    return {
+        "losses": losses,
+        "params": params,
+        "seen": seen,
+        "grads_modified": grads_modified,
+        "batches_modified": batches_modified,
+    }

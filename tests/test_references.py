@@ -160,7 +160,10 @@ def test_layer_norm_references_agree_with_torch_autograd():
         assert relative_error(mine, torchs.numpy()) < 1e-8
 
 
-@pytest.mark.parametrize("config", [(27, 15, 32, 1, 4), (3, 2, 6, 3, 2)])
+@pytest.mark.parametrize(
+    "config",
+    [(27, 15, 32, 1, 4), (3, 2, 6, 3, 2), (1000, 64, 256, 5, 8), (50257, 2048, 12288, 96, 96)],
+)
 def test_gpt_count_reference_is_the_closed_form(config):
     V, T, C, layers, heads = config
     assert library_count(V, T, C, layers, heads) == gpt_param_count(V, T, C, layers)

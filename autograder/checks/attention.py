@@ -8,7 +8,9 @@ proof_lm.gpt.TinyGPT built here for random configurations. Diagnoses are the cla
 written out in NumPy.
 """
 
+import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import torch
@@ -17,17 +19,21 @@ from autograder.expect import (
     as_array,
     exact_count,
     expect_close,
+    expect_float64,
+    expect_fresh,
     expect_raises,
     expect_unchanged,
     labelled,
     matches,
     tuple_answer,
     value_of,
+    value_of_views,
 )
 from autograder.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.gpt import TinyGPT
 
-RTOL, ATOL = 1e-6, 1e-9
+RTOL, ATOL = 1e-9, 1e-9  # float64 answers agree to ~1e-13 here; float32 is off by ~1e-7
+STRIDED = "autograder.probes:strided_probe"  # every array argument as a non-contiguous view
 
 
 def _rejects(args: tuple, kwargs: dict, what: str, hint: str) -> Check:
@@ -154,13 +160,17 @@ def _weights_structure(weights: np.ndarray) -> str | None:
     return None
 
 
-def _judge_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str) -> Check:
+def _judge_attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str, probe: str | None = None
+) -> Check:
     out, weights = reference_attention(q, k, v)
     B, T, dv = v.shape
     diagnoses = attention_diagnoses(q, k, v)
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if probe:
+            value_of_views(outcome)
         got_out, got_weights = tuple_answer(outcome, ["output", "weights"])
         with labelled("weights"):
             got_weights = as_array(got_weights, (B, T, T))
@@ -171,6 +181,8 @@ def _judge_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str) -> 
                 got_weights, weights, RTOL, ATOL
             ):
                 raise CheckFailed(hint)
+        with labelled("weights"):
+            expect_float64(got_weights, weights, RTOL, ATOL)
         if not matches(got_weights, weights, RTOL, ATOL):
             structure = _weights_structure(got_weights)
             if structure:
@@ -189,8 +201,9 @@ def _judge_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str) -> 
                 note=" (the weights are right: the output is weights @ v)",
             )
         expect_unchanged(outcome, (q, k, v))
+        expect_fresh(outcome, ("q", "k", "v"))
 
-    return Check(what, [Call((q, k, v))], judge)
+    return Check(what, [Call((q, k, v), probe=probe)], judge)
 
 
 def causal_attention_checks(rng: np.random.Generator) -> list[Check]:
@@ -207,34 +220,79 @@ def causal_attention_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_attention(q, rng.normal(size=(1, 5, 2)), rng.normal(size=(1, 5, 2)), "q = 0")
     )
-    bad = rng.normal(size=(2, 4, 3))
-    checks += [
-        _rejects(
-            (bad, bad, bad[:1]),
-            {},
-            "v with another batch size raises ValueError (it would broadcast)",
-            "v must be (B, T, d_v) with the B and T of q",
-        ),
-        _rejects(
-            (bad[0], bad[0], bad[0]),
-            {},
-            "2-d inputs raise ValueError",
-            "expected q, k, v of shape (B, T, d)",
-        ),
-        _rejects(
-            (bad, bad[..., :2], bad),
-            {},
-            "k of a different width than q raises ValueError",
-            "q and k must have the same shape",
-        ),
-        _rejects(
-            (bad, bad, bad[:, :3]),
-            {},
-            "v with a different T raises ValueError",
-            "v must be (B, T, d_v) with the B and T of q",
-        ),
-    ]
+    checks += large_score_attention_checks(rng)
+    q, k, v = (rng.normal(size=(2, 5, n)) for n in (3, 3, 2))
+    checks.append(_judge_attention(q, k, v, "non-contiguous inputs (strided views)", STRIDED))
+    checks += attention_shape_checks(rng)
     return checks
+
+
+def large_score_attention_checks(rng: np.random.Generator) -> list[Check]:
+    """Scores far apart: across the batch and positions, the future far above the past, and far
+    below any finite fill value."""
+    B, T, d = 3, 6, 4
+    q, k, v = (rng.normal(size=(B, T, d)) for _ in range(3))
+    q[1] *= 700.0  # batch 1 scores in the thousands beside batch 0's of order one
+    q[2, ::2] *= 900.0  # within batch 2, every other position's scores too
+    checks = [
+        _judge_attention(
+            q, k, v, "rows of very different scales (a shift by each row's own maximum)"
+        )
+    ]
+    u = rng.normal(size=d)
+    u /= np.linalg.norm(u)
+    q = rng.normal(size=(2, T, d)) + 20.0 * u
+    k = rng.normal(size=(2, T, d))
+    k[:, T // 2 :] += 300.0 * u  # later keys score about 3000 above the earlier ones
+    checks.append(
+        _judge_attention(
+            q,
+            k,
+            rng.normal(size=(2, T, 3)),
+            "the future scores thousands above the past (take the maximum over j <= t only)",
+        )
+    )
+    # integer keys and a query of -1e10: every score an exact multiple of 5e9, down to -3e11, far
+    # below a finite fill such as -1e9: the masked future must still get exactly 0. The key sums
+    # differ within a sequence (10 * a permutation + at most 6), so each row has one clear winner
+    k = rng.integers(0, 3, size=(2, 5, 4)).astype(np.float64)
+    k[..., 0] = 10.0 * np.stack([rng.permutation(5) + 1 for _ in range(2)])
+    q = np.full((2, 5, 4), -1e10)
+    checks.append(
+        _judge_attention(
+            q,
+            k,
+            rng.normal(size=(2, 5, 2)),
+            "scores of about -1e11: the future must be -inf, not a large finite number",
+        )
+    )
+    return checks
+
+
+def attention_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """Every argument of a wrong shape: fewer or more dimensions, a batch or T of 1 that would
+    broadcast, another T, another width."""
+    B, T, d = 2, 4, 3
+    q, k, v = (rng.normal(size=(B, T, d)) for _ in range(3))
+    qkv = "expected q, k of the same shape (B, T, d) and v of shape (B, T, d_v)"
+    cases = [
+        ((q[0], q[0], q[0]), "2-d inputs"),
+        ((q[0], k, v), "a 2-d q beside 3-d k and v (it would broadcast)"),
+        ((q, k[0], v), "a 2-d k (it would broadcast)"),
+        ((q, k, v[0]), "a 2-d v (it would broadcast)"),
+        ((q[None], k, v), "a 4-d q (it would broadcast)"),
+        ((q, k[None], v), "a 4-d k (it would broadcast)"),
+        ((q, k, v[None]), "a 4-d v (it would broadcast)"),
+        ((q[:1], k, v), "q of batch 1 beside k and v of batch 2 (it would broadcast)"),
+        ((q, k[:1], v), "k of batch 1 beside q and v of batch 2 (it would broadcast)"),
+        ((q, k, v[:1]), "v with another batch size (it would broadcast)"),
+        ((q, k[:, :1], v), "k with T = 1 beside q with T = 4 (it would broadcast)"),
+        ((q, k[:, :3], v), "k with another T than q"),
+        ((q[:, :3], k, v), "q with another T than k and v"),
+        ((q, k, v[:, :3]), "v with another T"),
+        ((q, k[..., :2], v), "k of a different width than q"),
+    ]
+    return [_rejects(args, {}, f"{what} raises ValueError", qkv) for args, what in cases]
 
 
 # ---------------------------------------------------------------- multi_head_attention
@@ -308,7 +366,12 @@ def variant_mha(
 
 
 def _judge_mha(
-    x: np.ndarray, W: tuple, n_heads: int, what: str, against_torch: bool = False
+    x: np.ndarray,
+    W: tuple,
+    n_heads: int,
+    what: str,
+    against_torch: bool = False,
+    probe: str | None = None,
 ) -> Check:
     expected = torch_mha(x, *W, n_heads) if against_torch else reference_mha(x, *W, n_heads)
     H = n_heads
@@ -364,11 +427,18 @@ def _judge_mha(
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        answer = as_array(value_of(outcome), x.shape)
+        answer = as_array((value_of_views if probe else value_of)(outcome), x.shape)
+        if not np.isfinite(answer).all() and np.isfinite(expected).all():
+            raise CheckFailed(
+                "got nan or inf: at large scores exp overflows (or every past entry underflows): "
+                "in every head, subtract the max of each row's unmasked scores before exp"
+            )
+        expect_float64(answer, expected, RTOL, ATOL, diagnoses)
         expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses)
         expect_unchanged(outcome, (x, *W, n_heads))
+        expect_fresh(outcome, ("x", "Wq", "Wk", "Wv", "Wo"))
 
-    return Check(what, [Call((x, *W, n_heads))], judge)
+    return Check(what, [Call((x, *W, n_heads), probe=probe)], judge)
 
 
 def random_mha_case(rng: np.random.Generator, B: int, T: int, C: int) -> tuple[np.ndarray, tuple]:
@@ -397,22 +467,67 @@ def multi_head_attention_checks(rng: np.random.Generator) -> list[Check]:
         )
     x, W = random_mha_case(rng, 2, 1, 6)
     checks.append(_judge_mha(x, W, 3, "T = 1"))
+    x, W = random_mha_case(rng, 2, 5, 6)
+    checks.append(_judge_mha(x, W, 3, "non-contiguous inputs (strided views)", probe=STRIDED))
+    checks += large_score_mha_checks(rng)
+    checks += mha_shape_checks(rng)
+    return checks
+
+
+def large_score_mha_checks(rng: np.random.Generator) -> list[Check]:
+    """Scores in the thousands in one head beside order one in another, positions of different
+    scales, and later keys that score far above the past."""
+    B, T, C, H = 2, 6, 8, 2
+    x, (Wq, Wk, Wv, Wo) = random_mha_case(rng, B, T, C)
+    Wq = Wq.copy()
+    Wq[:, C // H :] *= 600.0  # head 1's scores in the thousands, head 0's of order one
+    x[:, 1::2] *= 3.0  # every other position on another scale
+    x[1] *= 5.0  # and the second sequence on another again
+    checks = [
+        _judge_mha(
+            x,
+            (Wq, Wk, Wv, Wo),
+            H,
+            "head 1's scores in the thousands beside head 0's of order one (a shift per head "
+            "and per row)",
+        )
+    ]
+    x, (Wq, Wk, Wv, Wo) = random_mha_case(rng, B, T, C)
+    x[:, T // 2 :] *= 40.0  # later positions: keys (and queries) far larger
+    checks.append(
+        _judge_mha(
+            x,
+            (Wq * 50.0, Wk, Wv, Wo),
+            H,
+            "later keys score thousands above the earlier ones (the maximum over j <= t only)",
+        )
+    )
+    return checks
+
+
+def mha_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """Wrong n_heads, x of the wrong dimensions, each weight of a wrong (maybe broadcastable) shape."""
     x, W = random_mha_case(rng, 1, 4, 6)
-    checks += [
+    weight = "each weight must be (C, C)"
+    checks = [
         _rejects(
             (x, *W, 4),
             {},
             "C = 6 with 4 heads raises ValueError",
             "C must be a multiple of n_heads",
         ),
+        _rejects((x, *W, 0), {}, "0 heads raises ValueError", "n_heads must be at least 1"),
+        _rejects((x, *W, -1), {}, "-1 heads raises ValueError", "n_heads must be at least 1"),
         _rejects((x[0], *W, 2), {}, "a 2-d x raises ValueError", "expected x of shape (B, T, C)"),
         _rejects(
-            (x, W[0][:, :4], *W[1:], 2),
-            {},
-            "Wq of shape (6, 4) raises ValueError",
-            "each weight must be (C, C)",
+            (x[None], *W, 2), {}, "a 4-d x raises ValueError", "expected x of shape (B, T, C)"
         ),
     ]
+    wider = rng.normal(size=(6, 8))
+    for i, name in enumerate(("Wq", "Wk", "Wv", "Wo")):
+        for bad, what in ((W[i][:, :4], "(6, 4)"), (wider, "(6, 8)"), (W[i][None], "(1, 6, 6)")):
+            args = (x, *W[:i], bad, *W[i + 1 :], 2)
+            checks.append(_rejects(args, {}, f"{name} of shape {what} raises ValueError", weight))
     return checks
 
 
@@ -488,6 +603,7 @@ def _judge_layer_norm(
     what: str,
     note: str = "",
     atol: float = 1e-8,
+    probe: str | None = None,
 ) -> Check:
     e = 1e-5 if eps is None else eps
     expected = reference_layer_norm(x, gamma, beta, e)
@@ -496,18 +612,21 @@ def _judge_layer_norm(
         for hint, candidate in layer_norm_variants(x, gamma, beta, e)
         if candidate is not None and not matches(candidate, expected, RTOL, atol)
     ]
-    call = Call((x, gamma, beta)) if eps is None else Call((x, gamma, beta), {"eps": eps})
+    call = Call((x, gamma, beta), {} if eps is None else {"eps": eps}, probe)
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        answer = as_array(value_of(outcome), x.shape)
+        answer = as_array((value_of_views if probe else value_of)(outcome), x.shape)
         if not np.isfinite(answer).all():
             raise CheckFailed(
                 "got nan or inf: put eps inside the square root, and compute the variance as "
                 "mean((x - mean)^2), which cannot go negative (mean(x^2) - mean^2 can)"
             )
+        if not note:  # with a note, a small miss is the variance's cancellation
+            expect_float64(answer, expected, RTOL, atol, diagnoses)
         expect_close(answer, expected, RTOL, atol, diagnoses=diagnoses, note=note)
         expect_unchanged(outcome, (x, gamma, beta))
+        expect_fresh(outcome, ("x", "gamma", "beta"))
 
     return Check(what, [call], judge)
 
@@ -521,6 +640,7 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
         ((2, 3, 8), 1e-5),
         ((3, 4, 2), 0.5),
         ((5, 7), 0.1),
+        ((2, 2, 3, 4), None),
     ]:
         C = shape[-1]
         x = rng.normal(rng.normal(0, 2), rng.uniform(0.3, 3), shape)
@@ -556,13 +676,51 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
         _judge_layer_norm(x, rng.normal(size=4), rng.normal(size=4), 1e-5, "C = 4, random affine")
     )
     checks.append(
-        _rejects(
-            (x, np.ones(1), np.zeros(4)),
-            {},
-            "gamma of length 1 for C = 4 raises ValueError (it would broadcast)",
-            "gamma and beta must have shape (C,)",
+        _judge_layer_norm(
+            different_scales(rng, 6),
+            rng.normal(1, 0.5, 6),
+            rng.normal(size=6),
+            1e-5,
+            "rows of very different means and spreads (1e6 beside 0, spreads 1e-2 to 1e4)",
+            note=" (a row of mean 1e6 or -3e4: compute the variance as mean((x - mean)^2))",
         )
     )
+    x = rng.normal(size=(2, 3, 5))
+    checks.append(
+        _judge_layer_norm(
+            x, rng.normal(size=5), rng.normal(size=5), 1e-5, "non-contiguous inputs", probe=STRIDED
+        )
+    )
+    return checks + layer_norm_shape_checks(rng)
+
+
+def different_scales(rng: np.random.Generator, C: int) -> np.ndarray:
+    """Rows (positions) of very different means and spreads, one of them in a 3-d batch."""
+    x = rng.normal(size=(2, 3, C))
+    x[0, 1] = 1e6 + rng.normal(size=C)  # cancels in mean(x^2) - mean^2
+    x[0, 2] = -3e4 + 1e-2 * rng.normal(size=C)
+    x[1, 0] *= 1e4
+    x[1, 2] *= 1e-2
+    return x
+
+
+def layer_norm_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """gamma and beta each of a shape that would broadcast: (1,), (1, C), (C, 1), (), and (T,)."""
+    x = rng.normal(size=(2, 3, 4))  # T = 3, C = 4
+    hint = "gamma and beta must have shape (C,)"
+    checks = []
+    for index, name in enumerate(("gamma", "beta")):
+        for bad in (np.ones(1), np.ones((1, 4)), np.ones((4, 1)), np.array(1.0), np.ones(3)):
+            args = [x, np.ones(4), np.zeros(4)]
+            args[1 + index] = bad
+            checks.append(
+                _rejects(
+                    tuple(args),
+                    {},
+                    f"{name} of shape {bad.shape} for x of shape (2, 3, 4) raises ValueError",
+                    hint,
+                )
+            )
     return checks
 
 
@@ -632,6 +790,11 @@ def layer_norm_backward_variants(
             layer_norm_backward_variants(dout, x, gamma, 1e-5)[2] if eps != 1e-5 else None,
         ),
         (
+            "the variance as mean(x^2) - mean^2 loses every digit when the mean is large: "
+            "use mean((x - mean)^2)",
+            naive_variance_backward(dout, x, gamma, eps),
+        ),
+        (
             "the forward pass uses the biased variance (divide by C), so must the backward",
             (
                 g
@@ -655,18 +818,62 @@ def layer_norm_backward_variants(
     return [(h, c) for h, c in dx if c is not None], dgamma, correct
 
 
+def closed_form_layer_norm_backward(
+    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """dx, dgamma, dbeta in closed form, two-pass statistics in float64 (checked against central
+    differences wherever those are accurate)."""
+    axes = tuple(range(x.ndim - 1))
+    mean = x.mean(axis=-1, keepdims=True)
+    std = np.sqrt(((x - mean) ** 2).mean(axis=-1, keepdims=True) + eps)
+    xhat = (x - mean) / std
+    g = dout * gamma
+    dx = (g - g.mean(-1, keepdims=True) - xhat * (g * xhat).mean(-1, keepdims=True)) / std
+    return dx, (dout * xhat).sum(axis=axes), dout.sum(axis=axes)
+
+
+def naive_variance_backward(
+    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float
+) -> np.ndarray:
+    """dx with the variance taken as mean(x^2) - mean^2 (the cancellation slip)."""
+    mean = x.mean(axis=-1, keepdims=True)
+    with np.errstate(all="ignore"):
+        std = np.sqrt((x**2).mean(axis=-1, keepdims=True) - mean**2 + eps)
+    xhat = (x - mean) / std
+    g = dout * gamma
+    return (g - g.mean(-1, keepdims=True) - xhat * (g * xhat).mean(-1, keepdims=True)) / std
+
+
 def _judge_ln_backward(
-    dout: np.ndarray, x: np.ndarray, gamma: np.ndarray, eps: float | None, what: str
+    dout: np.ndarray,
+    x: np.ndarray,
+    gamma: np.ndarray,
+    eps: float | None,
+    what: str,
+    finite_differences: bool = True,
+    probe: str | None = None,
 ) -> Check:
     e = 1e-5 if eps is None else eps
-    dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
+    exact = closed_form_layer_norm_backward(dout, x, gamma, e)
+    # finite differences carry an error of about 1e-9 here (none at all for the closed form, which
+    # must then agree with them); where x is far from 0 they lose digits, and only the closed form
+    # (checked against them in the other cases) is the reference
+    rtol, atol = (1e-5, 1e-7) if finite_differences else (1e-6, 1e-7)
+    if finite_differences:
+        dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
+        assert all(
+            matches(a, b, rtol, atol) for a, b in zip(exact, (dx, dgamma, dbeta), strict=True)
+        ), what
+    else:
+        dx, dgamma, dbeta = exact
     dx_diagnoses, dgamma_diagnoses, _ = layer_norm_backward_variants(dout, x, gamma, e)
-    rtol, atol = 1e-5, 1e-7  # finite differences carry an error of about 1e-9 here
     C = x.shape[-1]
-    call = Call((dout, x, gamma)) if eps is None else Call((dout, x, gamma), {"eps": eps})
+    call = Call((dout, x, gamma), {} if eps is None else {"eps": eps}, probe)
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if probe:
+            value_of_views(outcome)
         got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
         for label, got in (("dgamma", got_dgamma), ("dbeta", got_dbeta)):
             if isinstance(got, np.ndarray) and got.shape != (C,):
@@ -702,13 +909,26 @@ def _judge_ln_backward(
                 if not matches(dgamma, dbeta, rtol, atol)
                 else [],
             )
+        for label, got, want in zip(
+            ("dx", "dgamma", "dbeta"), (got_dx, got_dgamma, got_dbeta), exact, strict=True
+        ):
+            # float64 agrees with the closed form to ~1e-13, or to ~1e-9 where the rows' means
+            # are 1e6 times their spreads (the inputs themselves hold no more)
+            tight = (1e-8, 1e-10) if finite_differences else (1e-7, 1e-8)
+            tolerance = tight[0], tight[1] * float(np.max(np.abs(want), initial=1.0))
+            with labelled(label):
+                if finite_differences:  # else a small miss is the variance's cancellation
+                    expect_float64(got, want, *tolerance)
+                expect_close(got, want, *tolerance)
         expect_unchanged(outcome, (dout, x, gamma))
+        expect_fresh(outcome, ("dout", "x", "gamma"))
 
     return Check(what, [call], judge)
 
 
 def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
-    """Random 1-d, 2-d and 3-d inputs against central differences, a large eps, bad gamma."""
+    """Random 1-d, 2-d and 3-d inputs against central differences, a large eps, rows of very
+    different scales, non-contiguous inputs, dout and gamma of wrong shapes."""
     checks = []
     for shape, eps in [
         ((5,), None),
@@ -726,35 +946,87 @@ def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
                 dout, x, gamma, eps, f"x of shape {shape}, eps {'default' if eps is None else eps}"
             )
         )
-    x = rng.normal(size=(2, 4))
+    x = different_scales(rng, 5)
     checks.append(
+        _judge_ln_backward(
+            rng.normal(size=x.shape),
+            x,
+            rng.normal(1, 0.5, 5),
+            1e-5,
+            "rows of very different means and spreads (1e6 beside 0; the variance as "
+            "mean((x - mean)^2), as in layer_norm)",
+            finite_differences=False,
+        )
+    )
+    x = rng.normal(size=(2, 3, 4))
+    checks.append(
+        _judge_ln_backward(
+            rng.normal(size=x.shape),
+            x,
+            rng.normal(1, 0.5, 4),
+            None,
+            "non-contiguous inputs",
+            probe=STRIDED,
+        )
+    )
+    return checks + layer_norm_backward_shape_checks(rng)
+
+
+def layer_norm_backward_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """gamma and dout each of shapes that would broadcast, or of the right size but not shape."""
+    x = rng.normal(size=(2, 3, 4))  # T = 3, C = 4
+    checks = [
         _rejects(
-            (x, x, np.ones(1)),
+            (x, x, bad),
             {},
-            "gamma of length 1 for C = 4 raises ValueError (it would broadcast)",
+            f"gamma of shape {bad.shape} for x of shape (2, 3, 4) raises ValueError",
             "gamma must have shape (C,)",
         )
-    )
-    checks.append(
-        _rejects(
-            (x[:1], x, np.ones(4)),
-            {},
-            "dout of another shape than x raises ValueError",
-            "dout must have the shape of x",
+        for bad in (np.ones(1), np.ones((1, 4)), np.ones((4, 1)), np.array(1.0), np.ones(3))
+    ]
+    for bad in (x[:1], x[:, :1], x[0, 0], x[None], x.reshape(2, 4, 3), x.reshape(6, 4)):
+        checks.append(
+            _rejects(
+                (bad, x, np.ones(4)),
+                {},
+                f"dout of shape {bad.shape} for x of shape (2, 3, 4) raises ValueError",
+                "dout must have the shape of x",
+            )
         )
-    )
     return checks
 
 
 # ---------------------------------------------------------------- gpt_params
 
 
-def library_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
-    """The number of parameters of proof_lm's TinyGPT, counted from the module itself (torch's
-    global generator is left as it was)."""
+def built_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
+    """The number of parameters of proof_lm's TinyGPT built here (torch's global generator is left
+    as it was)."""
     with torch.random.fork_rng(devices=[]):
         model = TinyGPT(V, T, C, n_layers, n_heads)
     return sum(p.numel() for p in model.parameters())
+
+
+def library_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
+    """The number of parameters of proof_lm's TinyGPT, counted from the module itself. A model too
+    large to build is counted by interpolating the counts of small ones built with the same number
+    of heads: a count is linear in V, T and n_layers and quadratic in C."""
+    if (V + T) * C + 12 * n_layers * C * C <= 5_000_000:
+        return built_count(V, T, C, n_layers, n_heads)
+    nodes = [(2, 3), (1, 2), (n_heads, 2 * n_heads, 3 * n_heads), (1, 2)]  # V, T, C, n_layers
+    point = (V, T, C, n_layers)
+    total = Fraction(0)
+    for corner in itertools.product(*(range(len(n)) for n in nodes)):
+        weight = Fraction(1)  # the product of the Lagrange basis polynomials at `point`
+        for axis, j in enumerate(corner):
+            xs = nodes[axis]
+            for m, x in enumerate(xs):
+                if m != j:
+                    weight *= Fraction(point[axis] - x, xs[j] - x)
+        args = [nodes[axis][j] for axis, j in enumerate(corner)]
+        total += weight * built_count(*args, n_heads)
+    assert total.denominator == 1
+    return int(total)
 
 
 def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Check:
@@ -782,6 +1054,14 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
         ),
         ("blocks: n_layers of them, each 12C^2 + 9C", expected - block),
         ("blocks: n_layers of them, each 12C^2 + 9C", expected + block),
+        (
+            "the count passed 2**31 and wrapped around: count with Python ints, not int32",
+            (expected + 2**31) % 2**32 - 2**31,
+        ),
+        (
+            "float32 holds integers exactly only up to 2**24: count with Python ints",
+            float(np.float32(expected)),
+        ),
     ]
 
     judge = exact_count(expected, diagnoses)
@@ -795,6 +1075,7 @@ def gpt_params_checks(rng: np.random.Generator) -> list[Check]:
         _judge_gpt_params(27, 15, 32, 1, 4, "the chapter's configuration"),
         _judge_gpt_params(2, 1, 1, 1, 1, "the smallest model: V=2, T=1, C=1, one layer"),
         _judge_gpt_params(27, 16, 64, 4, 4, "makemore's default transformer size"),
+        _judge_gpt_params(50257, 2048, 12288, 96, 96, "GPT-3's size: 175 billion, past 2**32"),
     ]
     for _ in range(5):
         H = int(rng.integers(1, 5))

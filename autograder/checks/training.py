@@ -11,14 +11,24 @@ from autograder.expect import (
     as_array,
     as_number,
     expect_close,
+    expect_float64,
+    expect_fresh,
     expect_raises,
     labelled,
+    matches,
     same,
     tuple_answer,
     value_of,
+    value_of_views,
 )
 from autograder.harness import Call, Check, CheckFailed, Outcome
 from autograder.probes import PROBLEMS
+
+STRIDED = "autograder.probes:strided_probe"  # every array argument as a non-contiguous view
+LARGE_MEAN_NOTE = (
+    " (a feature's mean is 1e6 times its spread here: compute the variance as mean((x - mean)^2); "
+    "mean(x^2) - mean^2 loses every digit)"
+)
 
 # ---------------------------------------------------------------- sgd_train
 
@@ -32,27 +42,42 @@ def _replay(params: dict, problem: str, batches: list, rate: float, variant: str
     for X, Y in batches[:1] * len(batches) if variant == "first batch" else batches:
         loss, grads = loss_and_grads(start if variant == "stale" else P, X, Y)
         step = {"plus": -rate, "squared": rate**2}.get(variant, rate)
+        if variant == "position":  # the i-th entry of params (with a value) takes the i-th gradient
+            names = [name for name, value in P.items() if value is not None]
+            grads = dict(zip(names, grads.values(), strict=False))
         for name, grad in grads.items():
             P[name] = P[name] - step * grad
         losses.append(loss_and_grads(P, X, Y)[0] if variant == "loss after" else loss)
     return {"losses": losses, "params": P}
 
 
+def _replay_or_none(params: dict, problem: str, batches: list, rate: float, variant: str) -> dict:
+    """The replay of a wrong loop, or empty losses and parameters where that loop would crash
+    (a gradient paired by position with a parameter of another shape)."""
+    try:
+        return _replay(params, problem, batches, rate, variant)
+    except ValueError:
+        return {"losses": None, "params": dict.fromkeys(params)}
+
+
 def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str, **kw) -> Check:
-    as_generator = kw.get("as_generator", False)
+    as_generator, note = kw.get("as_generator", False), kw.get("note", "")
     ref = _replay(params, problem, batches, rate)
-    wrong = {
-        v: _replay(params, problem, batches, rate, v)
-        for v in ("plus", "squared", "loss after", "first batch", "stale")
-    }
-    names = [name for name, value in params.items() if value is not None]
+    variants = ("plus", "squared", "loss after", "first batch", "stale", "position")
+    wrong = {v: _replay_or_none(params, problem, batches, rate, v) for v in variants}
+    if batches:
+        X, Y = batches[0]
+        names = list(PROBLEMS[problem]({**params}, X, Y)[1])  # the parameters with a gradient
+    else:
+        names = [name for name, value in params.items() if value is not None]
+    frozen = [n for n, v in params.items() if v is not None and n not in names]
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        if outcome.error in ("KeyError", "TypeError") and any(v is None for v in params.values()):
+        if outcome.error in ("KeyError", "TypeError") and len(names) < len(params):
             raise CheckFailed(
                 f"{outcome.error}: update only the parameters named in grads; params may hold "
-                "entries without a gradient, like W3=None"
+                "entries without a gradient, like W3=None or an array that is not trained"
             )
         if outcome.error == "TypeError" and as_generator:
             raise CheckFailed(
@@ -85,6 +110,20 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
         for name, value in params.items():
             if value is None and after[name] is not None:
                 raise CheckFailed(f"{name} has no gradient and must stay None")
+        for name in frozen:
+            if not same(params[name], after[name]):
+                raise CheckFailed(
+                    f"{name} has no gradient (it is not trained) and must stay as it was: update "
+                    "only the parameters named in grads"
+                )
+        if report.get("grads_modified"):
+            raise CheckFailed(
+                f"the gradient arrays loss_and_grads returned ({', '.join(report['grads_modified'])}) "
+                "were changed in place (e.g. grads[name] *= learning_rate): they may be the "
+                "caller's; compute learning_rate * grads[name] as a new array"
+            )
+        if report.get("batches_modified"):
+            raise CheckFailed("the batches' X or Y were changed: leave them as they are")
         for name in names:
             got = after[name]
             if np.ndim(params[name]) == 0 and isinstance(got, float):
@@ -119,7 +158,14 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                             "batch's gradient after the previous step",
                             wrong["stale"]["params"][name],
                         ),
+                        (
+                            "a parameter was paired with another one's gradient: look each "
+                            "gradient up by name (grads[name]), not by position (dicts may list "
+                            "their entries in another order)",
+                            wrong["position"]["params"][name],
+                        ),
                     ],
+                    note=note,
                 )
         got_losses = [as_number(loss) for loss in losses]
         with labelled("losses"):
@@ -134,6 +180,7 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                         np.array(wrong["loss after"]["losses"]),
                     )
                 ],
+                note=note,
             )
 
     call = Call(
@@ -146,6 +193,48 @@ def _classification(rng: np.random.Generator, D: int, V: int, B: int, steps: int
     params = {"W": rng.normal(size=(D, V)), "b": rng.normal(size=V)}
     batches = [(rng.normal(size=(B, D)), rng.integers(0, V, B)) for _ in range(steps)]
     return params, batches
+
+
+def _training_conditions(rng: np.random.Generator) -> list[Check]:
+    """Large gradients, gradients listed in another order than params, an array without a gradient."""
+    D = int(rng.integers(3, 6))
+    params = {"w": rng.normal(size=D), "c": np.array(rng.normal())}
+    batches = [(rng.normal(0, 1e3, (8, D)), rng.normal(0, 1e4, 8)) for _ in range(5)]
+    checks = [
+        _judge_sgd(
+            params,
+            "least_squares",
+            batches,
+            1e-7,
+            "gradients of order 1e7 (rate 1e-7): every step exactly rate * gradient",
+            note=" (the gradients here are of order 1e7: step by exactly learning_rate * "
+            "grads[name], with no clipping or rescaling)",
+        )
+    ]
+    for order in (("u", "W3", "w"), ("w", "u")):
+        params = {name: None if name == "W3" else rng.normal(size=D) for name in order}
+        batches = [(rng.normal(size=(6, D)), rng.normal(size=6)) for _ in range(4)]
+        checks.append(
+            _judge_sgd(
+                params,
+                "paired_vectors",
+                batches,
+                0.3,
+                f"params in the order {', '.join(order)}, gradients w then u (pair them by name)",
+            )
+        )
+    params, batches = _classification(rng, 3, 4, 6, 3)
+    params = {"E": rng.normal(size=(3, 4)), **params}  # an array with no gradient: not trained
+    checks.append(
+        _judge_sgd(
+            params,
+            "softmax_regression",
+            batches,
+            0.4,
+            "params holds an array E without a gradient (frozen: it must stay as it was)",
+        )
+    )
+    return checks
 
 
 def fixed_problem() -> tuple[dict, list, float]:
@@ -233,6 +322,7 @@ def sgd_train_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_sgd(params, "softmax_regression", [], 0.1, "no batches: no losses, nothing changes")
     )
+    checks += _training_conditions(rng)
     checks.append(_judge_outcome())
     return checks
 
@@ -279,14 +369,19 @@ FORWARD_SLIPS = {
 ARGS = ("x", "gamma", "beta", "running_mean", "running_var")
 
 
-def _judge_forward(x, gamma, beta, mean, var, momentum, eps, training, what: str) -> Check:
+def _judge_forward(
+    x, gamma, beta, mean, var, momentum, eps, training, what: str, note: str = "", probe=None
+) -> Check:
     args = (x, gamma, beta, mean, var, momentum, eps, training)
+    defaults = (momentum, eps, training) == (0.1, 1e-5, True)  # then called with five arguments
     ref = bn_reference(*args)
     slips = {slip: bn_reference(*args, slip=slip) for slip in [*FORWARD_SLIPS, "update in eval"]}
     B, D = x.shape
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if probe:
+            value_of_views(outcome)
         parts = tuple_answer(outcome, ["out", "running_mean", "running_var"])
         got = [as_array(p, s, kinds="f") for p, s in zip(parts, [(B, D), (D,), (D,)], strict=True)]
         if B != D and D > 1:
@@ -307,12 +402,15 @@ def _judge_forward(x, gamma, beta, mean, var, momentum, eps, training, what: str
                     )
                 )
             with labelled(label):
-                expect_close(got[index], ref[index], rtol=1e-7, atol=1e-9, diagnoses=hints)
+                if note != LARGE_MEAN_NOTE:  # there, a small miss is the variance's cancellation
+                    expect_float64(got[index], ref[index], 1e-7, 1e-9, hints)
+                expect_close(got[index], ref[index], 1e-7, 1e-9, diagnoses=hints, note=note)
         for name, before, after in zip(ARGS, args, outcome.args_after or (), strict=False):
             if not same(before, after):
                 raise CheckFailed(f"{name} was modified in place; return new arrays instead")
+        expect_fresh(outcome, ARGS)
 
-    return Check(what, [Call(args)], judge)
+    return Check(what, [Call(args[:5] if defaults else args, probe=probe)], judge)
 
 
 def _judge_forward_raises(args: tuple, what: str, hint: str) -> Check:
@@ -361,6 +459,18 @@ def batchnorm_forward_checks(rng: np.random.Generator) -> list[Check]:
                 f"{mode}, batch {B}, {D} features, momentum {momentum}, eps {eps}",
             )
         )
+    checks.append(
+        _judge_forward(
+            *_bn_inputs(rng, 5, 3),
+            0.1,
+            1e-5,
+            True,
+            "x, gamma, beta and the running statistics only: momentum 0.1, eps 1e-5 and training "
+            "by default",
+            note=" (called with five arguments: the defaults are momentum=0.1, eps=1e-5, "
+            "training=True)",
+        )
+    )
     x, gamma, beta, mean, var = _bn_inputs(rng, 6, 4)
     x[:, 2] = 1.5  # a feature with zero variance: only eps keeps the division finite
     checks.append(
@@ -374,28 +484,78 @@ def batchnorm_forward_checks(rng: np.random.Generator) -> list[Check]:
             x, gamma, beta, mean, var, 0.2, 0.1, True, "large eps = 0.1 (inside the root)"
         )
     )
-    checks.append(
+    x, gamma, beta, mean, var = _bn_inputs(rng, 6, 4)
+    x = different_scales(rng, 6)
+    mean, var = np.array([0.0, 1e6, -3e4, 0.0]), np.array([1.0, 1.0, 1e-4, 1e6])
+    for training in (True, False):
+        checks.append(
+            _judge_forward(
+                x,
+                gamma,
+                beta,
+                mean,
+                var,
+                0.1,
+                1e-5,
+                training,
+                f"{'training' if training else 'evaluation'}: features of very different means "
+                "and spreads (1e6 beside 0, spreads 1e-2 to 1e3)",
+                note=LARGE_MEAN_NOTE,
+            )
+        )
+    for training in (True, False):
+        checks.append(
+            _judge_forward(
+                *_bn_inputs(rng, 5, 3),
+                0.1,
+                1e-5,
+                training,
+                f"{'training' if training else 'evaluation'}: non-contiguous inputs",
+                probe=STRIDED,
+            )
+        )
+    return checks + batchnorm_forward_shape_checks(rng)
+
+
+def different_scales(rng: np.random.Generator, B: int) -> np.ndarray:
+    """(B, 4): features of mean 0 and spread 1, mean 1e6, mean -3e4 and spread 1e-2, spread 1e3."""
+    x = rng.normal(size=(B, 4))
+    x[:, 1] += 1e6
+    x[:, 2] = -3e4 + 1e-2 * x[:, 2]
+    x[:, 3] *= 1e3
+    return x
+
+
+def batchnorm_forward_shape_checks(rng: np.random.Generator) -> list[Check]:
+    """A batch of one in training; x of the wrong dimensions; every (D,) argument of a shape that
+    would broadcast: (1,) in training, (1, D) in evaluation, and too short."""
+    x, gamma, beta, mean, var = _bn_inputs(rng, 4, 3)
+    checks = [
         _judge_forward_raises(
             (*_bn_inputs(rng, 1, 3), 0.1, 1e-5, True),
             "training with a batch of one",
             "training needs at least two examples: ValueError",
-        )
-    )
-    x, gamma, beta, mean, var = _bn_inputs(rng, 4, 3)
-    checks.append(
+        ),
         _judge_forward_raises(
             (x[:, :, None], gamma, beta, mean, var, 0.1, 1e-5, True),
             "x of three dimensions",
             "x must be (B, D): ValueError",
-        )
-    )
-    checks.append(
+        ),
         _judge_forward_raises(
-            (x, gamma[:2], beta, mean, var, 0.1, 1e-5, False),
-            "gamma of the wrong length",
-            "gamma, beta and the running statistics must be (D,): ValueError",
-        )
-    )
+            (x[0], gamma, beta, mean, var, 0.1, 1e-5, False),
+            "x of one dimension",
+            "x must be (B, D): ValueError",
+        ),
+    ]
+    hint = "gamma, beta and the running statistics must be (D,): ValueError"
+    for index, name in enumerate(ARGS[1:], start=1):
+        for bad, training in ((np.ones(1), True), (np.ones((1, 3)), False), (np.ones(2), False)):
+            args = [x, gamma, beta, mean, var, 0.1, 1e-5, training]
+            args[index] = bad
+            mode = "training" if training else "evaluation"
+            checks.append(
+                _judge_forward_raises(tuple(args), f"{name} of shape {bad.shape} in {mode}", hint)
+            )
     return checks
 
 
@@ -456,17 +616,42 @@ def backward_slips(dout, x, gamma, eps) -> dict[str, np.ndarray]:
     }
 
 
-def _judge_backward(dout, x, gamma, eps, what: str) -> Check:
-    dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), eps)
+def closed_form_backward(dout, x, gamma, eps) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """dx, dgamma, dbeta in closed form with two-pass statistics in float64 (checked against
+    central differences wherever those are accurate)."""
+    mu = x.mean(axis=0)
+    std = np.sqrt(((x - mu) ** 2).mean(axis=0) + eps)
+    xhat = (x - mu) / std
+    g = dout * gamma
+    dx = (g - g.mean(0) - xhat * (g * xhat).mean(0)) / std
+    return dx, (dout * xhat).sum(0), dout.sum(0)
+
+
+def _judge_backward(
+    dout, x, gamma, eps, what: str, finite_differences: bool = True, probe=None
+) -> Check:
+    args = (dout, x, gamma) if eps is None else (dout, x, gamma, eps)
+    default_note = " (called without eps: its default is 1e-5)" if eps is None else ""
+    eps = 1e-5 if eps is None else eps
+    exact = closed_form_backward(dout, x, gamma, eps)
+    if finite_differences:
+        dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), eps)
+        assert all(
+            matches(a, b, 1e-5, 1e-8) for a, b in zip(exact, (dx, dgamma, dbeta), strict=True)
+        ), what
+        # the N - 1 slip: finite differences of the forward pass with the unbiased variance
+        unbiased = _fd_unbiased(dout, x, gamma, eps)
+    else:  # a feature far from 0: central differences lose digits; the closed form does not
+        dx, dgamma, dbeta = exact
+        unbiased = None
     slips = backward_slips(dout, x, gamma, eps)
-    # the N - 1 slip: finite differences of the forward pass with the unbiased variance
-    slips["the variance is the biased one (divide by B), not B - 1"] = _fd_unbiased(
-        dout, x, gamma, eps
-    )
+    slips["the variance is the biased one (divide by B), not B - 1"] = unbiased
     B, D = x.shape
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
+        if probe:
+            value_of_views(outcome)
         got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
         for name, got in [("dgamma", got_dgamma), ("dbeta", got_dbeta)]:
             if isinstance(got, np.ndarray) and got.shape == (B, D) and B > 1:
@@ -502,6 +687,7 @@ def _judge_backward(dout, x, gamma, eps, what: str) -> Check:
                     if B > 1
                     else []
                 ),
+                note=default_note or ("" if finite_differences else LARGE_MEAN_NOTE),
             )
         with labelled("dx"):
             expect_close(
@@ -510,15 +696,34 @@ def _judge_backward(dout, x, gamma, eps, what: str) -> Check:
                 rtol=1e-5,
                 atol=1e-8,
                 diagnoses=list(slips.items()),
-                note=" (against central differences in float64)",
+                note=default_note
+                or (
+                    " (against central differences in float64)"
+                    if finite_differences
+                    else LARGE_MEAN_NOTE
+                ),
             )
+        for label, got, want in zip(
+            ("dx", "dgamma", "dbeta"), (got_dx, got_dgamma, got_dbeta), exact, strict=True
+        ):
+            # float64 agrees with the closed form to ~1e-13, or to ~1e-9 where a feature's mean
+            # is 1e6 times its spread (the inputs themselves hold no more)
+            tight = (1e-8, 1e-10) if finite_differences else (1e-7, 1e-8)
+            tolerance = tight[0], tight[1] * float(np.max(np.abs(want), initial=1.0))
+            with labelled(label):
+                if finite_differences:  # else a small miss is the variance's cancellation
+                    expect_float64(got, want, *tolerance)
+                expect_close(
+                    got, want, *tolerance, note="" if finite_differences else LARGE_MEAN_NOTE
+                )
         for name, before, after in zip(
             ("dout", "x", "gamma"), (dout, x, gamma), outcome.args_after or (), strict=False
         ):
             if not same(before, after):
                 raise CheckFailed(f"{name} was modified in place; work on copies")
+        expect_fresh(outcome, ("dout", "x", "gamma"))
 
-    return Check(what, [Call((dout, x, gamma, eps))], judge)
+    return Check(what, [Call(args, probe=probe)], judge)
 
 
 def _fd_unbiased(dout, x, gamma, eps) -> np.ndarray:
@@ -548,11 +753,38 @@ def batchnorm_backward_checks(rng: np.random.Generator) -> list[Check]:
         gamma = rng.uniform(0.5, 2.5, D) * rng.choice([-1, 1], D)
         dout = rng.normal(size=(B, D))
         checks.append(_judge_backward(dout, x, gamma, eps, f"batch {B}, {D} features, eps {eps}"))
+    x = rng.normal(size=(4, 3))
+    checks.append(
+        _judge_backward(
+            rng.normal(size=(4, 3)), x, rng.uniform(0.5, 2, 3), None, "eps left at its default 1e-5"
+        )
+    )
     x = rng.normal(size=(5, 3))
     x[:, 1] = -0.7
     checks.append(
         _judge_backward(
             rng.normal(size=(5, 3)), x, rng.uniform(0.5, 2, 3), 1e-3, "one feature constant"
+        )
+    )
+    x = different_scales(rng, 6)
+    checks.append(
+        _judge_backward(
+            rng.normal(size=x.shape),
+            x,
+            rng.uniform(0.5, 2, 4),
+            1e-5,
+            "features of very different means and spreads (1e6 beside 0, spreads 1e-2 to 1e3)",
+            finite_differences=False,
+        )
+    )
+    checks.append(
+        _judge_backward(
+            rng.normal(size=(4, 3)),
+            rng.normal(size=(4, 3)),
+            rng.uniform(0.5, 2, 3),
+            1e-5,
+            "non-contiguous inputs",
+            probe=STRIDED,
         )
     )
     return checks

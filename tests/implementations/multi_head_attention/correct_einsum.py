@@ -6,7 +6,7 @@ EXPECT = "pass"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
-    if x.ndim != 3 or c_mismatch(x, Wq, Wk, Wv, Wo) or x.shape[2] % n_heads:
+    if x.ndim != 3 or c_mismatch(x, Wq, Wk, Wv, Wo) or n_heads < 1 or x.shape[2] % n_heads:
         raise ValueError("expected x (B, T, C), weights (C, C), C a multiple of n_heads")
     B, T, C = x.shape
     D = C // n_heads

