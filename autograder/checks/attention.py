@@ -377,13 +377,13 @@ def _judge_mha(
     H = n_heads
     found = [
         (
-            "split the heads as x @ Wq reshaped to (B, T, H, D) then transposed to (B, H, T, D): "
-            "a plain reshape to (B, H, T, D) mixes positions and heads",
+            "a plain reshape of x @ Wq to (B, H, T, D) mixes positions and heads: look at which "
+            "axis the memory layout keeps together (try it on np.arange)",
             variant_mha(x, W, H, split="reshape", merge="reshape"),
         ),
         (
-            "the heads are split right but merged in the wrong order: transpose (B, H, T, D) back "
-            "to (B, T, H, D) before reshaping to (B, T, C)",
+            "the heads are split right but merged in the wrong order: the merge must undo the "
+            "split step by step, in reverse",
             variant_mha(x, W, H, merge="reshape"),
         ),
         (
@@ -768,20 +768,20 @@ def layer_norm_backward_variants(
     xhat_unbiased = (x - mean) / unbiased_std
     dx = [
         (
-            "mean and variance depend on x too: dx = (g - mean(g) - x_hat * mean(g * x_hat)) / std "
-            "with g = dout * gamma",
+            "mean and variance depend on x too: dx needs the paths through them as well as the "
+            "direct one (see the chapter's hints)",
             g / std,
         ),
         (
-            "the path through the variance is missing: subtract x_hat * mean(g * x_hat)",
+            "the path through the variance is missing: each x also moves its row's variance",
             (g - g.mean(axis=-1, keepdims=True)) / std,
         ),
         (
-            "the path through the mean is missing: subtract mean(g)",
+            "the path through the mean is missing: each x also moves its row's mean",
             (g - xhat * (g * xhat).mean(axis=-1, keepdims=True)) / std,
         ),
         (
-            "multiply dout by gamma first (g = dout * gamma)",
+            "multiply dout by gamma first: the gradient reaching x_hat goes through the scale",
             (dout - dout.mean(-1, keepdims=True) - xhat * (dout * xhat).mean(-1, keepdims=True))
             / std,
         ),

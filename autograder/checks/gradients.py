@@ -376,20 +376,20 @@ def _diagnose(
             return "the embedding blocks are in the wrong order: block k of dx belongs to X[:, k] (oldest first)"
         if right["W1"] and right["b1"]:
             return (
-                "W1 and b1 are right, so dx = dpre @ W1.T is too: split it into n - 1 blocks of d "
-                "(oldest first) and add block k to row X[:, k] of dE"
+                "W1 and b1 are right, so the gradient at the concatenated embeddings is too: the "
+                "error is in how its n - 1 blocks of d reach the rows of dE (oldest first)"
             )
     if name == "b2":
         return (
-            "db2 = dz.sum(0) with dz = (softmax(logits) - onehot(Y)) / B: subtract 1 only at "
-            "[b, Y[b]] (dz[np.arange(B), Y] -= 1, not dz[:, Y] -= 1)"
+            "db2 is wrong, so the gradient at the logits is: check the softmax, that the one-hot "
+            "part touches only the target of each row, and the 1/B of the mean"
         )
     if name == "W2" and right["b2"]:
-        return "db2 is right, so dz is too: dW2 = h.T @ dz with h the tanh activations"
+        return "db2 is right, so the gradient at the logits is too: the error is in how it meets the tanh activations (check the shapes)"
     if name == "W1" and right["b1"]:
-        return "db1 is right, so dpre is too: dW1 = x.T @ dpre with x the concatenated embeddings"
+        return "db1 is right, so the gradient before tanh is too: the error is in how it meets the concatenated embeddings (check the shapes)"
     if name in ("W1", "b1", "E") and right["W2"] and right["b2"]:
-        return "W2 and b2 are right, so the error is in the backward pass through tanh: multiply by 1 - h**2"
+        return "W2 and b2 are right, so the error is in the backward pass through tanh: its derivative, written with h"
     return ""
 
 

@@ -602,17 +602,17 @@ def backward_slips(dout, x, gamma, eps) -> dict[str, np.ndarray]:
     return {
         "the paths through the batch mean and variance are missing: each x moves the mean and the "
         "variance, and through them every output of its feature": dxhat / std,
-        "the path through the mean is missing: subtract the batch mean of dxhat": (
+        "the path through the mean is missing: each x also moves its feature's batch mean": (
             dxhat - xhat * (dxhat * xhat).mean(0)
         )
         / std,
-        "the path through the variance is missing: subtract xhat * mean(dxhat * xhat)": (
+        "the path through the variance is missing: each x also moves its feature's batch variance": (
             dxhat - dxhat.mean(0)
         )
         / std,
         "exactly B times too large": full * B,
         "exactly B times too small: the 1/B of the mean is counted twice": full / B,
-        "gamma is missing: dxhat = dout * gamma": full / gamma,
+        "gamma is missing: the gradient reaching xhat goes through the scale": full / gamma,
     }
 
 
