@@ -96,7 +96,7 @@ def grading_package() -> Path:
 def kernel_package() -> Path:
     """A copy of `autograder` holding only what a notebook's kernel imports in class grading."""
     target = _root() / "autograder-kernel"
-    _copy_tree(REPO / "autograder", target, ("__init__.py", "kernel.py"))
+    _copy_tree(REPO / "autograder", target, ("__init__.py", "kernel.py", "kernel_boot.py"))
     return target
 
 

@@ -6,10 +6,10 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 from autograder import answer_key, sandbox
 
@@ -33,12 +33,14 @@ def run_child(
 ) -> ChildRun:
     """Start the grading process for `exercise` (in the OS sandbox unless told not to), feed it, read it, end it."""
     argv = [sys.executable, "-I", "-B", "-m", "autograder.child"]
-    with sandbox.private_dir("proof-lm-grade-") as home:
+    with sandbox.account() as account:
         read_end, write_end = os.pipe()
         errors_read, errors_write = os.pipe()
         argv.append(str(write_end))
         command = (
-            sandbox.bwrap_command(argv, Path(home), readonly=answer_key.mounts(exercise))
+            sandbox.bwrap_command(
+                argv, readonly=answer_key.mounts(exercise), uid=account.uid, limits=limits
+            )
             if sandboxed
             else argv
         )
@@ -46,28 +48,29 @@ def run_child(
         env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
         env["MPLBACKEND"] = "Agg"
         deadline = time.monotonic() + timeout
-        process = subprocess.Popen(
-            command,
-            cwd=home,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=errors_write,
-            pass_fds=(write_end,),
-            preexec_fn=sandbox.preexec(limits),
-        )
-        os.close(write_end)
-        os.close(errors_write)
-        with ThreadPoolExecutor(max_workers=3) as pool:
-            pool.submit(_feed, process.stdin, request)
-            result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
-            stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
-            try:
-                returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                returncode = None
-            _end(process)
-            return ChildRun(returncode, result.result(), stderr.result())
+        with tempfile.TemporaryDirectory(prefix="proof-lm-grade-") as work:  # unsandboxed runs' cwd
+            process = subprocess.Popen(
+                command,
+                cwd=work,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=errors_write,
+                pass_fds=(write_end,),
+                preexec_fn=sandbox.preexec(limits),
+            )
+            os.close(write_end)
+            os.close(errors_write)
+            with ThreadPoolExecutor(max_workers=3) as pool:
+                pool.submit(_feed, process.stdin, request)
+                result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
+                stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
+                try:
+                    returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    returncode = None
+                _end(process)
+                return ChildRun(returncode, result.result(), stderr.result())
 
 
 def _drain(fd: int, limit: int, deadline: float) -> bytes:
