@@ -46,6 +46,9 @@ def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[dic
         except SyntaxError as error:
             problems.append(_problem(number, error.lineno or 0, error, error.msg))
             continue
+        except Exception as error:  # IPython gives up on some cells (e.g. 501 escaped lines)
+            problems.append(_problem(number, 0, error))
+            continue
         for statement in tree.body:
             try:
                 module = ast.Module(body=[statement], type_ignores=[])
