@@ -57,13 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "collect":
         if len(args.chapters) != 1 or not Path(args.chapters[0]).is_dir():
             parser.error("collect takes one folder: SUBMISSIONS/<student>/<chapter>.ipynb")
-        try:
-            collected = collect(root, Path(args.chapters[0]))
-        except ValueError as error:
-            print(error, file=sys.stderr)
-            return 2
-        for student, chapter in collected:
+        collected = collect(root, Path(args.chapters[0]))
+        for student, chapter in collected.notebooks:
             print(f"collected {student} {chapter}")
+        for refusal in collected.refused:  # that hand-in (or student) alone; see collected.json
+            print(refusal, file=sys.stderr)
     elif args.step == "autograde":
         if args.no_sandbox:
             print("WARNING: --no-sandbox: student code runs unconfined, as you", file=sys.stderr)

@@ -80,7 +80,7 @@ def _manifest_flags(manifest: dict, job: Job) -> list[str]:
     if not record_:
         return []
     reasons = []
-    if record_["not_copied"]:
+    if record_.get("not_copied"):
         reasons.append(
             f"handed in files beside the notebook (not graded): {', '.join(record_['not_copied'])}"
         )
