@@ -18,7 +18,7 @@ import pytest
 from conftest import REPO
 
 from autograder.course import collect, release
-from autograder.course.simulate import reference_code, submission
+from autograder.course.simulate import copy_course, reference_code, submission
 from autograder.notebook import MAX_NOTEBOOK_BYTES
 from autograder.sandbox import NOBODY
 
@@ -111,10 +111,19 @@ CASES = {  # case: (the refused student's folder name, chapter refused or None f
 }
 
 
+@pytest.fixture(scope="module")
+def two_students(tmp_path_factory) -> Path:
+    """A released course and the hand-ins of alice and zed (sorted before and after each bad name)."""
+    base = tmp_path_factory.mktemp("two-students")
+    honest_class(base / "course", base / "submissions", ["alice", "zed"])
+    return base
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_collect_refuses_an_unsafe_hand_in_alone(tmp_path, case):
-    course, folder = tmp_path / "course", tmp_path / "submissions"
-    honest_class(course, folder, ["alice", "zed"])  # one sorted before each bad name, one after
+def test_collect_refuses_an_unsafe_hand_in_alone(tmp_path, case, two_students):
+    course = copy_course(two_students / "course", tmp_path / "course")
+    folder = tmp_path / "submissions"
+    shutil.copytree(two_students / "submissions", folder)
     name, chapter = CASES[case]
     bad = folder / name
     if case == "symlink-folder":
