@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 
 from autograder.notebook import PARSING
+from autograder.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 GRADING_MODULES = ("__init__.py", "child.py", "harness.py", "plain.py", "probes.py")
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 

@@ -45,8 +45,7 @@ def run_child(
             else argv
         )
         env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-        env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-        env["MPLBACKEND"] = "Agg"
+        env.update({**sandbox.THREADS, **sandbox.GRADING_BACKEND})
         deadline = time.monotonic() + timeout
         with tempfile.TemporaryDirectory(prefix="proof-lm-grade-") as work:  # unsandboxed runs' cwd
             process = subprocess.Popen(

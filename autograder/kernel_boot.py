@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 38, 24
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
-RLIMITS = {  # the fields of autograder.sandbox.Limits this process applies to itself
+RLIMITS = {  # the fields of autograder.sandbox.Limits, and their limits (the one home of that mapping)
     "memory_bytes": resource.RLIMIT_AS,
     "cpu_seconds": resource.RLIMIT_CPU,
     "processes": resource.RLIMIT_NPROC,

@@ -13,10 +13,10 @@ pid 1 dies, so nothing a submission starts outlives its run.
 """
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -25,11 +25,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from autograder import kernel_boot
+from autograder.paths import REPO
+
 NOBODY = 65534
 UID_FIRST, UID_COUNT = 200_000, 4096  # the sandboxes' own uids: UID_FIRST + slot
 UID_LOCKS = Path("/run/proof-lm-uids")  # root's: one lock file per uid in use
 HOME = "/home/student"
+# The sandboxes' environment policy, in one place: one thread per numerical library everywhere
+# (grading workers included), and the matplotlib backend of kernels and of the grading process.
+THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+KERNEL_BACKEND = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+GRADING_BACKEND = {"MPLBACKEND": "Agg"}
 INSTALL_HINT = (
     "bubblewrap (bwrap) is not installed: install it with `apt-get install bubblewrap` "
     "(Debian/Ubuntu), `dnf install bubblewrap` (Fedora) or `pacman -S bubblewrap` (Arch)"
@@ -54,28 +61,7 @@ class Limits:
 
     def apply(self) -> None:
         """Set the limits on this process (inherited by the sandbox)."""
-        for limit, value in (
-            (resource.RLIMIT_AS, self.memory_bytes),
-            (resource.RLIMIT_CPU, self.cpu_seconds),
-            (resource.RLIMIT_NPROC, self.processes),
-            (resource.RLIMIT_NOFILE, self.open_files),
-            (resource.RLIMIT_FSIZE, self.file_bytes),
-            (resource.RLIMIT_CORE, 0),
-        ):
-            resource.setrlimit(limit, (value, value))
-
-    def command(self) -> list[str]:
-        """The same limits as a `prlimit` prefix, for processes started by code we do not control."""
-        return [
-            "prlimit",
-            f"--as={self.memory_bytes}",
-            f"--cpu={self.cpu_seconds}",
-            f"--nproc={self.processes}",
-            f"--nofile={self.open_files}",
-            f"--fsize={self.file_bytes}",
-            "--core=0",
-            "--",
-        ]
+        kernel_boot.apply_limits(dataclasses.asdict(self))
 
 
 @dataclass(frozen=True)
@@ -215,9 +201,7 @@ def environment(env: dict[str, str] | None = None) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TMPDIR": "/tmp",
         "MPLCONFIGDIR": f"{HOME}/.matplotlib",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
+        **THREADS,
         **(env or {}),
     }
 

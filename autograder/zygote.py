@@ -198,9 +198,7 @@ def main() -> None:
     import tempfile
 
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # ends with its grading worker
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):  # as cold kernels
-        os.environ[name] = sandbox.environment()[name]
+    os.environ.update({**sandbox.THREADS, **sandbox.KERNEL_BACKEND})  # as cold kernels
     for name in WARM:
         importlib.import_module(name)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the system

@@ -15,7 +15,8 @@ from autograder import sandbox
 from autograder.course.autograde import GradingIncomplete, autograde
 from autograder.course.collect import collect, submitted_chapters
 from autograder.course.export import export
-from autograder.course.release import REPO, chapters, feedback, release, student_notebooks
+from autograder.course.release import chapters, feedback, release, student_notebooks
+from autograder.paths import REPO
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,7 +36,7 @@ KERNEL_LIMITS = sandbox.Limits(memory_bytes=6 * 1024**3, cpu_seconds=NOTEBOOK_SE
 SANDBOX_VARIABLE = "PROOF_LM_KERNEL_SANDBOX"  # "off" only with an instructor's --no-sandbox
 KERNEL_ENV = {
     "NBGRADER_EXECUTION": "autograde",
-    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+    **sandbox.KERNEL_BACKEND,
 }
 
 

@@ -17,6 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder import sandbox
 from autograder.course.tamper_scan import ScanFailed, scan_bounded
 from autograder.grading import grade_notebook
 from autograder.model import ExerciseReport
@@ -197,9 +198,7 @@ def worker_environment() -> None:
     from autograder.kernel import HIDDEN_CHECKS
 
     os.environ.update(
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
+        **sandbox.THREADS,
         **{HIDDEN_CHECKS: "trusted"},
     )
     os.environ.pop("NBGRADER_EXECUTION", None)
