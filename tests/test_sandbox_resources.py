@@ -14,6 +14,8 @@ import json
 import os
 import queue
 import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -86,6 +88,28 @@ def test_two_sandboxes_never_share_a_uid():
             assert sandbox.UID_FIRST <= uid < sandbox.UID_FIRST + sandbox.UID_COUNT
     lock_folder = os.lstat(sandbox.UID_LOCKS)
     assert lock_folder.st_uid == 0 and not lock_folder.st_mode & 0o022
+
+
+CLAIM = """
+import sys, time
+from autograder import sandbox
+with sandbox.account() as held:
+    print(held.uid, flush=True)
+    sys.stdin.readline()  # held until the test has heard from every process
+"""
+
+
+def test_processes_claiming_at_once_get_different_uids():
+    claimers = [
+        subprocess.Popen(
+            [sys.executable, "-c", CLAIM], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(8)
+    ]
+    uids = [int(process.stdout.readline()) for process in claimers]
+    for process in claimers:
+        process.communicate("\n", timeout=30)
+    assert len(set(uids)) == len(uids), uids  # each its own, while all are held at once
 
 
 def test_a_sandbox_holding_its_processes_starves_no_other():
