@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -47,7 +48,7 @@ def run_child(
         env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
         env.update({**sandbox.THREADS, **sandbox.GRADING_BACKEND})
         deadline = time.monotonic() + timeout
-        with tempfile.TemporaryDirectory(prefix="proof-lm-grade-") as work:  # unsandboxed runs' cwd
+        with _scratch() as work:  # the cwd of an unsandboxed run (a sandboxed one has its tmpfs)
             process = subprocess.Popen(
                 command,
                 cwd=work,
@@ -70,6 +71,16 @@ def run_child(
                     returncode = None
                 _end(process)
                 return ChildRun(returncode, result.result(), stderr.result())
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[str]:
+    """A fresh folder, removed with `rm -rf` (no depth limit, unlike shutil.rmtree's recursion)."""
+    work = tempfile.mkdtemp(prefix="proof-lm-grade-")
+    try:
+        yield work
+    finally:
+        subprocess.run(["rm", "-rf", "--one-file-system", work], check=False)
 
 
 def _drain(fd: int, limit: int, deadline: float) -> bytes:
