@@ -28,8 +28,8 @@ import threading
 from pathlib import Path
 
 from autograder.notebook import PARSING
+from autograder.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 GRADING_MODULES = ("__init__.py", "answer_guard.py", "child.py", "harness.py", "plain.py")
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 
@@ -245,7 +245,7 @@ def grading_package(exercise: str) -> Path:
 def kernel_package() -> Path:
     """A copy of `autograder` holding only what a notebook's kernel imports in class grading."""
     target = _root() / "autograder-kernel"
-    _copy_tree(REPO / "autograder", target, ("__init__.py", "kernel.py"))
+    _copy_tree(REPO / "autograder", target, ("__init__.py", "kernel.py", "kernel_boot.py"))
     return target
 
 

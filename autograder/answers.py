@@ -13,6 +13,25 @@ from autograder.plain import decode
 
 JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
 PROBLEMS_KEPT = 50  # failed statements reported; the rest are dropped
+MESSAGE_CHARS = 500  # of an exception's message a student reads (one line only)
+NAME_CHARS = 60  # of an exception's class name
+
+
+def short_message(text: object) -> str:
+    """An exception's message as a student may read it: one printable line of at most MESSAGE_CHARS.
+
+    A message of several lines (a traceback, a dump, a disassembly) is not quoted at all.
+    """
+    lines = str(text).strip().splitlines() or [""]
+    if len(lines) > 1:
+        return f"(a message of {len(lines)} lines, not shown)"
+    line = lines[0][:MESSAGE_CHARS] + ("…" if len(lines[0]) > MESSAGE_CHARS else "")
+    return "".join(ch if ch.isprintable() else "?" for ch in line)
+
+
+def _class_name(text: str) -> str:
+    """An exception's class name as reported: identifier characters only, cut to NAME_CHARS."""
+    return "".join(ch for ch in text if ch.isalnum() or ch in "_.")[:NAME_CHARS] or "Exception"
 
 
 @dataclass
@@ -43,7 +62,9 @@ def _outcome(raw: dict) -> Outcome:
     if not (outcome.error is None or isinstance(outcome.error, str)):
         raise ValueError("malformed outcome")
     outcome.error_bases = tuple(str(base) for base in outcome.error_bases)
-    outcome.message = str(outcome.message)[:500]
+    if outcome.error is not None:
+        outcome.error = _class_name(outcome.error)
+    outcome.message = short_message(outcome.message)
     if not isinstance(outcome.aliases, list):
         raise ValueError("malformed outcome")
     outcome.aliases = [[str(where), int(index)] for where, index in outcome.aliases]

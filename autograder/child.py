@@ -1,10 +1,11 @@
 """The grading process: load the student's code into a fresh interpreter, make the calls, write plain answers.
 
 Run by `autograder.runner` as `python -I -B -m autograder.child FD` inside the OS sandbox
-(`autograder.sandbox`). The request (preamble, the student's sources, the reference sources of the
-chapter's other exercises, the calls) arrives on stdin and is read whole before any student code
-runs; the answers go to the parent through the pipe FD. What went wrong travels as data too: each
-exception's class name and the names of its bases, which the parent maps to flags
+(`autograder.sandbox`). The request (preamble, the student's sources, the references of the
+chapter's other exercises as code the parent compiled: no source text, no docstrings; the calls)
+arrives on stdin and is read whole before any student code runs; the process makes itself
+non-dumpable first; the answers go to the parent through the pipe FD. What went wrong travels
+as data too: each exception's class name and the names of its bases, which the parent maps to flags
 (`autograder.model.EVENT_FLAGS`); a process with no memory left to answer says so by its exit
 status (EXIT_STATUS). Everything sent is untrusted data: the parent checks its size and format,
 decodes it with allow_pickle=False and judges it against references it computed itself, which
@@ -12,7 +13,9 @@ never enter the sandbox.
 """
 
 import ast
+import ctypes
 import io
+import marshal
 import os
 import pickle
 import sys
@@ -25,6 +28,7 @@ from autograder.plain import dumps
 
 # What the exit status of a grading process that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3}
+PR_SET_DUMPABLE = 4
 
 
 class _NullShell:
@@ -47,6 +51,9 @@ def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[dic
         except SyntaxError as error:
             problems.append(_problem(number, error.lineno or 0, error, error.msg))
             continue
+        except Exception as error:  # IPython gives up on some cells (e.g. 501 escaped lines)
+            problems.append(_problem(number, 0, error))
+            continue
         for statement in tree.body:
             try:
                 module = ast.Module(body=[statement], type_ignores=[])
@@ -64,12 +71,12 @@ def _problem(cell: int, line: int, error: BaseException, message: str | None = N
     return {"cell": cell, "line": line, "outcome": vars(outcome)}
 
 
-def build_references(preamble: str, references: dict[str, str]) -> dict:
-    """The chapter's other graded functions, built from their reference solutions."""
+def build_references(preamble: str, references: dict[str, bytes]) -> dict:
+    """The chapter's other graded functions, from their code (compiled by the parent, no source)."""
     trusted: dict = {"__name__": "__reference__"}
     exec(compile(preamble, "<preamble>", "exec"), trusted)
-    for source in references.values():
-        exec(compile(source, "<reference>", "exec"), trusted)
+    for code in references.values():
+        exec(marshal.loads(code), trusted)
     return {name: trusted[name] for name in references}
 
 
@@ -101,6 +108,8 @@ def answer(request: dict) -> dict:
 
 def main() -> None:
     """Read the request, answer it, write the answers; exit with EXIT_STATUS["MemoryError"] when memory ran out."""
+    # no dumps and no /proc/self/mem for other processes of its uid (nor, unless it undoes this, itself)
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     try:
         request = pickle.loads(sys.stdin.buffer.read())  # written by the trusted parent
         result_pipe = os.fdopen(int(sys.argv[1]), "wb")

@@ -6,10 +6,11 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 from autograder import answer_key, sandbox
 
@@ -33,41 +34,53 @@ def run_child(
 ) -> ChildRun:
     """Start the grading process for `exercise` (in the OS sandbox unless told not to), feed it, read it, end it."""
     argv = [sys.executable, "-I", "-B", "-m", "autograder.child"]
-    with sandbox.private_dir("proof-lm-grade-") as home:
+    with sandbox.account() as account:
         read_end, write_end = os.pipe()
         errors_read, errors_write = os.pipe()
         argv.append(str(write_end))
         command = (
-            sandbox.bwrap_command(argv, Path(home), readonly=answer_key.mounts(exercise))
+            sandbox.bwrap_command(
+                argv, readonly=answer_key.mounts(exercise), uid=account.uid, limits=limits
+            )
             if sandboxed
             else argv
         )
         env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-        env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-        env["MPLBACKEND"] = "Agg"
+        env.update({**sandbox.THREADS, **sandbox.GRADING_BACKEND})
         deadline = time.monotonic() + timeout
-        process = subprocess.Popen(
-            command,
-            cwd=home,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=errors_write,
-            pass_fds=(write_end,),
-            preexec_fn=sandbox.preexec(limits),
-        )
-        os.close(write_end)
-        os.close(errors_write)
-        with ThreadPoolExecutor(max_workers=3) as pool:
-            pool.submit(_feed, process.stdin, request)
-            result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
-            stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
-            try:
-                returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                returncode = None
-            _end(process)
-            return ChildRun(returncode, result.result(), stderr.result())
+        with _scratch() as work:  # the cwd of an unsandboxed run (a sandboxed one has its tmpfs)
+            process = subprocess.Popen(
+                command,
+                cwd=work,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=errors_write,
+                pass_fds=(write_end,),
+                preexec_fn=sandbox.preexec(limits),
+            )
+            os.close(write_end)
+            os.close(errors_write)
+            with ThreadPoolExecutor(max_workers=3) as pool:
+                pool.submit(_feed, process.stdin, request)
+                result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
+                stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
+                try:
+                    returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    returncode = None
+                _end(process)
+                return ChildRun(returncode, result.result(), stderr.result())
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[str]:
+    """A fresh folder, removed with `rm -rf` (no depth limit, unlike shutil.rmtree's recursion)."""
+    work = tempfile.mkdtemp(prefix="proof-lm-grade-")
+    try:
+        yield work
+    finally:
+        subprocess.run(["rm", "-rf", "--one-file-system", work], check=False)
 
 
 def _drain(fd: int, limit: int, deadline: float) -> bytes:

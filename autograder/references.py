@@ -1,11 +1,10 @@
 """The reference solutions of every exercise, read from the source notebooks in `solutions/`."""
 
 import functools
-from pathlib import Path
 
 from autograder.notebook import cell_source, read_notebook
+from autograder.paths import SOLUTIONS
 
-SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 

@@ -1,5 +1,6 @@
 """Run an exercise's checks: in this process (hidden-test cells) or in a new grading process in the OS sandbox."""
 
+import marshal
 import pickle
 import secrets
 import warnings
@@ -8,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from autograder import answer_key, sandbox
-from autograder.answers import Answers, read_answers
+from autograder.answers import Answers, read_answers, short_message
 from autograder.child import EXIT_STATUS
 from autograder.exercises import Exercise
 from autograder.grading_process import ChildRun, run_child
@@ -16,6 +17,7 @@ from autograder.harness import Check, CheckFailed, Outcome, run_call
 from autograder.model import CheckResult, ExerciseReport, Flag, event_flag
 
 TIMEOUT_SECONDS = 30.0  # per exercise: loading the student's cells and every call
+NOTES_SHOWN = 5  # statements that failed while loading, quoted in the report; the rest counted
 GRADING_LIMITS = sandbox.Limits()
 LIBRARY_CALL = (
     "the solution calls the library's own implementation of this exercise (or the grader's, or "
@@ -85,13 +87,25 @@ def reference_sources(exercise: Exercise) -> dict[str, str]:
     return {name: source for name, source in solutions.items() if name != exercise.name}
 
 
+def compiled_references(exercise: Exercise) -> dict[str, bytes]:
+    """The chapter's other references as marshalled code, compiled here: no source, no docstring.
+
+    optimize=2 drops docstrings (and asserts); the grading process never receives the source text,
+    so nothing of it is in its memory for student code to read.
+    """
+    return {
+        name: marshal.dumps(compile(source, "<reference>", "exec", optimize=2, dont_inherit=True))
+        for name, source in reference_sources(exercise).items()
+    }
+
+
 def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -> bytes:
     """What the grading process is sent: the preamble, the student's sources, references, the calls."""
     return pickle.dumps(
         {
             "preamble": exercise.preamble,
             "sources": sources,
-            "references": reference_sources(exercise),
+            "references": compiled_references(exercise),
             "function": exercise.name,
             "answer_keys": answer_key.torch_entries(exercise.name),
             "calls": [call for check in checks for call in check.calls],
@@ -112,7 +126,8 @@ def check_exit(run: ChildRun, timeout: float) -> None:
     tail = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
     said = [event for event, status in EXIT_STATUS.items() if status == run.returncode]
     raise Unanswered(
-        f"the grading process stopped with exit code {run.returncode} before answering {tail[0][:300]}".strip(),
+        f"the grading process stopped with exit code {run.returncode} before answering "
+        f"{short_message(tail[0])}".strip(),
         event_flag(said) or Flag.CRASHED,
     )
 
@@ -133,7 +148,10 @@ def judge_answers(
 ) -> None:
     """Fill `report` from the answers: flags, notes on loading, and each check's verdict."""
     report.flags.extend(answer_flags(answers))
-    report.notes.extend(str(problem) for problem in answers.problems)
+    report.notes.extend(str(problem) for problem in answers.problems[:NOTES_SHOWN])
+    if len(answers.problems) > NOTES_SHOWN:
+        more = len(answers.problems) - NOTES_SHOWN
+        report.notes.append(f"and {more} more top-level statements failed while loading")
     if Flag.ANSWER_KEY in report.flags:
         report.notes.append(LIBRARY_CALL)
     if not answers.found:

@@ -2,28 +2,41 @@
 
 Each run gets new pid, ipc, uts, network and mount namespaces (no network at all); a read-only view
 of the system, the Python installation and only those parts of the project it needs; one private
-writable directory; a new session; limits on memory, CPU time, processes, open files and file size.
-When the grader runs as root, the code runs as the unprivileged uid 65534 (nobody), so the files
-of the machine are as closed to it as to any stranger; otherwise it keeps the instructor's uid but
-sees only what is mounted. Killing the outer `bwrap` process ends the whole sandbox: its pid 1 is
+writable home and /tmp (size-limited tmpfs, in memory: nothing of them is on the host's disk); a
+new session; limits on memory, CPU time, processes, open files and file size. When the grader runs
+as root, the code runs as an unprivileged uid of its own (`Account`: one uid per sandbox from
+UID_FIRST on, never shared by two sandboxes at once, so that the process limit, which Linux counts
+per uid, is each sandbox's own), so the files of the machine are as closed to it as to any
+stranger; otherwise it keeps the instructor's uid but sees only what is mounted. Killing the outer `bwrap` process ends the whole sandbox: its pid 1 is
 bound to it (`--die-with-parent`), and the kernel kills every process of a pid namespace whose
 pid 1 dies, so nothing a submission starts outlives its run.
 """
 
+import contextlib
+import dataclasses
+import fcntl
 import functools
 import os
-import resource
 import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from autograder import kernel_boot
+from autograder.paths import REPO
+
 NOBODY = 65534
+UID_FIRST, UID_COUNT = 200_000, 4096  # the sandboxes' own uids: UID_FIRST + slot
+UID_LOCKS = Path("/run/proof-lm-uids")  # root's: one lock file per uid in use
 HOME = "/home/student"
+# The sandboxes' environment policy, in one place: one thread per numerical library everywhere
+# (grading workers included), and the matplotlib backend of kernels and of the grading process.
+THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+KERNEL_BACKEND = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+GRADING_BACKEND = {"MPLBACKEND": "Agg"}
 INSTALL_HINT = (
     "bubblewrap (bwrap) is not installed: install it with `apt-get install bubblewrap` "
     "(Debian/Ubuntu), `dnf install bubblewrap` (Fedora) or `pacman -S bubblewrap` (Arch)"
@@ -43,31 +56,12 @@ class Limits:
     processes: int = 256
     open_files: int = 256
     file_bytes: int = 64 * 1024**2
+    home_bytes: int = 512 * 1024**2  # the private home, a tmpfs of this size
+    tmp_bytes: int = 256 * 1024**2  # /tmp, likewise
 
     def apply(self) -> None:
         """Set the limits on this process (inherited by the sandbox)."""
-        for limit, value in (
-            (resource.RLIMIT_AS, self.memory_bytes),
-            (resource.RLIMIT_CPU, self.cpu_seconds),
-            (resource.RLIMIT_NPROC, self.processes),
-            (resource.RLIMIT_NOFILE, self.open_files),
-            (resource.RLIMIT_FSIZE, self.file_bytes),
-            (resource.RLIMIT_CORE, 0),
-        ):
-            resource.setrlimit(limit, (value, value))
-
-    def command(self) -> list[str]:
-        """The same limits as a `prlimit` prefix, for processes started by code we do not control."""
-        return [
-            "prlimit",
-            f"--as={self.memory_bytes}",
-            f"--cpu={self.cpu_seconds}",
-            f"--nproc={self.processes}",
-            f"--nofile={self.open_files}",
-            f"--fsize={self.file_bytes}",
-            "--core=0",
-            "--",
-        ]
+        kernel_boot.apply_limits(dataclasses.asdict(self))
 
 
 @dataclass(frozen=True)
@@ -113,6 +107,92 @@ def view(
     )
 
 
+class Account:
+    """One sandbox's own uid while it runs (root only): UID_FIRST + the first slot free.
+
+    A slot is taken by an exclusive `flock` on its file in UID_LOCKS (a folder only root can
+    write), so two threads, two grading processes or two Dask workers never hold the same uid; the
+    lock goes with the holder if it dies. A slot is skipped, and never given back, while any
+    process of its uid is alive. Without root, `uid` is None: the code keeps the instructor's uid.
+    """
+
+    def __init__(self) -> None:
+        self.uid: int | None = None
+        self._lock: int | None = None
+        if os.geteuid() == 0:
+            self.uid, self._lock = _claim_uid()
+
+    def release(self, wait: float = 10.0) -> None:
+        """Give the uid back once no process of it is left (kept for good if some outlive `wait` s)."""
+        if self._lock is None:
+            return
+        deadline = time.monotonic() + wait
+        while _uid_running(self.uid):
+            if time.monotonic() > deadline:
+                self._lock = None  # leaked on purpose: that uid is never reused by this process
+                return
+            time.sleep(0.05)
+        os.close(self._lock)
+        self._lock = None
+
+    def __enter__(self) -> "Account":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _lock_folder() -> Path:
+    """UID_LOCKS, created if needed; refused unless it is root's own folder that nobody else may write."""
+    with contextlib.suppress(FileExistsError):
+        UID_LOCKS.mkdir(mode=0o700, parents=True)
+    seen = os.lstat(UID_LOCKS)
+    if not os.path.isdir(UID_LOCKS) or os.path.islink(UID_LOCKS) or seen.st_uid != 0:
+        raise SandboxUnavailable(f"{UID_LOCKS} must be a folder of root's")
+    if seen.st_mode & 0o022:
+        raise SandboxUnavailable(f"{UID_LOCKS} must not be writable by others")
+    return UID_LOCKS
+
+
+def _claim_uid() -> tuple[int, int]:
+    """The first free uid of the range and its lock's descriptor."""
+    folder = _lock_folder()
+    for slot in range(UID_COUNT):
+        uid = UID_FIRST + slot
+        fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        if _uid_running(uid):  # an earlier holder's processes are still ending
+            os.close(fd)
+            continue
+        return uid, fd
+    raise SandboxUnavailable(f"all {UID_COUNT} sandbox uids are in use")
+
+
+def _uid_running(uid: int) -> bool:
+    """Whether any process of the machine has `uid` as its real uid."""
+    wanted = f"Uid:\t{uid}\t"
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError), open(f"/proc/{entry.name}/status") as status:
+                if any(line.startswith(wanted) for line in status):
+                    return True
+    return False
+
+
+@contextlib.contextmanager
+def account() -> Iterator[Account]:
+    """A sandbox's own uid for the duration of the block (see `Account`)."""
+    held = Account()
+    try:
+        yield held
+    finally:
+        held.release()
+
+
 def environment(env: dict[str, str] | None = None) -> dict[str, str]:
     """The whole environment of sandboxed code: nothing of the grader's, plus `env`."""
     return {
@@ -121,26 +201,29 @@ def environment(env: dict[str, str] | None = None) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TMPDIR": "/tmp",
         "MPLCONFIGDIR": f"{HOME}/.matplotlib",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
+        **THREADS,
         **(env or {}),
     }
 
 
 def bwrap_command(
     argv: list[str],
-    workdir: Path,
     readonly: Iterable[tuple[Path | str, str]] = (),
     writable: Iterable[tuple[Path | str, str]] = (),
     env: dict[str, str] | None = None,
+    uid: int | None = None,
+    limits: "Limits | None" = None,
+    drop: bool = True,
 ) -> list[str]:
-    """The bwrap command line that runs `argv` in a new sandbox with `workdir` as its home.
+    """The bwrap command line that runs `argv` in a new sandbox, its home a fresh size-limited tmpfs.
 
     readonly / writable: (source on the host, path inside) pairs bound into the sandbox; nothing of
-    the host is visible but these, the system, the Python installation and `workdir`.
+    the host is visible but these, the system and the Python installation. uid: the uid the code
+    runs as when bwrap runs as root (an `Account`'s; nobody when not given); with `drop` False,
+    `argv` starts as root inside the sandbox and drops privileges itself (`autograder.kernel_boot`).
     """
     seen = view(readonly, writable)
+    limits = limits or Limits()
     command = [
         shutil.which("bwrap") or "bwrap",
         "--unshare-pid",
@@ -157,59 +240,32 @@ def bwrap_command(
         command += ["--ro-bind", source, inside]
     for target, path in seen.links:
         command += ["--symlink", target, path]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    command += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
     for parent in seen.parents():
         command += ["--perms", "0755", "--dir", parent]
     for source, inside in seen.readonly:
         command += ["--ro-bind", source, inside]
     for source, inside in seen.writable:
         command += ["--bind", source, inside]
-    command += ["--bind", str(workdir), HOME, "--chdir", HOME, "--clearenv"]
+    # one uid inside, so the home may be open to all; it is in memory and no bigger than its size
+    command += ["--size", str(limits.home_bytes), "--perms", "0777", "--tmpfs", HOME]
+    command += ["--chdir", HOME, "--clearenv"]
     for key, value in environment(env).items():
         command += ["--setenv", key, value]
-    if (
-        os.geteuid() == 0
-    ):  # bwrap mounts as root; the code itself runs as nobody, without privileges
+    if drop and os.geteuid() == 0:  # bwrap mounts as root; the code itself runs without privileges
+        uid = NOBODY if uid is None else uid
         command += [
             "--",
             "setpriv",
-            f"--reuid={NOBODY}",
-            f"--regid={NOBODY}",
+            f"--reuid={uid}",
+            f"--regid={uid}",
             "--clear-groups",
             "--inh-caps=-all",
+            "--bounding-set=-all",
             "--no-new-privs",
         ]
     return [*command, "--", *argv]
-
-
-class PrivateDir:
-    """A fresh directory the sandboxed uid may write (the sandbox's home), removed with `rm -rf`.
-
-    Student code may fill it with anything (thousands of nested folders defeat shutil.rmtree's
-    recursion), so removal is left to rm, which has no depth limit.
-    """
-
-    def __init__(self, prefix: str) -> None:
-        self.name = tempfile.mkdtemp(prefix=prefix)
-        if os.geteuid() == 0:
-            os.chown(self.name, NOBODY, NOBODY)
-
-    def __enter__(self) -> str:
-        return self.name
-
-    def __exit__(self, *exc: object) -> None:
-        self.cleanup()
-
-    def cleanup(self) -> None:
-        """Remove the directory and everything in it."""
-        subprocess.run(
-            [shutil.which("rm") or "/bin/rm", "-rf", "--one-file-system", self.name], check=False
-        )
-
-
-def private_dir(prefix: str) -> PrivateDir:
-    """A fresh directory the sandboxed uid may write: the sandbox's home."""
-    return PrivateDir(prefix)
 
 
 def preexec(limits: Limits) -> Callable[[], None]:
@@ -229,13 +285,13 @@ def check_available() -> None:
         raise SandboxUnavailable(INSTALL_HINT)
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
-    with private_dir("proof-lm-probe-") as work:
-        done = subprocess.run(
-            bwrap_command([sys.executable, "-I", "-c", "print('ok')"], Path(work)),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+    done = subprocess.run(
+        bwrap_command([sys.executable, "-I", "-c", "print('ok')"]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+    )
     if done.returncode != 0 or done.stdout.strip() != "ok":
         raise SandboxUnavailable(
             f"bubblewrap is installed but cannot create a sandbox here: {done.stderr.strip()[-500:]}"

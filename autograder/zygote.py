@@ -6,13 +6,14 @@ A fresh kernel spends a second or two importing IPython, NumPy, PyTorch and the 
 notebook's first cell is done. This template imports them once, then for each request forks a
 child that builds a sandbox of its own before any student code exists in it, as bubblewrap does:
 new mount, pid, network, ipc and uts namespaces; a new root holding only the system, the Python
-installation and the given project parts read-only, the kernel's socket directory, a private home,
-a fresh /tmp, /dev and /proc; then uid and gid nobody, no capabilities, `no_new_privs` and the
-limits. The template never runs student code, and a kernel cannot reach it or another kernel: each
+installation and the given project parts read-only, the kernel's socket folder, a private home and
+a fresh /tmp (size-limited tmpfs), /dev and /proc; then the kernel binds its sockets, their folder
+is sealed and it becomes the uid of its request (no capabilities, `no_new_privs`, the limits: see
+`autograder.kernel_boot`). The template never runs student code, and a kernel cannot reach it or another kernel: each
 is pid 1 of its own pid namespace, in its own mount namespace. It needs root (mounts without a user
 namespace); elsewhere kernels start cold under bwrap (`autograder.course.kernels`).
 
-Requests: {"connection_file", "home", "sockets", "argv", "env", "readonly", "seconds", "limits"};
+Requests: {"connection_file", "sockets", "uid", "argv", "env", "readonly", "seconds", "limits"};
 the answer is {"pid": ...}, the pid of the child that waits for the kernel and ends it after
 `seconds` (killing it ends the kernel and everything it started).
 """
@@ -25,14 +26,14 @@ import signal
 import sys
 from pathlib import Path
 
-from autograder import sandbox
+from autograder import kernel_boot, sandbox
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
+PR_SET_PDEATHSIG = 1
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 WARM = (  # what every notebook imports first
@@ -99,16 +100,20 @@ def _new_root(root: str, request: dict) -> None:
     """Build the sandbox's file system under `root` (a fresh tmpfs) and make it `/`."""
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m")
     seen = sandbox.view(request["readonly"], [(request["sockets"], request["sockets"])])
-    for folder, size in (("/tmp", "256m"), ("/dev/shm", "64m")):  # first: binds may lie below
+    limits, uid = request["limits"], request["uid"]
+    for folder, options in (  # first: binds may lie below
+        ("/tmp", f"mode=1777,size={limits['tmp_bytes']}"),
+        ("/dev/shm", "mode=1777,size=64m"),
+        (sandbox.HOME, f"mode=0700,uid={uid},gid={uid},size={limits['home_bytes']}"),
+    ):
         os.makedirs(root + folder, exist_ok=True)
-        _mount("tmpfs", root + folder, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={size}")
+        _mount("tmpfs", root + folder, "tmpfs", MS_NOSUID | MS_NODEV, options)
     for source, inside in seen.system + seen.readonly:
         _bind(source, root + inside, readonly=True)
     for target, path in seen.links:
         os.symlink(target, root + path)
     for source, inside in seen.writable:
         _bind(source, root + inside, readonly=False)
-    _bind(request["home"], root + sandbox.HOME, readonly=False)
     for name in DEVICES:
         _bind(f"/dev/{name}", f"{root}/dev/{name}", readonly=False, devices=True)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0")):
@@ -123,17 +128,6 @@ def _new_root(root: str, request: dict) -> None:
     os.rmdir("/.old")
 
 
-def _drop_privileges(limits: dict) -> None:
-    """uid and gid nobody, no capabilities (none to regain), no_new_privs, the limits."""
-    for capability in range(64):
-        _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
-    os.setgroups([])
-    os.setresgid(sandbox.NOBODY, sandbox.NOBODY, sandbox.NOBODY)
-    os.setresuid(sandbox.NOBODY, sandbox.NOBODY, sandbox.NOBODY)
-    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    sandbox.Limits(**limits).apply()
-
-
 def _kernel(request: dict, waiter: int) -> None:
     """In the sandbox's pid 1: finish the sandbox, then run the kernel in this (warm) process.
 
@@ -146,17 +140,10 @@ def _kernel(request: dict, waiter: int) -> None:
     _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
     _libc.sethostname(b"sandbox", 7)
     _new_root(request["root"], request)
-    _drop_privileges(request["limits"])
-    # again after the drop (changing uid clears it): when the waiting parent dies (killed, or at the
-    # end of its seconds), this pid 1 dies, and with it every process of the namespace. If it died
-    # before this line, no signal will come: its pipe says so.
-    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
-    if select.select([waiter], [], [], 0)[0]:
-        os._exit(1)
-    os.close(waiter)
     os.environ.clear()
     os.environ.update(sandbox.environment(request["env"]))
     os.chdir(sandbox.HOME)
+    boot = kernel_boot.boot
     for name in [m for m in sys.modules if m == "autograder" or m.startswith("autograder.")]:
         del sys.modules[name]  # the kernel imports the grader from its own (mounted) copy
     sys.path[:] = [p for p in sys.path if p and Path(p).exists()]
@@ -164,11 +151,18 @@ def _kernel(request: dict, waiter: int) -> None:
     import numpy as np
 
     np.random.seed()
-    from ipykernel.kernelapp import IPKernelApp
 
-    app = IPKernelApp.instance()
-    app.initialize(request["argv"])
-    app.start()
+    def dropped() -> None:
+        # again after the drop (changing uid clears it): when the waiting parent dies (killed, or
+        # at the end of its seconds), this pid 1 dies, and with it every process of the namespace.
+        # If it died before this line, no signal will come: its pipe says so.
+        _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
+        if select.select([waiter], [], [], 0)[0]:
+            os._exit(1)
+        os.close(waiter)
+
+    settings = {key: request[key] for key in ("uid", "sockets", "limits")}
+    boot(request["argv"], settings, sandbox.HOME, dropped)
 
 
 def _child(request: dict) -> None:
@@ -204,9 +198,7 @@ def main() -> None:
     import tempfile
 
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # ends with its grading worker
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):  # as cold kernels
-        os.environ[name] = sandbox.environment()[name]
+    os.environ.update({**sandbox.THREADS, **sandbox.KERNEL_BACKEND})  # as cold kernels
     for name in WARM:
         importlib.import_module(name)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the system

@@ -25,7 +25,7 @@ from autograder.course.simulate import (
     replace_function,
     submission,
 )
-from autograder.sandbox import NOBODY
+from autograder.sandbox import UID_COUNT, UID_FIRST
 
 pytestmark = pytest.mark.slow
 SEED = "20261130"
@@ -107,7 +107,7 @@ def test_local_cluster_then_a_separate_scheduler_then_a_rerun(tmp_path):
 def _student_code(process: psutil.Process) -> bool:
     """A notebook's kernel (cold, or forked from the warm template) or a trusted grading process."""
     command = " ".join(process.cmdline())
-    return process.uids().real == NOBODY and any(
+    return UID_FIRST <= process.uids().real < UID_FIRST + UID_COUNT and any(
         name in command for name in ("ipykernel", "autograder.zygote", "autograder.child")
     )
 

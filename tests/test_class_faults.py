@@ -8,15 +8,19 @@ Through the real commands (`python -m autograder.course ...`) on a real course d
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from conftest import REPO
 
 from autograder.course import collect, release
-from autograder.course.simulate import reference_code, submission
+from autograder.course.simulate import copy_course, reference_code, submission
+from autograder.notebook import MAX_NOTEBOOK_BYTES
+from autograder.sandbox import NOBODY
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow
@@ -95,24 +99,92 @@ def test_bad_files_cost_their_submission_alone(tmp_path):
         )
 
 
-@pytest.mark.parametrize("case", ["symlink-notebook", "symlink-folder", "glob-name", "fifo"])
-def test_collect_refuses_unsafe_hand_ins(tmp_path, case):
-    course, folder = tmp_path / "course", tmp_path / "submissions"
-    honest_class(course, folder, ["alice"])
-    if case == "symlink-notebook":
-        (folder / "mallory").mkdir()
-        (folder / "mallory" / f"{CHAPTER}.ipynb").symlink_to(folder / "alice" / f"{CHAPTER}.ipynb")
-    elif case == "symlink-folder":
-        (folder / "mallory").symlink_to(folder / "alice")
-    elif case == "glob-name":
-        (folder / "*").mkdir()
-        (folder / "*" / f"{CHAPTER}.ipynb").write_text("{}")
+CASES = {  # case: (the refused student's folder name, chapter refused or None for the student)
+    "symlink-notebook": ("mallory", CHAPTER),
+    "symlink-folder": ("mallory", None),
+    "glob-name": ("*", None),
+    "dash-name": ("-x", None),
+    "newline-name": ("bad\nFLAGGED alice", None),
+    "fifo-notebook": ("mallory", CHAPTER),
+    "folder-notebook": ("mallory", CHAPTER),
+    "huge-notebook": ("mallory", CHAPTER),
+}
+
+
+@pytest.fixture(scope="module")
+def two_students(tmp_path_factory) -> Path:
+    """A released course and the hand-ins of alice and zed (sorted before and after each bad name)."""
+    base = tmp_path_factory.mktemp("two-students")
+    honest_class(base / "course", base / "submissions", ["alice", "zed"])
+    return base
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_collect_refuses_an_unsafe_hand_in_alone(tmp_path, case, two_students):
+    course = copy_course(two_students / "course", tmp_path / "course")
+    folder = tmp_path / "submissions"
+    shutil.copytree(two_students / "submissions", folder)
+    name, chapter = CASES[case]
+    bad = folder / name
+    if case == "symlink-folder":
+        bad.symlink_to(folder / "alice")
     else:
-        (folder / "mallory").mkdir()
-        os.mkfifo(folder / "mallory" / "pipe")
+        bad.mkdir()
+    notebook = bad / f"{CHAPTER}.ipynb"
+    if case == "symlink-notebook":
+        notebook.symlink_to(folder / "alice" / f"{CHAPTER}.ipynb")
+    elif case in ("glob-name", "dash-name", "newline-name"):
+        notebook.write_text("{}")
+    elif case == "fifo-notebook":
+        os.mkfifo(notebook)  # reading it would block collect forever
+        os.mkfifo(bad / "pipe")
+    elif case == "folder-notebook":
+        notebook.mkdir()
+        (notebook / "inside.txt").write_text("x")
+    elif case == "huge-notebook":
+        with notebook.open("wb") as handle:
+            handle.truncate(MAX_NOTEBOOK_BYTES + 1)
     done = course_command("collect", "--root", str(course), str(folder))
-    assert done.returncode == 2 and "collect refuses" in done.stderr
-    assert not (course / "submitted").exists(), "nothing is copied when a hand-in is refused"
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"collected alice {CHAPTER}", f"collected zed {CHAPTER}"]
+    refused = f"refused {name!r}" + (f" {chapter}" if chapter else "")
+    assert done.stderr.startswith(refused) and done.stderr.count("\n") == 1, done.stderr
+    assert {p.name for p in (course / "submitted").iterdir()} == {"alice", "zed"}
+    manifest = json.loads((course / "collected.json").read_text())
+    assert manifest["_refused"] == [
+        {"student": name, "chapter": chapter, "why": manifest["_refused"][0]["why"]}
+    ]
+    assert set(manifest) == {"alice", "zed", "_refused"}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="makes an unreadable file for another uid")
+def test_collect_refuses_an_unreadable_hand_in_alone():
+    """As a uid that cannot read one student's notebook (root reads everything)."""
+    tmp_path = Path(tempfile.mkdtemp(prefix="proof-lm-unreadable-"))  # a path nobody can reach
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    honest_class(course, folder, ["alice", "zed"])
+    (folder / "mallory").mkdir()
+    (folder / "mallory" / f"{CHAPTER}.ipynb").write_text("{}")
+    (folder / "mallory" / f"{CHAPTER}.ipynb").chmod(0)
+    (folder / "nosy").mkdir(mode=0)
+    for path in (tmp_path, *tmp_path.rglob("*")):
+        os.lchown(path, NOBODY, NOBODY)
+    done = subprocess.run(
+        [
+            *("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"),
+            *(sys.executable, "-m", "autograder.course", "collect"),
+            *("--root", str(course), str(folder)),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"collected alice {CHAPTER}", f"collected zed {CHAPTER}"]
+    assert f"refused 'mallory' {CHAPTER}: the hand-in cannot be read" in done.stderr
+    assert "refused 'nosy': its folder cannot be read" in done.stderr
+    shutil.rmtree(tmp_path)
 
 
 def test_grading_without_the_sandbox_is_written_into_the_grades(tmp_path):

@@ -38,19 +38,18 @@ def template() -> Iterator[kernels.Zygote]:
 
 @contextmanager
 def kernel(template: kernels.Zygote, seconds: int = 60) -> Iterator[tuple]:
-    """A kernel forked by the template as the kernel manager forks one; (client, process, home)."""
+    """A kernel forked by the template as the kernel manager forks one; (client, process, uid)."""
     sockets = tempfile.mkdtemp(prefix="proof-lm-test-kernel-")
-    os.chown(sockets, sandbox.NOBODY, sandbox.NOBODY)
-    home = sandbox.private_dir("proof-lm-test-home-")
+    os.chmod(sockets, 0o755)
+    account = sandbox.Account()
     connection = os.path.join(sockets, "kernel.json")
     write_connection_file(connection, transport="ipc", ip=os.path.join(sockets, "kernel"))
-    os.chown(connection, sandbox.NOBODY, sandbox.NOBODY)
     manager = kernels.SandboxedKernelManager.__new__(kernels.SandboxedKernelManager)
     process = template.spawn(
         {
             "connection_file": connection,
-            "home": home.name,
             "sockets": sockets,
+            "uid": account.uid,
             "argv": ["-f", connection],
             "env": dict(kernels.KERNEL_ENV),
             "readonly": [(str(s), inside) for s, inside in manager._mounts()],
@@ -63,12 +62,12 @@ def kernel(template: kernels.Zygote, seconds: int = 60) -> Iterator[tuple]:
     client.start_channels()
     try:
         client.wait_for_ready(timeout=60)
-        yield client, process, home.name
+        yield client, process, account.uid
     finally:
         client.stop_channels()
         process.kill()
         process.wait(timeout=30)
-        home.cleanup()
+        account.release()
 
 
 def run(client: BlockingKernelClient, code: str) -> str:
@@ -92,10 +91,11 @@ def probe(client: BlockingKernelClient, code: str) -> object:
 
 
 def test_a_warm_kernel_is_nobody_without_privileges_network_or_host(template):
-    with kernel(template) as (client, _, _):
+    with kernel(template) as (client, _, uid):
         status = probe(client, "open('/proc/self/status').read()")
         fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
-        assert fields["Uid"].split()[0] == str(sandbox.NOBODY)
+        assert fields["Uid"].split() == [str(uid)] * 4
+        assert sandbox.UID_FIRST <= uid < sandbox.UID_FIRST + sandbox.UID_COUNT
         assert int(fields["CapEff"], 16) == int(fields["CapPrm"], 16) == 0
         assert int(fields["CapBnd"], 16) == 0 and fields["NoNewPrivs"].strip() == "1"
         assert probe(client, "os.getpid() if (os := __import__('os')) else 0") == 1
@@ -110,10 +110,8 @@ def test_a_warm_kernel_is_nobody_without_privileges_network_or_host(template):
         assert "OSError" in refused or "unreachable" in refused.lower(), refused
         for path in ("solutions", "autograder/checks", "course", "tests", ".git"):
             assert probe(client, f"__import__('os').path.exists({str(REPO / path)!r})") is False
-        assert probe(client, f"__import__('os').listdir({str(REPO / 'autograder')!r})") == [
-            "__init__.py",
-            "kernel.py",
-        ]
+        listed = probe(client, f"sorted(__import__('os').listdir({str(REPO / 'autograder')!r}))")
+        assert listed == ["__init__.py", "kernel.py", "kernel_boot.py"]
         assert CANARY not in run(client, "import os\nprint(dict(os.environ))")
         modules = probe(client, "[m for m in __import__('sys').modules if 'autograder' in m]")
         assert set(modules) <= {"autograder", "autograder.kernel"}, modules
@@ -121,15 +119,15 @@ def test_a_warm_kernel_is_nobody_without_privileges_network_or_host(template):
 
 
 def test_warm_kernels_cannot_see_each_other_or_the_template(template):
-    with kernel(template) as (first, _, first_home), kernel(template) as (second, _, _):
+    with kernel(template) as (first, _, first_uid), kernel(template) as (second, _, second_uid):
+        assert first_uid != second_uid  # each its own process limit
         run(first, "open('secret.txt', 'w').write('mine')\nimport time")
         assert "secret.txt" not in probe(second, "__import__('os').listdir('.')")
         pids = probe(
             second, "sorted(int(p) for p in __import__('os').listdir('/proc') if p.isdigit())"
         )
         assert pids and max(pids) < 50, pids  # its own namespace: pid 1 and its own children
-        with open(os.path.join(first_home, "secret.txt")) as handle:
-            assert handle.read() == "mine"
+        assert run(first, "print(open('secret.txt').read())").strip() == "mine"
         # a kill sweep over every pid it can name reaches nothing outside its own sandbox
         run(
             second,

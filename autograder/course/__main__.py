@@ -16,7 +16,8 @@ from autograder.course.autograde import GradingIncomplete, autograde
 from autograder.course.collect import collect, submitted_chapters
 from autograder.course.export import export
 from autograder.course.printable import printable
-from autograder.course.release import REPO, chapters, feedback, release, student_notebooks
+from autograder.course.release import chapters, feedback, release, student_notebooks
+from autograder.paths import REPO
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,13 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "collect":
         if len(args.chapters) != 1 or not Path(args.chapters[0]).is_dir():
             parser.error("collect takes one folder: SUBMISSIONS/<student>/<chapter>.ipynb")
-        try:
-            collected = collect(root, Path(args.chapters[0]))
-        except ValueError as error:
-            print(printable(error), file=sys.stderr)
-            return 2
-        for student, chapter in collected:
+        collected = collect(root, Path(args.chapters[0]))
+        for student, chapter in collected.notebooks:
             print(f"collected {printable(student)} {printable(chapter)}")
+        for refusal in collected.refused:  # that hand-in (or student) alone; see collected.json
+            print(printable(refusal), file=sys.stderr)
     elif args.step == "autograde":
         if args.no_sandbox:
             print("WARNING: --no-sandbox: student code runs unconfined, as you", file=sys.stderr)

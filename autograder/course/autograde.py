@@ -81,7 +81,7 @@ def _manifest_flags(manifest: dict, job: Job) -> list[str]:
     if not record_:
         return []
     reasons = []
-    if record_["not_copied"]:
+    if record_.get("not_copied"):
         reasons.append(
             "handed in files beside the notebook (not graded): "
             + ", ".join(printable(name, limit=200) for name in record_["not_copied"])

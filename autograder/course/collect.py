@@ -1,69 +1,157 @@
-"""Collecting a class's hand-ins into the course: notebooks only, regular files only, safe names."""
+"""Collecting a class's hand-ins into the course: notebooks only, regular files only, safe names.
+
+A hand-in that cannot be collected safely costs that hand-in alone (a student folder that cannot,
+that student alone): it is refused, named in COURSE/collected.json under "_refused" and on the
+command line (with repr(), never raw), and everyone else is collected.
+"""
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course.printable import printable
 from autograder.course.release import chapters
+from autograder.notebook import MAX_NOTEBOOK_BYTES
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
+MAX_ENTRIES = 10_000  # files and folders looked at in one student's folder
+REFUSED = "_refused"  # the manifest's key for refusals (no student name starts with "_")
 
 
-def _refuse(why: str) -> None:
-    raise ValueError(printable(f"collect refuses {why}"))
+@dataclass(frozen=True)
+class Refusal:
+    """A student folder (chapter None) or one hand-in that was not collected, and why."""
+
+    student: str
+    chapter: str | None
+    why: str
+
+    def __str__(self) -> str:
+        what = printable(self.student) + (f" {self.chapter}" if self.chapter else "")
+        return f"refused {what}: {self.why}"
 
 
-def _check_name(kind: str, name: str) -> None:
+@dataclass
+class Collected:
+    """What one collect did: the (student, chapter) notebooks copied, and the refusals."""
+
+    notebooks: list[tuple[str, str]]
+    refused: list[Refusal]
+
+
+def _safe_name(name: str) -> bool:
     """Student and file names: letters, digits and _.@+- only (no glob characters, no separators)."""
-    if not SAFE_NAME.fullmatch(name) or name in (".", ".."):
-        _refuse(f"the {kind} name {name!r}: use letters, digits and _ . @ + - only")
+    return bool(SAFE_NAME.fullmatch(name)) and name not in (".", "..")
 
 
-def collect(root: Path, submissions: Path) -> list[tuple[str, str]]:
-    """Copy SUBMISSIONS/<student>/<chapter>.ipynb into submitted/, notebooks only; return (student, chapter).
+def _entries(student_dir: Path) -> list[tuple[str, os.stat_result]]:
+    """(relative path, lstat) of everything under a student's folder, links never followed."""
+    found, pending = [], [student_dir]
+    while pending:
+        folder = pending.pop()
+        with os.scandir(folder) as listing:
+            for entry in listing:
+                info = entry.stat(follow_symlinks=False)
+                found.append((os.path.relpath(entry.path, student_dir), info))
+                if len(found) > MAX_ENTRIES:
+                    raise ValueError(f"more than {MAX_ENTRIES} files and folders")
+                if stat.S_ISDIR(info.st_mode):
+                    pending.append(Path(entry.path))
+    return sorted(found, key=lambda item: item[0])
 
-    Only regular files are copied: a symbolic link, a device or a pipe anywhere in a student's
-    folder is refused with a ValueError naming it, as are names with glob characters or path
-    separators. Anything else a student handed in (.py files, folders, ...) is not copied, and is
-    recorded in COURSE/collected.json beside the sha256 of every notebook, so that grading can flag both.
+
+def _read_notebook(path: Path) -> bytes:
+    """The bytes of a handed-in notebook: a regular file, no link, at most MAX_NOTEBOOK_BYTES."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO never blocks us
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        data = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        raise ValueError(f"larger than {MAX_NOTEBOOK_BYTES // 1024**2} MB")
+    return data
+
+
+def _student(
+    root: Path, student_dir: Path, manifest: dict, result: Collected, known: set[str]
+) -> None:
+    """Collect one student's folder into `root`, refusals into `result`."""
+    name = student_dir.name
+    if not _safe_name(name):
+        result.refused.append(Refusal(name, None, "use letters, digits and _ . @ + - only"))
+        return
+    info = os.lstat(student_dir)
+    if not stat.S_ISDIR(info.st_mode):
+        result.refused.append(Refusal(name, None, "each student needs a plain folder"))
+        return
+    try:
+        entries = _entries(student_dir)
+    except (OSError, ValueError) as error:
+        result.refused.append(Refusal(name, None, f"its folder cannot be read ({error})"))
+        return
+    notebooks = {f"{chapter}.ipynb" for chapter in known}
+    extras = [
+        path for path, info in entries if path not in notebooks and not stat.S_ISDIR(info.st_mode)
+    ]
+    for path, info in entries:
+        if path not in notebooks:
+            continue
+        chapter = path.removesuffix(".ipynb")
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+            result.refused.append(Refusal(name, chapter, f"the hand-in is {kind}"))
+            continue
+        try:
+            data = _read_notebook(student_dir / path)
+        except (OSError, ValueError) as error:
+            why = error.strerror if isinstance(error, OSError) else str(error)
+            result.refused.append(Refusal(name, chapter, f"the hand-in cannot be read ({why})"))
+            continue
+        target = root / "submitted" / name / chapter
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        (target / path).write_bytes(data)  # the notebook alone, nothing beside it
+        manifest.setdefault(name, {})[chapter] = {
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "not_copied": [repr(p) if not _printable(p) else p for p in extras],
+        }
+        result.notebooks.append((name, chapter))
+
+
+def _printable(path: str) -> bool:
+    """Whether every part of a relative path is a safe name (else it is recorded as its repr())."""
+    return all(_safe_name(part) for part in Path(path).parts)
+
+
+def collect(root: Path, submissions: Path) -> Collected:
+    """Copy SUBMISSIONS/<student>/<chapter>.ipynb into submitted/, notebooks only.
+
+    Only regular files no larger than MAX_NOTEBOOK_BYTES are copied, and only from student folders
+    whose names are safe (letters, digits and _.@+-): anything else (a link, a FIFO, a folder
+    named like a notebook, an unreadable file, an unsafe name) is refused for that hand-in or that
+    student alone. Other files a student handed in (.py files, folders, ...) are not copied, and are
+    recorded in COURSE/collected.json beside the sha256 of every notebook, so that grading can flag
+    both; refusals are recorded there under "_refused".
     """
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    students = sorted(submissions.iterdir())
-    for student_dir in students:  # check everything before copying anything
-        _check_name("student", student_dir.name)
-        if student_dir.is_symlink() or not student_dir.is_dir():
-            _refuse(f"{student_dir}: each student needs a plain folder")
-        for path in student_dir.rglob("*"):
-            if path.is_symlink() or not (path.is_file() or path.is_dir()):
-                _refuse(f"{path}: only regular files can be handed in (links and devices cannot)")
-    collected = []
-    for student_dir in students:
-        extras = sorted(
-            str(p.relative_to(student_dir))
-            for p in student_dir.rglob("*")
-            if p.is_file()
-            and not (p.parent == student_dir and p.suffix == ".ipynb" and p.stem in chapters())
-        )
-        for notebook in sorted(student_dir.glob("*.ipynb")):
-            if notebook.stem not in chapters():
-                continue
-            target = root / "submitted" / student_dir.name / notebook.stem
-            if target.exists():
-                shutil.rmtree(target)
-            target.mkdir(parents=True)
-            data = notebook.read_bytes()
-            (target / notebook.name).write_bytes(data)  # the notebook alone, nothing beside it
-            manifest.setdefault(student_dir.name, {})[notebook.stem] = {
-                "sha256": hashlib.sha256(data).hexdigest(),
-                "not_copied": extras,
-            }
-            collected.append((student_dir.name, notebook.stem))
+    result = Collected([], [])
+    known = set(chapters())
+    for student_dir in sorted(submissions.iterdir()):
+        _student(root, student_dir, manifest, result, known)
+    manifest[REFUSED] = [
+        {"student": r.student, "chapter": r.chapter, "why": r.why} for r in result.refused
+    ]
+    root.mkdir(parents=True, exist_ok=True)
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True))
-    return collected
+    return result
 
 
 def submitted_chapters(root: Path) -> list[str]:

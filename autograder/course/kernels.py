@@ -1,15 +1,18 @@
 """nbgrader's kernels in the OS sandbox: the kernel manager and the autograde preprocessors that use it.
 
 Every notebook's kernel runs in its own sandbox (`autograder.sandbox`): new namespaces, no network,
-uid nobody when grading as root, a private home, and none of the course directory. Kernel and
-grading worker talk over Unix sockets in a directory bound into the sandbox. A kernel lives at most
-NOTEBOOK_SECONDS (`timeout`, inside the sandbox), and no longer than its worker (`--die-with-parent`).
+a uid of its own when grading as root (`sandbox.Account`), a private size-limited home, and none of
+the course directory. Kernel and grading worker talk over Unix sockets in a folder of root's bound
+into the sandbox: the kernel binds them as root and drops its privileges only after the folder is
+sealed (`autograder.kernel_boot`). A kernel lives at most NOTEBOOK_SECONDS (`timeout`, inside the
+sandbox, as root), and no longer than its worker (`--die-with-parent`).
 
 When the worker has a warm template (`Zygote`, started by the worker's Dask plugin when grading as
 root), kernels are forked from it into a sandbox of the same kind (`autograder.zygote`) instead of
 starting cold under bwrap: the notebook's libraries are already imported.
 """
 
+import asyncio
 import contextlib
 import dataclasses
 import json
@@ -33,7 +36,7 @@ KERNEL_LIMITS = sandbox.Limits(memory_bytes=6 * 1024**3, cpu_seconds=NOTEBOOK_SE
 SANDBOX_VARIABLE = "PROOF_LM_KERNEL_SANDBOX"  # "off" only with an instructor's --no-sandbox
 KERNEL_ENV = {
     "NBGRADER_EXECUTION": "autograde",
-    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+    **sandbox.KERNEL_BACKEND,
 }
 
 
@@ -150,28 +153,42 @@ class SandboxedKernelManager(AsyncKernelManager):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self._sockets = tempfile.mkdtemp(prefix="proof-lm-kernel-")
-        self._home = sandbox.private_dir("proof-lm-kernel-home-")
-        if os.geteuid() == 0:
-            os.chown(self._sockets, sandbox.NOBODY, sandbox.NOBODY)
+        os.chmod(self._sockets, 0o755)  # the worker's: the kernel's uid may not write it
+        self._account: sandbox.Account | None = None
         self.transport = "ipc"
         self.ip = os.path.join(self._sockets, "kernel")
         self.connection_file = os.path.join(self._sockets, "kernel.json")
+
+    def account(self) -> sandbox.Account:
+        """The uid this manager's kernel runs as, held until the kernel is gone."""
+        if self._account is None:
+            self._account = sandbox.Account()
+        return self._account
+
+    def boot_settings(self) -> dict:
+        """What `autograder.kernel_boot` needs: the uid to drop to, the folder to seal, the limits."""
+        return {
+            "uid": self.account().uid,
+            "sockets": self._sockets,
+            "limits": dataclasses.asdict(KERNEL_LIMITS),
+        }
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         """The kernel's command line inside a sandbox that ends after NOTEBOOK_SECONDS."""
         command = super().format_kernel_cmd(extra_arguments)
         if os.environ.get(SANDBOX_VARIABLE) == "off":
             return command
+        if "ipykernel_launcher" not in command:
+            raise RuntimeError(f"not an IPython kernel: {command[:3]!r}")
+        argv = command[command.index("ipykernel_launcher") + 1 :]
+        boot = [command[0], "-m", "autograder.kernel_boot", json.dumps(self.boot_settings())]
         return sandbox.bwrap_command(
-            [*KERNEL_LIMITS.command(), "timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *command],
-            Path(self._home.name),
+            ["timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *boot, *argv],
             readonly=self._mounts(),
             writable=[(self._sockets, self._sockets)],
-            env={
-                "NBGRADER_EXECUTION": "autograde",
-                HIDDEN_CHECKS: os.environ.get(HIDDEN_CHECKS, ""),
-                "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-            },
+            env={**KERNEL_ENV, HIDDEN_CHECKS: os.environ.get(HIDDEN_CHECKS, "")},
+            limits=KERNEL_LIMITS,
+            drop=False,  # kernel_boot drops privileges itself, once its sockets are bound
         )
 
     async def _async_pre_start_kernel(self, **kwargs: object) -> tuple:
@@ -180,8 +197,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         # what the kernel prints outside its messages is never read, nor shown
         kwargs.update(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.kernel_spec.interrupt_mode = "message"
-        if os.geteuid() == 0:  # the kernel runs as nobody and must read its connection file
-            os.chown(self.connection_file, sandbox.NOBODY, sandbox.NOBODY)
+        os.chmod(self.connection_file, 0o600)  # read by the kernel while it is still root
         return command, kwargs
 
     def _mounts(self) -> list[tuple[Path, str]]:
@@ -215,22 +231,22 @@ class SandboxedKernelManager(AsyncKernelManager):
         return ZYGOTE.spawn(
             {
                 "connection_file": self.connection_file,
-                "home": self._home.name,
-                "sockets": self._sockets,
                 "argv": argv,
                 "env": {**KERNEL_ENV, HIDDEN_CHECKS: os.environ.get(HIDDEN_CHECKS, "")},
                 "readonly": [(str(source), inside) for source, inside in self._mounts()],
                 "seconds": NOTEBOOK_SECONDS,
-                "limits": dataclasses.asdict(KERNEL_LIMITS),
+                **self.boot_settings(),
             }
         )
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
-        """Also remove the socket directory and the kernel's home."""
+        """Also remove the socket folder and give the kernel's uid back (once nothing of it runs)."""
         await super()._async_cleanup_resources(restart=restart)
         if not restart:
             shutil.rmtree(self._sockets, ignore_errors=True)
-            self._home.cleanup()
+            if self._account is not None:
+                await asyncio.to_thread(self._account.release)
+                self._account = None
 
 
 def grading_preprocessors() -> list[type]:

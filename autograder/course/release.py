@@ -7,8 +7,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent.parent
-SOLUTIONS = REPO / "solutions"
+from autograder.paths import SOLUTIONS
+
 CONFIG = Path(__file__).resolve().parent / "nbgrader_config.py"
 
 

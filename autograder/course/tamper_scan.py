@@ -6,11 +6,36 @@ itself — patching a module, reaching for the grader, hooking IPython, stopping
 touching files — and class grading (`autograder.course`) flags it for the instructor, naming the line.
 It is a hint, never a boundary or a score: code built at run time escapes any reading of text,
 and the OS sandbox (`autograder.sandbox`) is what keeps student code away from everything else.
+
+The scan reads untrusted text on the trusted side, so it runs bounded (`scan_bounded`): in a
+subprocess with limits on memory and CPU time and a wall-clock deadline; whatever goes wrong there
+(a bound hit, an exception) is a flag on that submission ("could not be scanned"), never a failure
+of class grading, and the submission is still graded. Its cost is linear in the cell's size: IPython's
+own transform re-tokenizes the whole cell once per escaped line (`!cmd`, `%magic`) and gives up
+after 500 of them, so the scan transforms each escaped line alone (`python_text`).
+
+    python -m autograder.course.tamper_scan     (JSON {"released", "submitted"} on stdin; findings out)
 """
 
 import ast
+import json
+import re
+import resource
+import subprocess
+import sys
 
 from autograder.notebook import PARSING, cell_source
+
+SCAN_SECONDS = 60  # wall clock for one submission's scan
+SCAN_LIMITS = {resource.RLIMIT_AS: 2 * 1024**3, resource.RLIMIT_CPU: 30}
+MAX_FINDINGS = 50  # per submission; the rest are counted
+# a line IPython would read as special syntax: !cmd, %magic, x = !cmd, x = %magic, obj?
+ESCAPED = re.compile(r"^\s*[!%?]|^[\w.\s,()\[\]*]+=\s*[!%]|\?\s*$")
+
+
+class ScanFailed(Exception):
+    """The scan of a submission did not finish within its bounds (or failed): why."""
+
 
 STOP_CALLS = {"sys.exit", "os._exit", "os.abort", "os.kill", "os.killpg", "exit", "quit"}
 REACH_CALLS = {
@@ -303,14 +328,44 @@ def _writes(call: ast.Call) -> bool:
     return True
 
 
-def scan_source(source: str, preamble_modules: dict[str, str] | None = None) -> list[str]:
-    """What in one cell's code looks like tampering, as 'line N: what' strings (empty for honest code)."""
+def python_text(source: str) -> str:
+    """The Python IPython would run for one cell, made in time linear in its size.
+
+    IPython's cleanup and cell-magic transforms run once on the cell; each escaped line is then
+    transformed on its own (one line's tokens, not the whole cell's for every escape).
+    """
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    manager = TransformerManager()
+    lines = (source if source.endswith("\n") else source + "\n").splitlines(keepends=True)
+    for transform in manager.cleanup_transforms + manager.line_transforms:
+        lines = transform(lines)
+    python = []
+    for line in lines:
+        python += manager.do_token_transforms([line]) if ESCAPED.search(line) else [line]
+    return "".join(python)
+
+
+def _tree(source: str) -> ast.AST | None:
+    """The cell's syntax tree; None when it does not parse (as IPython would read it)."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     try:
         with PARSING:
-            tree = ast.parse(TransformerManager().transform_cell(source))
+            return ast.parse(python_text(source))
+    except SyntaxError:  # an escape inside brackets or strings: IPython's own reading decides
+        pass
+    try:
+        with PARSING:
+            return ast.parse(TransformerManager().transform_cell(source))
     except SyntaxError:
+        return None
+
+
+def scan_source(source: str, preamble_modules: dict[str, str] | None = None) -> list[str]:
+    """What in one cell's code looks like tampering, as 'line N: what' strings (empty for honest code)."""
+    tree = _tree(source)
+    if tree is None:
         return []  # code that does not even parse cannot tamper; the grader reports the syntax error
     modules = _modules(tree, preamble_modules or {"np": "numpy", "math": "math"})
     return [f"line {line}: {what}" for line, what in sorted(_findings(tree, modules))]
@@ -332,3 +387,45 @@ def scan_notebook(released: dict, submitted: dict) -> list[tuple[str | None, str
             for finding in scan_source(source)
         ]
     return findings
+
+
+def _bounded() -> None:
+    """In the scanning subprocess, before it reads anything: its memory and CPU limits."""
+    for limit, value in SCAN_LIMITS.items():
+        resource.setrlimit(limit, (value, value))
+
+
+def scan_bounded(released: dict, submitted: dict) -> list[tuple[str | None, str]]:
+    """`scan_notebook` in a subprocess under SCAN_LIMITS and SCAN_SECONDS; ScanFailed saying why not."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-m", "autograder.course.tamper_scan"],
+            input=json.dumps({"released": released, "submitted": submitted}).encode(),
+            capture_output=True,
+            timeout=SCAN_SECONDS,
+            preexec_fn=_bounded,
+        )
+    except subprocess.TimeoutExpired:
+        raise ScanFailed(f"the scan took longer than {SCAN_SECONDS} s") from None
+    except (OSError, ValueError) as error:
+        raise ScanFailed(f"the scan could not start ({type(error).__name__})") from None
+    if done.returncode != 0:
+        raise ScanFailed(f"the scan stopped with exit status {done.returncode} (its bounds hit?)")
+    try:
+        findings = [(grade_id, str(what)) for grade_id, what in json.loads(done.stdout)]
+    except (ValueError, TypeError):
+        raise ScanFailed("the scan's answer was malformed") from None
+    if len(findings) > MAX_FINDINGS:
+        more = len(findings) - MAX_FINDINGS
+        findings = [*findings[:MAX_FINDINGS], (None, f"and {more} more findings")]
+    return findings
+
+
+def main() -> None:
+    """Scan the notebooks given on stdin; write the findings as JSON (any error: exit status 1)."""
+    given = json.loads(sys.stdin.buffer.read())
+    json.dump(scan_notebook(given["released"], given["submitted"]), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -17,7 +17,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course.tamper_scan import scan_notebook
+from autograder import sandbox
+from autograder.course.tamper_scan import ScanFailed, scan_bounded
 from autograder.grading import grade_notebook
 from autograder.model import ExerciseReport
 from autograder.notebook import cell_source, read_notebook
@@ -145,11 +146,14 @@ def _run_nbgrader(root: Path, job: Job) -> tuple[bool, str]:
 def _file_flags(path: Path, released: dict) -> list[str]:
     """Flags read off the submitted file: locked cells, stripped metadata, suspicious code (a hint)."""
     submitted = read_notebook(path)
-    findings = scan_notebook(released, submitted)
-    return structural_flags(released, submitted) + [
-        f"suspicious code in {finding} (a hint to look; it changes no score)"
-        for _, finding in findings
-    ]
+    try:
+        scanned = [
+            f"suspicious code in {finding} (a hint to look; it changes no score)"
+            for _, finding in scan_bounded(released, submitted)
+        ]
+    except ScanFailed as failure:  # the submission is graded all the same
+        scanned = [f"the notebook could not be scanned for tampering: {failure}"]
+    return structural_flags(released, submitted) + scanned
 
 
 def grade_submission(
@@ -194,9 +198,7 @@ def worker_environment() -> None:
     from autograder.kernel import HIDDEN_CHECKS
 
     os.environ.update(
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
+        **sandbox.THREADS,
         **{HIDDEN_CHECKS: "trusted"},
     )
     os.environ.pop("NBGRADER_EXECUTION", None)
