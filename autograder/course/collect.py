@@ -32,7 +32,7 @@ class Refusal:
     why: str
 
     def __str__(self) -> str:
-        what = printable(self.student) + (f" {self.chapter}" if self.chapter else "")
+        what = repr(self.student) + (f" {self.chapter}" if self.chapter else "")
         return f"refused {what}: {self.why}"
 
 
