@@ -14,7 +14,6 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.course.printable import printable
 from autograder.course.release import chapters
 from autograder.notebook import MAX_NOTEBOOK_BYTES
 
