@@ -58,7 +58,7 @@ class Block(nn.Module):
 
     def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float = 0.0) -> None:
         super().__init__()
-        self.ln1 = nn.LayerNorm(n_embd)
+        self.ln1 = nn.LayerNorm(n_embd)  # normalises what attention reads
         self.attn = CausalSelfAttention(n_embd, n_head, block_size, dropout)
         self.ln2 = nn.LayerNorm(n_embd)
         self.mlp = nn.Sequential(

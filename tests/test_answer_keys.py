@@ -303,12 +303,16 @@ CLASS_ADAPTERS = {
         ),
     },
     "gpt:CausalSelfAttention": {"multi_head_attention": "_mha"},
+    "gpt2:CausalSelfAttention": {"multi_head_attention": "_fused_mha"},
 }
 CLASSES_WITHOUT_ANSWERS = {
     "backoff:BackoffLM": "a back-off n-gram model over dicts: no exercise's answer",
     "baselines:TorchBigramLM": "a table lookup: the logits of bigram_loss_and_grad, no loss or gradient",
     "explorer:SamplingExplorer": "distribution() is filter_probs (refused) over a model's logits",
     "gpt:Block": "builds CausalSelfAttention, refused where it answers",
+    "gpt2:Block": "chapter 08's block (refused while Block is graded); builds gpt2's attention",
+    "gpt2:GPT": "chapter 08's model (refused while GPT is graded); biased attention and a tied head, "
+    "so its size is not gpt_params' TinyGPT count",
     "training:Recipe": "a record of settings",
     "training:History": "a record of losses",
 }
@@ -325,6 +329,20 @@ def _mha(cls, g: dict) -> object:
         ):
             layer.weight.copy_(torch.from_numpy(np.asarray(W, dtype=np.float64).T))
     return module(x)
+
+
+def _fused_mha(cls, g: dict) -> object:
+    """Chapter 08's attention (one fused qkv layer, biases at 0) with the exercise's weights."""
+    x = torch.from_numpy(np.asarray(g["x"], dtype=np.float64))
+    C = x.shape[-1]
+    module = cls(C, g["n_heads"], x.shape[-2]).double()
+    W = [torch.from_numpy(np.asarray(g[k], dtype=np.float64)) for k in ("Wq", "Wk", "Wv", "Wo")]
+    with torch.no_grad():
+        module.qkv.weight.copy_(torch.cat(W[:3], dim=1).T)
+        module.qkv.bias.zero_()
+        module.proj.weight.copy_(W[3].T)
+        module.proj.bias.zero_()
+    return module.eval()(x)
 
 
 def library_candidates() -> dict[str, object]:
@@ -405,7 +423,11 @@ def _class_calls(key: str, cls, exercise: str, args: tuple, kwargs: dict) -> lis
     adapter = CLASS_ADAPTERS.get(key, {}).get(exercise)
     if adapter is None:
         return []
-    adapter = _mha if adapter == "_mha" else adapter
+    adapter = (
+        {"_mha": _mha, "_fused_mha": _fused_mha}.get(adapter, adapter)
+        if isinstance(adapter, str)
+        else adapter
+    )
     given = _named_arguments(exercise, args, kwargs)
     return [lambda: adapter(cls, copy.deepcopy(given))]
 

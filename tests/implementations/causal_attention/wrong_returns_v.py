@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "is v itself"
+EXPECT = "or a view of it"
 
 
 def causal_attention(q, k, v):
