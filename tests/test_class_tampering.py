@@ -470,7 +470,9 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
                 name: gradebook.find_grade(name, CHAPTER, CHAPTER, student).score for name in points
             }
             assert graded == expected, (student, graded, flags.get(student))
-            regular = sum(v for k, v in expected.items() if k not in extra)  # challenges: own columns
+            regular = sum(
+                v for k, v in expected.items() if k not in extra
+            )  # challenges: own columns
             assert float(rows[student]["total"]) == regular, student
             assert bool(rows[student]["flagged"]) == flagged, (student, rows[student]["flags"])
             assert gradebook.find_submission_notebook(CHAPTER, CHAPTER, student).flagged == flagged
