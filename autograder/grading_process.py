@@ -3,6 +3,7 @@
 import contextlib
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,7 +81,10 @@ def _scratch() -> Iterator[str]:
     try:
         yield work
     finally:
-        subprocess.run(["rm", "-rf", "--one-file-system", work], check=False)
+        if shutil.which("rm"):
+            subprocess.run(["rm", "-rf", "--one-file-system", work], check=False)
+        else:  # no rm on PATH (a self-grade may run with a bare environment)
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def _drain(fd: int, limit: int, deadline: float) -> bytes:

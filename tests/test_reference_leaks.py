@@ -105,7 +105,12 @@ def test_the_grading_process_holds_no_reference_source():
     attack = MEMORY.replace("NEEDLES", repr([n.encode().hex() for n in needles]))
     report = check_source(get_exercise(EXERCISE), [attack + "\n" + CORRECT], timeout=120, seed=1)
     seen = next(json.loads(n.split("OBSERVED ", 1)[1]) for n in report.notes if "OBSERVED" in n)
-    assert seen["refs"] == ["bigram_counts", "bigram_probs", "mean_nll"]  # they are there
+    assert seen["refs"] == [
+        "bigram_counts",
+        "bigram_probs",
+        "interpolated_probs",
+        "mean_nll",
+    ]  # they are there
     assert seen["mem"] == "PermissionError", "the grading process is dumpable"
     assert seen["docs"] == [None, None, None] and seen["getsource"] != "found"
     assert seen["scanned"] > 10 * 1024**2, seen["scanned"]  # it read its memory
