@@ -8,13 +8,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder import answer_key, sandbox
-from autograder.answers import Answers, read_answers, short_message
-from autograder.child import EXIT_STATUS
 from autograder.exercises import Exercise
-from autograder.grading_process import ChildRun, run_child
-from autograder.harness import Check, CheckFailed, Outcome, run_call
+from autograder.inside.child import EXIT_STATUS
+from autograder.inside.harness import Check, CheckFailed, Outcome, run_call
 from autograder.model import CheckResult, ExerciseReport, Flag, event_flag
+from autograder.wall import answer_key, sandbox
+from autograder.wall.answers import Answers, read_answers, short_message
+from autograder.wall.grading_process import ChildRun, run_child
 
 TIMEOUT_SECONDS = 30.0  # per exercise: loading the student's cells and every call
 NOTES_SHOWN = 5  # statements that failed while loading, quoted in the report; the rest counted
@@ -116,7 +116,7 @@ def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -
 def check_exit(run: ChildRun, timeout: float) -> None:
     """Unanswered when the grading process left no answers: it timed out, ran out of memory or crashed.
 
-    Memory or crash is told by the exit status (`autograder.child.EXIT_STATUS`); what it printed is
+    Memory or crash is told by the exit status (`autograder.inside.child.EXIT_STATUS`); what it printed is
     only quoted in the note.
     """
     if run.returncode is None:
@@ -184,7 +184,7 @@ def check_source(
 ) -> ExerciseReport:
     """Run every check of `exercise` on the function defined by `sources`, in a new grading process.
 
-    The process runs in the OS sandbox (`autograder.sandbox`) unless `sandboxed` is False.
+    The process runs in the OS sandbox (`autograder.wall.sandbox`) unless `sandboxed` is False.
     """
     report = ExerciseReport(
         exercise.name,

@@ -56,10 +56,10 @@ def test_correct_code_passes_as_a_baseline():
         """,
         # replace the checker's functions from the solution cell
         """
-        import autograder.expect, autograder.runner, autograder.harness
+        import autograder.expect, autograder.runner, autograder.inside.harness
         autograder.expect.expect_close = lambda *a, **k: None
         autograder.runner.judge = lambda checks, outcomes: []
-        autograder.harness.CheckFailed = type("Nope", (Exception,), {})
+        autograder.inside.harness.CheckFailed = type("Nope", (Exception,), {})
         def perplexity(token_probs): return 1.0
         """,
         # print something that looks like a passing report
