@@ -6,9 +6,8 @@ import sys
 from pathlib import Path
 
 from autograder.exercises import EXERCISES
-from autograder.grading import grade_notebook
 from autograder.report import as_json, html_report, score_line, scores, text_report
-from autograder.runner import check_source
+from autograder.runner import check_source, grade_notebook
 from autograder.wall import sandbox
 
 

@@ -11,8 +11,7 @@ import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.exercises import get_exercise
-from autograder.grading import grade_notebook
-from autograder.runner import check_source
+from autograder.runner import check_source, grade_notebook
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 WRONG = "def perplexity(token_probs):\n    return 1.0\n"

@@ -4,7 +4,7 @@ The task carries everything it needs (`Job`: the submitted bytes; `Release`: the
 data) and touches nothing of the course directory, so it runs the same on this machine and on
 another host. In a scratch course of its own it runs real `nbgrader autograde` with the
 notebook's kernel in the OS sandbox (`autograder.course.kernels`), for the autograded notebook
-the feedback is made from; then the trusted grader (`autograder.grading.grade_notebook`: one
+the feedback is made from; then the trusted grader (`autograder.runner.grade_notebook`: one
 sandboxed process per exercise) for the scores. Only the results go back to the client, which
 alone writes the gradebook, the flags and the CSV.
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 
 from autograder.course.flags import Reason
 from autograder.course.tamper_scan import ScanFailed, scan_bounded
-from autograder.grading import grade_notebook
 from autograder.model import ExerciseReport
 from autograder.notebook import cell_source, read_notebook
+from autograder.runner import grade_notebook
 from autograder.wall import policy
 
 
