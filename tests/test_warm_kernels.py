@@ -8,6 +8,7 @@ only (the template builds its sandboxes with mounts); skipped elsewhere.
 import dataclasses
 import json
 import os
+import platform
 import signal
 import tempfile
 import time
@@ -98,6 +99,13 @@ def test_a_warm_kernel_is_nobody_without_privileges_network_or_host(template):
         assert sandbox.UID_FIRST <= uid < sandbox.UID_FIRST + sandbox.UID_COUNT
         assert int(fields["CapEff"], 16) == int(fields["CapPrm"], 16) == 0
         assert int(fields["CapBnd"], 16) == 0 and fields["NoNewPrivs"].strip() == "1"
+        assert fields["Seccomp"].strip() == "2", "the keyring filter (autograder.inside.seccomp)"
+        number = {"x86_64": 248, "aarch64": 217}[platform.machine()]  # add_key
+        add_key = f"ctypes.CDLL(None, use_errno=True).syscall({number}, b'user', b'k', b'v', 1, -4)"
+        refused = probe(
+            client, f"[{add_key}, ctypes.get_errno()] if (ctypes := __import__('ctypes')) else 0"
+        )
+        assert refused == [-1, 1], "add_key refused with EPERM in a warm kernel"
         assert probe(client, "os.getpid() if (os := __import__('os')) else 0") == 1
         interfaces = (
             "[l.split(':')[0].strip() for l in open('/proc/net/dev').read().splitlines()[2:]]"
