@@ -197,3 +197,34 @@ def test_a_dead_template_says_so_and_the_manager_starts_cold(monkeypatch):
     started._process.wait()
     with pytest.raises(RuntimeError, match="stopped"):
         started.spawn({})
+
+
+def test_the_grading_kernel_manager_forks_its_kernels_from_the_template(monkeypatch):
+    """What nbgrader starts in class grading is a warm kernel (not the cold bwrap command), and it runs."""
+    import asyncio
+
+    monkeypatch.setattr(kernels, "ZYGOTE", kernels.Zygote())
+
+    async def start_run_stop() -> tuple[object, str]:
+        manager = kernels.SandboxedKernelManager(kernel_name="python3")
+        await manager.start_kernel()
+        try:
+            client = manager.client()
+            client.start_channels()
+            await client.wait_for_ready(timeout=60)
+            reply = await client.execute_interactive(
+                "print(6 * 7)", timeout=60, output_hook=seen.append
+            )
+            client.stop_channels()
+            return manager.provisioner.process, reply["content"]["status"]
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    seen: list[dict] = []
+    try:
+        process, status = asyncio.run(start_run_stop())
+    finally:
+        kernels.ZYGOTE.close()
+    assert isinstance(process, kernels.ForkedKernel), type(process)
+    assert status == "ok"
+    assert any("42" in m["content"].get("text", "") for m in seen if m["msg_type"] == "stream")
