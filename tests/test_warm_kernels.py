@@ -228,3 +228,34 @@ def test_the_grading_kernel_manager_forks_its_kernels_from_the_template(monkeypa
     assert isinstance(process, kernels.ForkedKernel), type(process)
     assert status == "ok"
     assert any("42" in m["content"].get("text", "") for m in seen if m["msg_type"] == "stream")
+
+
+def test_a_cold_kernel_refuses_the_keyrings_too(monkeypatch):
+    """Without the template the kernel starts under bwrap (kernel_boot): the same seccomp filter."""
+    import asyncio
+
+    monkeypatch.setattr(kernels, "ZYGOTE", None)
+    number = {"x86_64": 248, "aarch64": 217}[platform.machine()]  # add_key
+    code = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        f"print(libc.syscall({number}, b'user', b'k', b'v', 1, -4), ctypes.get_errno())"
+    )
+
+    async def start_run_stop() -> tuple[object, list[str]]:
+        manager = kernels.SandboxedKernelManager(kernel_name="python3")
+        await manager.start_kernel()
+        try:
+            client = manager.client()
+            client.start_channels()
+            await client.wait_for_ready(timeout=120)
+            seen: list[dict] = []
+            await client.execute_interactive(code, timeout=60, output_hook=seen.append)
+            client.stop_channels()
+            printed = [m["content"]["text"] for m in seen if m["msg_type"] == "stream"]
+            return manager.provisioner.process, printed
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    process, printed = asyncio.run(start_run_stop())
+    assert not isinstance(process, kernels.ForkedKernel)
+    assert "".join(printed).split() == ["-1", "1"], printed  # add_key: EPERM
