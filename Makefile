@@ -9,6 +9,11 @@ SUBMISSIONS ?= submissions
 KIT ?= student-kit
 CHAPTERS ?=
 SCHEDULER ?=
+# the submission server (make serve)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PER_HOUR ?= 6
+MAX_BYTES ?= 10000000
 LAB_ARGS ?=
 PYTEST_ARGS ?=
 
@@ -110,6 +115,11 @@ feedback: $(STAMP)
 
 export: $(STAMP)
 	$(PY) -m autograder.course export --root $(COURSE) --to $(COURSE)/grades.csv
+
+# The submission server, in the foreground: students upload, the trusted grader answers (README).
+.PHONY: serve
+serve: $(STAMP) sandbox
+	$(PY) -m autograder.course serve --root $(COURSE) --host $(HOST) --port $(PORT) --per-hour $(PER_HOUR) --max-bytes $(MAX_BYTES) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 # A student's self-grade: make grade NOTEBOOK=chapters/01_bigram_counting.ipynb
 grade: $(STAMP)
