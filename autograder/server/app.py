@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from autograder.server import web
 from autograder.server.db import Person
 from autograder.server.service import Service, Settings
 from autograder.server.tokens import bearer
@@ -186,7 +187,7 @@ class SecurityHeaders:
 def create_app(settings: Settings) -> Starlette:
     """The server for `settings`: the API (and the web pages), the grading loop started with it."""
     service = Service(settings)
-    routes = [*api_routes()]  # web pages: add `*web.routes(service)` here
+    routes = [*api_routes(), *web.routes(service)]  # the web pages (web.py)
     middleware = [Middleware(SecurityHeaders)]  # web pages: sessions go here
 
     @contextlib.asynccontextmanager
