@@ -96,16 +96,17 @@ chapters: $(STAMP)
 	$(PY) -m autograder.course chapters
 
 # What students get (no solutions, hidden tests or grader): $(KIT)/ and $(KIT).zip, rebuilt.
+# SERVER_URL=https://... writes the submission server's address into the kit's submit.toml.
 student-kit: $(STAMP)
 	rm -rf $(KIT) $(KIT).zip
-	$(PY) -m autograder.course.kit $(KIT)
+	$(PY) -m autograder.course.kit $(KIT) $(SERVER_URL)
 
 # The instructor's flow on the course directory $(COURSE).
 release: $(STAMP)
 	$(PY) -m autograder.course release --root $(COURSE) $(CHAPTERS)
 
 collect: $(STAMP)
-	$(PY) -m autograder.course collect --root $(COURSE) $(SUBMISSIONS)
+	$(PY) -m autograder.course collect --root $(COURSE) $(if $(FROM_SERVER),--from-server,$(SUBMISSIONS))
 
 autograde: $(STAMP)
 	$(PY) -m autograder.course autograde --root $(COURSE) $(if $(NO_SANDBOX),--no-sandbox,) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(CHAPTERS)

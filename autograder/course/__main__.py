@@ -2,6 +2,7 @@
 
 python -m autograder.course release  [--root course] [CHAPTER ...]
 python -m autograder.course collect  SUBMISSIONS [--root course]   # SUBMISSIONS/<student>/<chapter>.ipynb
+python -m autograder.course collect  --from-server [--root course] [--db URL]   # by DEADLINES
 python -m autograder.course autograde [--root course] [--scheduler tcp://host:8786] [--seed N] [--force] [CHAPTER ...]
 python -m autograder.course feedback [--root course] [CHAPTER ...]
 python -m autograder.course export   [--root course] [--to grades.csv]
@@ -66,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--force", action="store_true", help="grade every submission again, changed or not"
     )
+    parser.add_argument(
+        "--from-server",
+        action="store_true",
+        help="collect: each student's latest submission by the deadline, from the server's --db",
+    )
     server = parser.add_argument_group("tokens and serve (the submission server)")
     server.add_argument("--instructor", action="append", default=[], help="tokens: an instructor")
     server.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
@@ -94,6 +100,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.step == "release":
         for path in release(root, args.chapters or chapters()):
             print(f"released {path}")
+    elif args.step == "collect" and args.from_server:
+        if args.chapters:
+            parser.error("collect --from-server takes no folder: it reads the server's database")
+        from autograder.course.collect_server import collect_from_server
+
+        from_server = collect_from_server(root, args.db)
+        for student, chapter in from_server.collected.notebooks:
+            print(f"collected {printable(student)} {printable(chapter)}")
+        for student, chapter, submission in from_server.late:
+            print(f"late {printable(student)} {printable(chapter)}: submission {submission}")
+        for refusal in from_server.collected.refused:
+            print(printable(refusal), file=sys.stderr)
     elif args.step == "collect":
         if len(args.chapters) != 1 or not Path(args.chapters[0]).is_dir():
             parser.error("collect takes one folder: SUBMISSIONS/<student>/<chapter>.ipynb")
