@@ -170,6 +170,11 @@ def call(url: str, token: str, size: int | None = None, **upload: object) -> byt
         raise Refused(f"cannot reach the server at {url}: {printable(error.reason)}") from None
     except TimeoutError:
         raise Refused(f"the server at {url} did not answer in time") from None
+    except ConnectionError as error:  # it stopped reading (a notebook over its size, a restart)
+        raise Refused(
+            f"the server at {url} closed the connection ({printable(error)}): if the notebook is "
+            "large, clear its outputs and save; else try again in a minute"
+        ) from None
 
 
 def multipart(filename: str, data: bytes) -> tuple[bytes, str]:
