@@ -57,7 +57,12 @@ FEEDBACK_POLICY = (
     "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
     "form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
-HEADERS = {"Content-Security-Policy": PAGE_POLICY, "X-Frame-Options": "DENY"}
+# same-origin, not no-referrer: under no-referrer Chromium sends `Origin: null` with the forms.
+HEADERS = {
+    "Content-Security-Policy": PAGE_POLICY,
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+}
 
 ENVIRONMENT = Environment(
     loader=FileSystemLoader(TEMPLATES),
@@ -125,9 +130,9 @@ class Sessions:
         return response
 
 
-def render(name: str, status: int = 200, **values: object) -> HTMLResponse:
+def render(template: str, status: int = 200, **values: object) -> HTMLResponse:
     """A page of TEMPLATES, escaped, with the pages' headers."""
-    html = ENVIRONMENT.get_template(name).render(**values)
+    html = ENVIRONMENT.get_template(template).render(**values)
     return HTMLResponse(html, status, headers=HEADERS)
 
 
@@ -185,11 +190,9 @@ class Web:
         return session if hmac.compare_digest(csrf, session["csrf"]) else None
 
     def refused(self, request: Request) -> Response:
-        """The answer to a POST that is not from this site's own form."""
-        page = render(
-            "refused.html", 403, message="This form is not from this site, or it expired."
-        )
-        return self.sessions.store(page, self.sessions.new(), request)
+        """The answer to a POST that is not from this site's own form (the session stays as it was)."""
+        message = "This form is not from this site, or it expired."
+        return render("refused.html", 403, message=message)
 
     async def home(self, request: Request) -> Response:
         """The sign-in form, a student's page or the instructor's class table."""
@@ -201,11 +204,10 @@ class Web:
                 render("signin.html", csrf=session["csrf"]), session, request
             )
         if person.instructor:
-            return self.sessions.store(await self.class_page(person, session), session, request)
+            return await self.class_page(person, session)
         notice = request.query_params.get("submitted", "")
         notice = f"Submission {notice} received: it is being graded." if notice.isdigit() else ""
-        page = await self.student_page(person, session, notice=notice)
-        return self.sessions.store(page, session, request)
+        return await self.student_page(person, session, notice=notice)
 
     async def student_page(
         self, person: Person, session: dict, status: int = 200, notice: str = "", error: str = ""
