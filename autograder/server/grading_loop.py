@@ -19,8 +19,8 @@ from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import select, update
-from sqlalchemy.orm import joinedload, sessionmaker
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 from autograder.course.autograde import release_data
 from autograder.course.printable import printable
@@ -77,6 +77,11 @@ class GradingLoop:
                 update(Submission).where(Submission.status == "grading").values(status="queued")
             )
             session.commit()
+            waiting = session.scalar(
+                select(func.count()).select_from(Submission).where(Submission.status == "queued")
+            )
+        if waiting:
+            self.log(f"queued again: {waiting} submissions left waiting by an earlier run")
         self._thread = threading.Thread(target=self._main, name="grading-loop", daemon=True)
         self._thread.start()
 
@@ -143,7 +148,7 @@ class GradingLoop:
                 chosen.append(submission)
             for submission in chosen:
                 if submission.attempts >= MAX_ATTEMPTS:
-                    self._write(
+                    store_result(
                         session,
                         submission.id,
                         Outcome(False, None, None, [], [_gave_up(submission.attempts)]),
@@ -185,27 +190,32 @@ class GradingLoop:
                     why = printable(f"{type(error).__name__}: {error}", limit=300)
                     self.log(f"submission {submission_id} could not be graded: {why}")
                     outcome = Outcome(False, None, None, [], [f"could not be graded: {why}"])
-                self._write(session, submission_id, outcome)
+                store_result(session, submission_id, outcome)
 
-    def _write(
-        self, session: object, submission_id: int, outcome: Outcome, status: str = "grading"
-    ) -> bool:
-        """Store a result, once: only a row still in `status` takes it. Whether it was stored."""
-        done = session.execute(
-            update(Submission)
-            .where(Submission.id == submission_id, Submission.status == status)
-            .values(
-                status="graded" if outcome.graded else "failed",
-                points=outcome.points,
-                max_points=outcome.max_points,
-                exercises=outcome.exercises,
-                flags=[printable(flag) for flag in outcome.flags],
-                feedback=outcome.feedback,
-                graded_at=now(),
-            )
+
+def store_result(
+    session: Session, submission_id: int, outcome: Outcome, status: str = "grading"
+) -> bool:
+    """Store a result once: only a row still in `status` takes it (whether it did). Commits.
+
+    A second result for the same submission (a task run again after a lost worker, or by an
+    earlier server run) finds the row graded already and changes nothing.
+    """
+    done = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == status)
+        .values(
+            status="graded" if outcome.graded else "failed",
+            points=outcome.points,
+            max_points=outcome.max_points,
+            exercises=outcome.exercises,
+            flags=[printable(flag) for flag in outcome.flags],
+            feedback=outcome.feedback,
+            graded_at=now(),
         )
-        session.commit()
-        return bool(done.rowcount)
+    )
+    session.commit()
+    return bool(done.rowcount)
 
 
 def _gave_up(attempts: int) -> str:
