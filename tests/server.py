@@ -1,15 +1,11 @@
 """A real submission server for the tests: a released course, tokens from the CLI, `serve` as a subprocess.
 
 `course_with_chapter01` releases chapter 01 (the cheapest to grade) into a course directory;
-`issue_tokens` runs `python -m autograder.course tokens` as the issue states it; `Server` starts
-`python -m autograder.course serve` on a free loopback port and waits until `/api/health` answers;
+`issue_tokens` runs `python -m autograder.course tokens` as the issue states it; `Server`
+(`autograder.server.load`) starts `python -m autograder.course serve` on a free loopback port;
 `correct`, `buggy` and `tampering` write notebooks the way a student edits the released one.
 """
 
-import contextlib
-import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +16,9 @@ from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.course import release
 from autograder.course.simulate import reference_code, replace_function, submission
+from autograder.server.load import Server, environment
+
+__all__ = ["Server"]
 
 CHAPTER = "01_bigram_counting"
 NOTEBOOK = f"{CHAPTER}.ipynb"
@@ -29,18 +28,6 @@ BUGGY_IMPLEMENTATION = IMPLEMENTATIONS / "bigram_probs" / "wrong_ignores_k.py"
 TAMPER = "import numpy as np\nnp.allclose = lambda *a, **k: True\n" + replace_function(
     reference_code(CHAPTER)["mean_nll_code"], "mean_nll", "return 0.0"
 )
-
-
-def environment() -> dict[str, str]:
-    """The environment the course commands run with (this venv's tools on PATH)."""
-    return dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def course_with_chapter01(course: Path) -> Path:
@@ -74,76 +61,6 @@ def tampering(released: Path, target: Path) -> bytes:
     """The reference solutions but a mean_nll that answers 0 behind a patched np.allclose."""
     code = {**reference_code(CHAPTER), "mean_nll_code": TAMPER}
     return submission(released, target, code).read_bytes()
-
-
-class Server:
-    """`python -m autograder.course serve --root COURSE --port <free> ARGS` as a subprocess."""
-
-    def __init__(self, course: Path, log: Path, *args: str) -> None:
-        self.course, self.log_path, self.args = course, log, args
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 180) -> "Server":
-        """Start it and wait until GET /api/health answers 200."""
-        command = [sys.executable, "-m", "autograder.course", "serve", "--root", str(self.course)]
-        command += ["--port", str(self.port), *self.args]
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                command, cwd=REPO, env=environment(), stdout=log, stderr=log, start_new_session=True
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, f"the server exited:\n{self.log()[-3000:]}"
-            try:
-                if httpx.get(f"{self.url}/api/health", timeout=5).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.3)
-        raise AssertionError(f"the server did not answer in {timeout} s:\n{self.log()[-3000:]}")
-
-    def kill(self) -> None:
-        """SIGKILL the server process alone (a crash); then whatever it left behind."""
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait()
-        self._reap()
-
-    def stop(self) -> None:
-        """SIGTERM (uvicorn shuts down, the cluster closes); SIGKILL after 60 s."""
-        if self.process is None or self.process.poll() is not None:
-            self._reap()
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self._reap()
-
-    def _reap(self) -> None:
-        """End what is left of the server's own process group (its session: the one we started)."""
-        if self.process is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-
-    def log(self) -> str:
-        """Everything the server printed."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def client(self, token: str | None = None) -> httpx.Client:
-        """An HTTP client on the server, with `Authorization: Bearer token` when given."""
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=120)
-
-    def __enter__(self) -> "Server":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def upload(client: httpx.Client, data: bytes, name: str = NOTEBOOK) -> httpx.Response:

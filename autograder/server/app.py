@@ -27,7 +27,7 @@ import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
@@ -96,6 +96,8 @@ async def submit(request: Request) -> Response:
         answer = await run_in_threadpool(service.accept, person, upload)
     except Refused as error:
         return refusal(error)
+    except ClientDisconnect:  # the upload stopped half-way: nothing was stored
+        return Response(status_code=400)
     return JSONResponse(answer, 202, headers={"Location": f"/api/submissions/{answer['id']}"})
 
 

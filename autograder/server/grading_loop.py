@@ -187,9 +187,9 @@ class GradingLoop:
                     session.commit()
                     continue
                 except Exception as error:  # its workers kept dying, or the grader itself failed
-                    why = printable(f"{type(error).__name__}: {error}", limit=300)
+                    why = printable(f"{type(error).__name__}: {error}", limit=2000)
                     self.log(f"submission {submission_id} could not be graded: {why}")
-                    outcome = Outcome(False, None, None, [], [f"could not be graded: {why}"])
+                    outcome = Outcome(False, None, None, [], [_failure(error)])
                 store_result(session, submission_id, outcome)
 
 
@@ -216,6 +216,13 @@ def store_result(
     )
     session.commit()
     return bool(done.rowcount)
+
+
+def _failure(error: Exception) -> str:
+    """What the student reads when their submission could not be graded (the details: the server's log)."""
+    if type(error).__name__ == "KilledWorker":
+        return "could not be graded: the grading worker died each time it ran this notebook"
+    return "could not be graded: the grader failed (the instructor finds why in the server's log)"
 
 
 def _gave_up(attempts: int) -> str:
