@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from autograder.course import release
-from autograder.paths import REPO
 from autograder.server.load import CHAPTER, POINTS, Server, class_notebooks, percentile, run_class
+from autograder.wall.paths import REPO
 
 
 def main() -> None:

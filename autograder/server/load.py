@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 
 from autograder.course.simulate import reference_code, replace_function, submission
-from autograder.paths import REPO
+from autograder.wall.paths import REPO
 
 CHAPTER = "01_bigram_counting"  # the cheapest chapter to grade
 # a student's first try: bigram_probs ignores k (2 of 7 points lost); the others are right
