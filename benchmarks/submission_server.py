@@ -31,6 +31,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--workers", type=int, help="local cluster workers (default: cores)")
+    parser.add_argument(
+        "--timeout", type=float, default=3600, help="stop waiting after this many seconds"
+    )
     args = parser.parse_args()
     students = [f"student{n:02d}" for n in range(args.students)]
     with tempfile.TemporaryDirectory(prefix="proof-lm-bench-server-") as tmp:
@@ -49,7 +52,7 @@ def main() -> None:
         started = time.monotonic()
         with Server(course, Path(tmp, "server.log"), *extra) as server:
             ready = time.monotonic() - started
-            load = run_class(server.url, tokens, notebooks, f"{CHAPTER}.ipynb")
+            load = run_class(server.url, tokens, notebooks, f"{CHAPTER}.ipynb", args.timeout)
     latencies = load.upload_to_feedback()
     graded = sum(1 for s in load.finished.values() if s["status"] == "graded")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
@@ -59,6 +62,11 @@ def main() -> None:
         f"{len(load.refused)} refused, {graded} graded, "
         f"{len(load.finished) - graded} failed, in {load.ended - load.started:.1f} s"
     )
+    if len(load.finished) < len(load.accepted):
+        print(
+            f"STOPPED after {args.timeout:.0f} s with {len(load.accepted) - len(load.finished)} "
+            "not graded yet: the figures below cover the graded ones only"
+        )
     print(f"submissions per minute: {load.per_minute():.1f}")
     print(
         f"upload to feedback: median {statistics.median(latencies):.1f} s, "

@@ -3,9 +3,11 @@ on the local Dask cluster): every submission is graded with the score its code d
 lost or duplicated, and `GET /api/health` answers within 1 s throughout.
 
 The time it all takes is the benchmark's (benchmarks/submission_server.py), not asserted here.
+`PROOF_LM_LOAD_STUDENTS=N` runs it with N students instead of 40, to try it on a busy machine.
 """
 
 import hashlib
+import os
 
 import pytest
 from server import NOTEBOOK, Server, course_with_chapter01, issue_tokens
@@ -15,7 +17,7 @@ from autograder.server.db import Submission, open_database
 from autograder.server.load import POINTS, class_notebooks, run_class
 
 pytestmark = pytest.mark.slow
-STUDENTS = [f"student{n:02d}" for n in range(40)]
+STUDENTS = [f"student{n:02d}" for n in range(int(os.environ.get("PROOF_LM_LOAD_STUDENTS", "40")))]
 
 
 def test_forty_students_three_notebooks_each_at_once(tmp_path):

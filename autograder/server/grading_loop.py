@@ -11,6 +11,8 @@ dying, or for which the grader itself failed, ends `failed` with a flag saying w
 because the cluster went away is queued again.
 """
 
+import functools
+import os
 import secrets
 import sys
 import threading
@@ -30,6 +32,7 @@ from autograder.server.grading import Outcome, grade_with_feedback
 
 MAX_ATTEMPTS = 5  # a submission handed to the cluster this often without a result is failed
 PER_WORKER = 2  # tasks in flight per worker thread (the next one is ready when one finishes)
+NICE = 10  # how much lower than the server's a grading worker's CPU priority is
 
 
 def released_chapters(root: Path) -> set[str]:
@@ -45,10 +48,21 @@ def hold(release: Release) -> Release:
     return release
 
 
+@functools.cache
+def _yield_to_the_server() -> None:
+    """Lower this worker's CPU priority (and so its kernels' and grading processes'), once.
+
+    Grading is the server's batch work: when the host is busy, the server answering students
+    (and `GET /api/health`) gets the CPU first.
+    """
+    os.nice(NICE)
+
+
 def run_task(job: Job, release: Release, seed: int, sandboxed: bool) -> Outcome:
-    """The task as a worker runs it: in the grading plugin's scratch directory."""
+    """The task as a worker runs it: in the grading plugin's scratch directory, at a lower priority."""
     from autograder.course.cluster import scratch_directory
 
+    _yield_to_the_server()
     return grade_with_feedback(job, release, seed, sandboxed, scratch_directory())
 
 
