@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.course.deadlines import config_lines, write_due_dates
-from autograder.paths import SOLUTIONS
+from autograder.wall.paths import SOLUTIONS
 
 CONFIG = Path(__file__).resolve().parent / "nbgrader_config.py"
 

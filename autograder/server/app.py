@@ -23,10 +23,11 @@ API (Authorization: Bearer <token> on every route but health):
 import contextlib
 from collections.abc import AsyncIterator
 
+import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
@@ -79,6 +80,10 @@ async def health(request: Request) -> Response:
     return JSONResponse({"status": "ok"})
 
 
+# notebooks read at once at most (each may take ~10x its size in memory while nbformat parses it)
+READING = anyio.CapacityLimiter(2)
+
+
 async def submit(request: Request) -> Response:
     """Receive one notebook: stored (committed) and queued before the 202."""
     service: Service = request.app.state.service
@@ -88,10 +93,12 @@ async def submit(request: Request) -> Response:
             raise Refused(403, "an instructor's token does not submit notebooks")
         await run_in_threadpool(service.check_queue)
         upload = await read_upload(request, service.settings.max_bytes, service.released())
-        await run_in_threadpool(check_notebook, upload.notebook)
+        await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=READING)
         answer = await run_in_threadpool(service.accept, person, upload)
     except Refused as error:
         return refusal(error)
+    except ClientDisconnect:  # the upload stopped half-way: nothing was stored
+        return Response(status_code=400)
     return JSONResponse(answer, 202, headers={"Location": f"/api/submissions/{answer['id']}"})
 
 
@@ -184,6 +191,11 @@ class SecurityHeaders:
         return await self.app(scope, receive, send_with_headers)
 
 
+def warm_imports() -> None:
+    """Import what reading a notebook needs now, not during the first upload."""
+    import nbformat  # noqa: F401
+
+
 def create_app(settings: Settings) -> Starlette:
     """The server for `settings`: the API (and the web pages), the grading loop started with it."""
     service = Service(settings)
@@ -192,6 +204,7 @@ def create_app(settings: Settings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(warm_imports)
         service.loop.start()
         try:
             yield

@@ -4,7 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder import sandbox
+from autograder.wall import sandbox
 
 
 def tokens(

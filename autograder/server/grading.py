@@ -14,8 +14,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course.flags import Reason
 from autograder.course.pages import add_policy
-from autograder.course.record import NBGRADER_FAILED, db_url, record
+from autograder.course.record import db_url, record
 from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.exercises import chapter_exercises
 
@@ -104,7 +105,7 @@ def grade_with_feedback(
     """Grade one submission (the same seed gives the same result) and make its feedback page."""
     graded = grade_submission(job, release, seed, sandboxed, scratch)
     if graded.reports is None:  # not a readable notebook after all: say why, no page
-        flags = list(graded.flags) or [NBGRADER_FAILED]
+        flags = list(graded.flags) or [Reason.NBGRADER_FAILED.say()]
         return Outcome(False, None, None, [], flags, None, graded.seconds)
     page, reasons = feedback_page(graded, job, release, scratch)
     rows = exercise_rows(job.chapter, graded)

@@ -11,6 +11,8 @@ dying, or for which the grader itself failed, ends `failed` with a flag saying w
 because the cluster went away is queued again.
 """
 
+import functools
+import os
 import secrets
 import sys
 import threading
@@ -19,8 +21,8 @@ from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import select, update
-from sqlalchemy.orm import joinedload, sessionmaker
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 from autograder.course.autograde import release_data
 from autograder.course.printable import printable
@@ -30,6 +32,7 @@ from autograder.server.grading import Outcome, grade_with_feedback
 
 MAX_ATTEMPTS = 5  # a submission handed to the cluster this often without a result is failed
 PER_WORKER = 2  # tasks in flight per worker thread (the next one is ready when one finishes)
+NICE = 10  # how much lower than the server's a grading worker's CPU priority is
 
 
 def released_chapters(root: Path) -> set[str]:
@@ -45,10 +48,21 @@ def hold(release: Release) -> Release:
     return release
 
 
+@functools.cache
+def _yield_to_the_server() -> None:
+    """Lower this worker's CPU priority (and so its kernels' and grading processes'), once.
+
+    Grading is the server's batch work: when the host is busy, the server answering students
+    (and `GET /api/health`) gets the CPU first.
+    """
+    os.nice(NICE)
+
+
 def run_task(job: Job, release: Release, seed: int, sandboxed: bool) -> Outcome:
-    """The task as a worker runs it: in the grading plugin's scratch directory."""
+    """The task as a worker runs it: in the grading plugin's scratch directory, at a lower priority."""
     from autograder.course.cluster import scratch_directory
 
+    _yield_to_the_server()
     return grade_with_feedback(job, release, seed, sandboxed, scratch_directory())
 
 
@@ -77,6 +91,11 @@ class GradingLoop:
                 update(Submission).where(Submission.status == "grading").values(status="queued")
             )
             session.commit()
+            waiting = session.scalar(
+                select(func.count()).select_from(Submission).where(Submission.status == "queued")
+            )
+        if waiting:
+            self.log(f"queued again: {waiting} submissions left waiting by an earlier run")
         self._thread = threading.Thread(target=self._main, name="grading-loop", daemon=True)
         self._thread.start()
 
@@ -143,7 +162,7 @@ class GradingLoop:
                 chosen.append(submission)
             for submission in chosen:
                 if submission.attempts >= MAX_ATTEMPTS:
-                    self._write(
+                    store_result(
                         session,
                         submission.id,
                         Outcome(False, None, None, [], [_gave_up(submission.attempts)]),
@@ -182,30 +201,42 @@ class GradingLoop:
                     session.commit()
                     continue
                 except Exception as error:  # its workers kept dying, or the grader itself failed
-                    why = printable(f"{type(error).__name__}: {error}", limit=300)
+                    why = printable(f"{type(error).__name__}: {error}", limit=2000)
                     self.log(f"submission {submission_id} could not be graded: {why}")
-                    outcome = Outcome(False, None, None, [], [f"could not be graded: {why}"])
-                self._write(session, submission_id, outcome)
+                    outcome = Outcome(False, None, None, [], [_failure(error)])
+                store_result(session, submission_id, outcome)
 
-    def _write(
-        self, session: object, submission_id: int, outcome: Outcome, status: str = "grading"
-    ) -> bool:
-        """Store a result, once: only a row still in `status` takes it. Whether it was stored."""
-        done = session.execute(
-            update(Submission)
-            .where(Submission.id == submission_id, Submission.status == status)
-            .values(
-                status="graded" if outcome.graded else "failed",
-                points=outcome.points,
-                max_points=outcome.max_points,
-                exercises=outcome.exercises,
-                flags=[printable(flag) for flag in outcome.flags],
-                feedback=outcome.feedback,
-                graded_at=now(),
-            )
+
+def store_result(
+    session: Session, submission_id: int, outcome: Outcome, status: str = "grading"
+) -> bool:
+    """Store a result once: only a row still in `status` takes it (whether it did). Commits.
+
+    A second result for the same submission (a task run again after a lost worker, or by an
+    earlier server run) finds the row graded already and changes nothing.
+    """
+    done = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == status)
+        .values(
+            status="graded" if outcome.graded else "failed",
+            points=outcome.points,
+            max_points=outcome.max_points,
+            exercises=outcome.exercises,
+            flags=[printable(flag) for flag in outcome.flags],
+            feedback=outcome.feedback,
+            graded_at=now(),
         )
-        session.commit()
-        return bool(done.rowcount)
+    )
+    session.commit()
+    return bool(done.rowcount)
+
+
+def _failure(error: Exception) -> str:
+    """What the student reads when their submission could not be graded (the details: the server's log)."""
+    if type(error).__name__ == "KilledWorker":
+        return "could not be graded: the grading worker died each time it ran this notebook"
+    return "could not be graded: the grader failed (the instructor finds why in the server's log)"
 
 
 def _gave_up(attempts: int) -> str:
