@@ -199,7 +199,7 @@ def warm_imports() -> None:
 def create_app(settings: Settings) -> Starlette:
     """The server for `settings`: the API (and the web pages), the grading loop started with it."""
     service = Service(settings)
-    routes = [*api_routes(), *web.routes(service)]  # the web pages (web.py)
+    routes = [*api_routes(), *web.routes(service, READING)]  # the web pages (web.py)
     middleware = [Middleware(SecurityHeaders)]  # web pages: sessions go here
 
     @contextlib.asynccontextmanager

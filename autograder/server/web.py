@@ -32,9 +32,10 @@ import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -163,8 +164,11 @@ ENVIRONMENT.filters["points"] = points
 class Web:
     """The pages, bound to the server's service and a session key."""
 
-    def __init__(self, service: Service, sessions: Sessions) -> None:
+    def __init__(
+        self, service: Service, sessions: Sessions, reading: anyio.CapacityLimiter
+    ) -> None:
         self.service, self.sessions = service, sessions
+        self.reading = reading  # the API's bound on notebooks read at once, shared with it
 
     async def person(self, session: dict | None) -> Person | None:
         """The person signed in to `session`, if their token is still the one they signed in with."""
@@ -283,12 +287,14 @@ class Web:
             upload = await read_upload(
                 request, self.service.settings.max_bytes, self.service.released()
             )
-            await run_in_threadpool(check_notebook, upload.notebook)
+            await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=self.reading)
             answer = await run_in_threadpool(self.service.accept, person, upload)
         except Refused as error:
             page = await self.student_page(person, session, error.status, error=error.detail)
             page.headers.update(error.headers)
             return page
+        except ClientDisconnect:  # the upload stopped half-way: nothing was stored
+            return Response(status_code=400)
         return RedirectResponse(f"/?submitted={int(answer['id'])}", 303)
 
     async def feedback(self, request: Request) -> Response:
@@ -313,9 +319,11 @@ class Web:
         return Response(css, media_type="text/css", headers={"Cache-Control": "no-cache"})
 
 
-def routes(service: Service, sessions: Sessions | None = None) -> list[Route]:
-    """The web pages' routes, for `create_app`."""
-    web = Web(service, sessions or Sessions())
+def routes(
+    service: Service, reading: anyio.CapacityLimiter | None = None, sessions: Sessions | None = None
+) -> list[Route]:
+    """The web pages' routes, for `create_app` (`reading`: the API's limiter of notebook reads)."""
+    web = Web(service, sessions or Sessions(), reading or anyio.CapacityLimiter(2))
     endpoint: dict[str, Callable] = {
         "/": web.home,
         "/submissions/{id:int}/feedback": web.feedback,
