@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from served_course import Server, api, course, released_course, solved, tokens
+from served_course import api, serving, solved
+from server import course_with_chapter01, issue_tokens
+from test_page_safety import course
 
 from autograder.course.collect_server import Handin
 from autograder.course.kit_submit import upload
@@ -57,26 +59,26 @@ def server_time(moment: str) -> dt.datetime:
 
 def test_collect_from_server_hands_in_the_latest_submission_by_the_deadline(tmp_path):
     root = tmp_path / "course"
-    released = released_course(root, CHAPTER)
-    people = tokens(root, "alice", "bob", "carol")
-    right = solved(released, tmp_path / "right" / f"{CHAPTER}.ipynb", CHAPTER)
+    released = course_with_chapter01(root)
+    people = issue_tokens(root, "alice", "bob", "carol")
+    right = solved(released, tmp_path / "right" / f"{CHAPTER}.ipynb")
     code = reference_code(CHAPTER)
     code["perplexity_code"] = replace_function(
         code["perplexity_code"], "perplexity", "return float(np.mean(-np.log(token_probs)))"
     )
     buggy = submission(released, tmp_path / "buggy" / f"{CHAPTER}.ipynb", code)
     name = f"{CHAPTER}.ipynb"
-    with Server(root) as server:
+    with serving(root) as server:
         before = {
-            "alice": upload(server.base, people["alice"], right, name),
-            "bob": upload(server.base, people["bob"], buggy, name),
+            "alice": upload(server.url, people["alice"], right, name),
+            "bob": upload(server.url, people["bob"], buggy, name),
         }
         time.sleep(1.5)
         deadline = dt.datetime.now(dt.UTC)
         time.sleep(1.5)
         after = {
-            "alice": upload(server.base, people["alice"], buggy, name),
-            "carol": upload(server.base, people["carol"], right, name),
+            "alice": upload(server.url, people["alice"], buggy, name),
+            "carol": upload(server.url, people["carol"], right, name),
         }
         received = {
             number: server_time(

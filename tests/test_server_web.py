@@ -28,9 +28,11 @@ from pathlib import Path
 
 import pytest
 from browser import Steps, browser_page, chromium
-from served_course import Server, api, released_course, solved, tokens
+from served_course import api, serving, solved
+from server import course_with_chapter01, issue_tokens
 from test_page_safety import FORGED, Listener, add_payloads, beacon, click, executed, hover, watch
 
+from autograder.course.simulate import reference_code, submission
 from autograder.server.db import Person, Submission, database_url, open_database
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -50,18 +52,18 @@ def served(tmp_path_factory, listener):
     """The course, its people's tokens, the notebooks they hand in, and the server running on it."""
     tmp = tmp_path_factory.mktemp("server-web")
     root = tmp / "course"
-    released = released_course(root, CHAPTER)
-    people = tokens(root, "alice", "mallory", instructor="prof")
+    released = course_with_chapter01(root)
+    people = issue_tokens(root, "alice", "mallory", instructor="prof")
     notebooks = {
-        "alice": solved(released, tmp / "alice" / f"{CHAPTER}.ipynb", CHAPTER),
-        "mallory": solved(
+        "alice": solved(released, tmp / "alice" / f"{CHAPTER}.ipynb"),
+        "mallory": submission(
             released,
             tmp / "mallory" / f"{CHAPTER}.ipynb",
-            CHAPTER,
+            reference_code(CHAPTER),
             add_payloads(listener.port, leave_out=(FORGED,)),
         ),
     }
-    with Server(root) as server:
+    with serving(root) as server:
         yield {"root": root, "tokens": people, "notebooks": notebooks, "server": server}
 
 
@@ -108,12 +110,12 @@ def test_a_student_submits_and_reads_the_feedback_and_the_instructor_sees_the_cl
     with browser_page(executable) as page:
         steps.page = page
         with steps.step("the sign-in page, with a strict policy"):
-            response = page.goto(f"{server.base}/")
+            response = page.goto(f"{server.url}/")
             policy = response.headers["content-security-policy"]
             assert "script-src 'none'" in policy and "frame-ancestors 'none'" in policy
             assert "unsafe-inline" not in policy
         with steps.step("alice signs in"):
-            sign_in(page, server.base, people["alice"])
+            sign_in(page, server.url, people["alice"])
             assert page.locator("#who").inner_text() == "alice"
             cookie = next(c for c in page.context.cookies() if c["name"] == "proof_lm_session")
             assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
@@ -133,13 +135,13 @@ def test_a_student_submits_and_reads_the_feedback_and_the_instructor_sees_the_cl
             assert "def bigram_counts(" in page.locator("body").inner_text()
             assert cookie_readable(page).startswith("error:SecurityError")
         with steps.step("she signs out"):
-            page.goto(f"{server.base}/")
+            page.goto(f"{server.url}/")
             assert cookie_readable(page) == "read:", "the session cookie is not HttpOnly"
             sign_out(page)
-            page.goto(f"{server.base}/")
+            page.goto(f"{server.url}/")
             assert page.locator("#token").count() == 1
         with steps.step("the instructor sees the class"):
-            sign_in(page, server.base, people["prof"])
+            sign_in(page, server.url, people["prof"])
             row = page.locator("#class tbody tr").filter(has_text="alice")
             assert row.locator(f"td[data-chapter='{CHAPTER}'] a").inner_text() == "7/7"
             sign_out(page)
@@ -154,7 +156,7 @@ def test_a_feedback_page_opened_through_the_server_runs_no_student_script(served
         steps.page = page
         dialogs = watch(page)
         with steps.step("mallory uploads her payloads; it is graded"):
-            sign_in(page, server.base, people["mallory"])
+            sign_in(page, server.url, people["mallory"])
             upload(page, served["notebooks"]["mallory"])
             assert wait_for_grade(page) == "7/7"
         listener.hits.clear()
@@ -170,7 +172,7 @@ def test_a_feedback_page_opened_through_the_server_runs_no_student_script(served
             assert cookie_readable(page).startswith("error:SecurityError")
             assert page.locator("#notebook table th", has_text="HONEST-TABLE").count() == 1
         with steps.step("the site's own page still works for her"):
-            page.goto(f"{server.base}/")
+            page.goto(f"{server.url}/")
             assert page.locator("#who").inner_text() == "mallory"
             sign_out(page)
     steps.passed()
@@ -229,20 +231,20 @@ def test_a_cross_site_form_post_is_refused(served):
     executable = chromium()
     server, people = served["server"], served["tokens"]
     before = len(api(server, "/api/submissions", people["alice"]))
-    attacker = Attacker(server.base, served["notebooks"]["alice"].read_bytes())
+    attacker = Attacker(server.url, served["notebooks"]["alice"].read_bytes())
     steps = Steps("server_web_csrf")
     try:
         with browser_page(executable) as page:
             steps.page = page
-            sign_in(page, server.base, people["alice"])
+            sign_in(page, server.url, people["alice"])
             for form in ("upload", "signout", "signin"):
                 with steps.step(f"the other origin's page posts {form}"):
-                    with page.expect_response(re.compile(f"{server.base}/{form}")) as answer:
+                    with page.expect_response(re.compile(f"{server.url}/{form}")) as answer:
                         page.goto(f"{attacker.base}/{form}")
                     assert answer.value.status == 403, form
                     assert "not from this site" in page.locator("#refused").inner_text()
             with steps.step("nothing changed: alice is signed in, nothing was submitted"):
-                page.goto(f"{server.base}/")
+                page.goto(f"{server.url}/")
                 assert page.locator("#who").inner_text() == "alice"
     finally:
         attacker.close()
@@ -283,14 +285,14 @@ def test_a_name_and_flags_holding_html_show_as_text(served, listener):
         steps.page = page
         dialogs = watch(page)
         with steps.step("the student's own page"):
-            sign_in(page, server.base, token)
+            sign_in(page, server.url, token)
             assert page.locator("#who").inner_text() == EVIL_NAME
             assert page.locator("#submissions .flag").inner_text() == flag
             assert page.locator("#submissions .exercise").inner_text() == "<u>x</u> 0/2"
             assert page.locator("main img, main b, main u, main i, main script").count() == 0
             sign_out(page)
         with steps.step("the instructor's class table"):
-            sign_in(page, server.base, people["prof"])
+            sign_in(page, server.url, people["prof"])
             row = page.locator("#class tbody tr").filter(has_text="eve")
             assert row.locator("th.student").inner_text() == EVIL_NAME
             assert row.locator(".flag").inner_text() == flag
@@ -335,24 +337,24 @@ class NoRedirects(urllib.request.HTTPRedirectHandler):
 
 def test_every_post_needs_the_sessions_csrf_token_and_this_origin(served):
     server, people = served["server"], served["tokens"]
-    client = Client(server.base)
+    client = Client(server.url)
     csrf = client.csrf()
     token = people["alice"]
-    assert client.post("/signin", {"token": token}, server.base)[0] == 403, "no CSRF token"
-    assert client.post("/signin", {"token": token, "csrf": "x" * 43}, server.base)[0] == 403
+    assert client.post("/signin", {"token": token}, server.url)[0] == 403, "no CSRF token"
+    assert client.post("/signin", {"token": token, "csrf": "x" * 43}, server.url)[0] == 403
     evil = "http://127.0.0.1:1"
     assert client.post("/signin", {"token": token, "csrf": csrf}, evil)[0] == 403, "foreign origin"
     assert client.post("/signin", {"token": token, "csrf": csrf}, "null")[0] == 403
-    status, headers, _ = client.post("/signin", {"token": token, "csrf": csrf}, server.base)
+    status, headers, _ = client.post("/signin", {"token": token, "csrf": csrf}, server.url)
     assert status == 303, "the right token and origin sign in"
     assert "HttpOnly" in headers["set-cookie"] and "SameSite=strict" in headers["set-cookie"]
     assert client.get("/")[2].count('id="who">alice<') == 1
     assert csrf not in client.get("/")[2], "signing in makes a new CSRF token"
     fresh = client.csrf()
-    assert client.post("/signout", {"csrf": csrf}, server.base)[0] == 403, "the old token is void"
+    assert client.post("/signout", {"csrf": csrf}, server.url)[0] == 403, "the old token is void"
     assert client.post(f"/upload?csrf={fresh}", {}, evil)[0] == 403
-    assert client.post("/upload", {}, server.base)[0] == 403
-    assert client.post("/signout", {"csrf": fresh}, server.base)[0] == 303
+    assert client.post("/upload", {}, server.url)[0] == 403
+    assert client.post("/signout", {"csrf": fresh}, server.url)[0] == 303
     assert 'id="token"' in client.get("/")[2], "signed out"
-    status, _, _ = Client(server.base).get("/submissions/1/feedback")
+    status, _, _ = Client(server.url).get("/submissions/1/feedback")
     assert status == 303, "no feedback page without a session"

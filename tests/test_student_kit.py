@@ -105,6 +105,8 @@ def test_the_kit_holds_what_students_need_and_nothing_of_the_graders(kit: Path):
     )
     for name in files:
         assert not {"autograder", "solutions", "source", "tests"} & set(name.split("/")), name
+    assert files["submit.py"] == kit_module.SUBMIT.read_text()  # the server's client, as is
+    assert 'server = ""' in files["submit.toml"] and 'token = ""' in files["submit.toml"]
     grader = grader_texts()
     answers = {
         cell_source(cell).split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0].strip()

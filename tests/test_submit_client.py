@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from served_course import Server, released_course, solved, tokens
+from served_course import serving, solved
+from server import course_with_chapter01, issue_tokens
 
 from autograder.course.kit import SUBMIT, submit_config
 from autograder.course.simulate import reference_code, replace_function, submission
@@ -29,7 +30,7 @@ MAX_BYTES = 400_000
 def setup(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A course with chapter 01 released, three students' tokens, a kit folder with the client."""
     tmp = tmp_path_factory.mktemp("submit-client")
-    released = released_course(tmp / "course", CHAPTER)
+    released = course_with_chapter01(tmp / "course")
     kit = tmp / "kit"
     (kit / "notebooks").mkdir(parents=True)
     shutil.copyfile(SUBMIT, kit / "submit.py")
@@ -53,20 +54,20 @@ def submit(kit: Path, *args: str, server: str = "", token: str = "", timeout: fl
 
 def test_submit_py_grades_refuses_and_explains(setup):
     kit, root = setup["kit"], setup["root"]
-    people = tokens(root, "ada", "bob", "cy")
-    notebook = solved(setup["released"], kit / "notebooks" / f"{CHAPTER}.ipynb", CHAPTER)
+    people = issue_tokens(root, "ada", "bob", "cy")
+    notebook = solved(setup["released"], kit / "notebooks" / f"{CHAPTER}.ipynb")
     code = reference_code(CHAPTER)
     code["perplexity_code"] = replace_function(
         code["perplexity_code"], "perplexity", "return float(np.mean(-np.log(token_probs)))"
     )
     submission(setup["released"], kit / "buggy" / f"{CHAPTER}.ipynb", code)
     options = ["--per-hour", "1", "--max-bytes", str(MAX_BYTES), "--queue", "1"]
-    with Server(root, *options) as server:
-        ada = lambda *a, **k: submit(kit, *a, server=server.base, token=people["ada"], **k)  # noqa: E731
-        bob = lambda *a, **k: submit(kit, *a, server=server.base, token=people["bob"], **k)  # noqa: E731
+    with serving(root, *options) as server:
+        ada = lambda *a, **k: submit(kit, *a, server=server.url, token=people["ada"], **k)  # noqa: E731
+        bob = lambda *a, **k: submit(kit, *a, server=server.url, token=people["bob"], **k)  # noqa: E731
 
         # ada's upload waits in the queue of one: bob is told the server is busy
-        (kit / "submit.toml").write_text(f'server = "{server.base}"\ntoken = "{people["ada"]}"\n')
+        (kit / "submit.toml").write_text(f'server = "{server.url}"\ntoken = "{people["ada"]}"\n')
         first = subprocess.Popen(
             [sys.executable, "-I", "-S", "submit.py", f"notebooks/{CHAPTER}.ipynb"],
             cwd=kit,
@@ -78,11 +79,11 @@ def test_submit_py_grades_refuses_and_explains(setup):
         assert first.stdout.readline().startswith(
             f"submitted notebooks/{CHAPTER}.ipynb as submission"
         )
-        busy = submit(kit, f"buggy/{CHAPTER}.ipynb", server=server.base, token=people["bob"])
+        busy = submit(kit, f"buggy/{CHAPTER}.ipynb", server=server.url, token=people["bob"])
         assert busy.returncode == 1
         assert "the server is busy (503)" in busy.stderr and "try again in 60 s" in busy.stderr
         out, err = first.communicate(timeout=900)
-        assert first.returncode == 0, err + server.server_log()
+        assert first.returncode == 0, err + server.log()
         assert re.search(r"perplexity\s+1/1\s+passed", out), out
         assert "Score: 7/7" in out, out
         page = kit / "notebooks" / f"{CHAPTER}.feedback.html"
@@ -103,10 +104,10 @@ def test_submit_py_grades_refuses_and_explains(setup):
             again.stderr
         )
 
-        unknown = submit(kit, f"notebooks/{CHAPTER}.ipynb", server=server.base, token="x" * 43)
+        unknown = submit(kit, f"notebooks/{CHAPTER}.ipynb", server=server.url, token="x" * 43)
         assert "did not accept your token (401)" in unknown.stderr, unknown.stderr
 
-        cy = lambda *a, **k: submit(kit, *a, server=server.base, token=people["cy"], **k)  # noqa: E731
+        cy = lambda *a, **k: submit(kit, *a, server=server.url, token=people["cy"], **k)  # noqa: E731
         (kit / "notes.ipynb").write_bytes(notebook.read_bytes())
         wrong_name = cy("notes.ipynb")
         assert "could not take this notebook (422)" in wrong_name.stderr
