@@ -4,15 +4,19 @@ loopback, real sandboxed grading on the local Dask cluster, tokens from the real
 A correct, a buggy and a tampering notebook get their scores and feedback pages (no hidden test,
 reference or server path in them); every refusal answers with its code (401, 403, 404, 413 by
 Content-Length and while streaming a chunked body, 422, 429 with Retry-After, 503 when the queue is
-full); another student's submission is 404; tokens never reach the server's log; and after a
-SIGKILL with submissions queued, a restart grades every one of them, once.
+full); another student's submission is 404; tokens never reach the server's log; a grading
+worker killed in the middle of a notebook loses nothing; and after a SIGKILL of the server with
+submissions queued, a restart grades every one of them, once.
 """
 
 import json
+import os
 import re
+import signal
 import time
 
 import httpx
+import psutil
 import pytest
 from conftest import REPO
 from server import (
@@ -28,6 +32,7 @@ from server import (
     wait_graded,
 )
 from sqlalchemy import select
+from test_class_dask import _busy_workers
 
 from autograder.server.db import Submission, open_database
 
@@ -305,3 +310,24 @@ def test_restart_after_sigkill_grades_every_queued_submission_once(tmp_path):
     assert set(after) == set(before)  # nothing lost, nothing added
     assert {k: v[1:] for k, v in after.items()} == {k: v[1:] for k, v in before.items()}
     assert "queued again: 3 submissions left waiting by an earlier run" in restarted.log()
+
+
+def test_a_grading_worker_killed_mid_notebook_loses_nothing(tmp_path):
+    course = tmp_path / "course"
+    released = course_with_chapter01(course)
+    notebook = correct(released, tmp_path / "correct" / NOTEBOOK)
+    tokens = issue_tokens(course, "alice")
+    with (
+        Server(course, tmp_path / "server.log", "--workers", "1") as server,
+        server.client(tokens["alice"]) as client,
+    ):
+        number = upload(client, notebook).json()["id"]
+        parent = psutil.Process(server.process.pid)
+        deadline = time.monotonic() + 900
+        while not (busy := _busy_workers(parent)):
+            assert time.monotonic() < deadline, "no worker was seen running the notebook"
+            time.sleep(0.2)
+        time.sleep(1.0)  # let it get into the notebook
+        os.kill(busy[0].pid, signal.SIGKILL)
+        result = wait_graded(client, number)
+    assert result["status"] == "graded" and result["points"] == 7.0, result

@@ -146,21 +146,22 @@ class GradingLoop:
             busy = set(
                 session.scalars(select(Submission.person_id).where(Submission.status == "grading"))
             )
-            queued = session.scalars(
-                select(Submission)
+            queued = session.execute(  # ids only: no notebook is read but those handed out
+                select(Submission.id, Submission.person_id)
                 .where(Submission.status == "queued")
-                .options(joinedload(Submission.person))
                 .order_by(Submission.id)
-            )
+            ).all()
             chosen = []
-            for submission in queued:
+            for number, person_id in queued:
                 if len(chosen) >= room:
                     break
-                if submission.person_id in busy:
-                    continue
-                busy.add(submission.person_id)
-                chosen.append(submission)
-            for submission in chosen:
+                if person_id not in busy:
+                    busy.add(person_id)
+                    chosen.append(number)
+            for number in chosen:
+                submission = session.get(
+                    Submission, number, options=[joinedload(Submission.person)]
+                )
                 if submission.attempts >= MAX_ATTEMPTS:
                     store_result(
                         session,

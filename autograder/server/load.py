@@ -194,18 +194,20 @@ class Server:
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            assert self.process.poll() is None, f"the server exited:\n{self.log()[-3000:]}"
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited:\n{self.log()[-3000:]}")
             try:
                 if httpx.get(f"{self.url}/api/health", timeout=5).status_code == 200:
                     return self
             except httpx.TransportError:
                 pass
             time.sleep(0.3)
-        raise AssertionError(f"the server did not answer in {timeout} s:\n{self.log()[-3000:]}")
+        raise RuntimeError(f"the server did not answer in {timeout} s:\n{self.log()[-3000:]}")
 
     def kill(self) -> None:
         """SIGKILL the server process alone (a crash); then whatever it left behind."""
-        assert self.process is not None
+        if self.process is None:
+            raise RuntimeError("the server was not started")
         self.process.kill()
         self.process.wait()
         self._reap()
