@@ -28,13 +28,14 @@ MAX_BYTES = 400_000
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """A course with chapter 01 released, three students' tokens, a kit folder with the client."""
+    """A course with chapter 01 released and a kit folder with the client and a solved notebook."""
     tmp = tmp_path_factory.mktemp("submit-client")
     released = course_with_chapter01(tmp / "course")
     kit = tmp / "kit"
     (kit / "notebooks").mkdir(parents=True)
     shutil.copyfile(SUBMIT, kit / "submit.py")
-    return {"tmp": tmp, "root": tmp / "course", "released": released, "kit": kit}
+    notebook = solved(released, kit / "notebooks" / f"{CHAPTER}.ipynb")
+    return {"root": tmp / "course", "released": released, "kit": kit, "notebook": notebook}
 
 
 def submit(kit: Path, *args: str, server: str = "", token: str = "", timeout: float = 900):
@@ -55,7 +56,7 @@ def submit(kit: Path, *args: str, server: str = "", token: str = "", timeout: fl
 def test_submit_py_grades_refuses_and_explains(setup):
     kit, root = setup["kit"], setup["root"]
     people = issue_tokens(root, "ada", "bob", "cy")
-    notebook = solved(setup["released"], kit / "notebooks" / f"{CHAPTER}.ipynb")
+    notebook = setup["notebook"]
     code = reference_code(CHAPTER)
     code["perplexity_code"] = replace_function(
         code["perplexity_code"], "perplexity", "return float(np.mean(-np.log(token_probs)))"
