@@ -3,8 +3,11 @@ replaces the old, a result is stored once per submission, bad names and settings
 """
 
 import hashlib
+import subprocess
+import sys
 
 import pytest
+from conftest import REPO
 from sqlalchemy import select
 
 from autograder.server.db import Person, Submission, now, open_database
@@ -97,3 +100,18 @@ def test_settings_and_file_names_are_checked():
         with pytest.raises(Refused) as refused:
             chapter_of(name, released)
         assert refused.value.status == 422
+
+
+def test_the_tokens_command_refuses_bad_input(tmp_path):
+    command = [sys.executable, "-m", "autograder.course", "tokens", "--root", str(tmp_path)]
+    for extra, message in (([], "one or more student names"), (["../x"], "invalid name")):
+        done = subprocess.run([*command, *extra], cwd=REPO, capture_output=True, text=True)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+    missing = [*command[:-1], str(tmp_path / "nowhere"), "alice"]
+    done = subprocess.run(missing, cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 2 and "no course directory" in done.stderr
+    done = subprocess.run(
+        [*command, "alice", "--instructor", "prof"], cwd=REPO, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert [line.split(",")[0] for line in done.stdout.splitlines()] == ["alice", "prof"]
