@@ -10,14 +10,29 @@ the table `torch` copies its functions from (`torch._C._VariableFunctions`). "au
 backward engine (every `.backward()`, `torch.autograd.grad`, `torch.func.grad`) and forward-mode
 dual numbers. `verify` patches a PyTorch imported past the hook and reports that it happened.
 
-The limit: code that calls PyTorch's C internals by hand (`torch._C._VariableFunctionsClass`,
-`torch._C.TensorBase`, `torch._C._EngineBase`) or digs the originals out of the wrappers still reaches
-them; the tamper scan (`autograder.course.tamper_scan`) flags such code for the instructor.
+Those Python-level patches give the clear message; the guarantee is one level down, at PyTorch's
+dispatcher, which every way of calling an operator ends in (`torch._VF`, TorchScript, the C function
+tables, `torch.ops`, sparse and masked variants). `install` adds an audit hook (`sys.addaudithook`:
+it cannot be removed) that, as soon as `torch._C` is loaded (at the next import, before `import
+torch` returns), registers a refusing kernel over every kernel of each refused aten operator (all
+overloads, every dispatch key but Meta): the originals then stay unreachable from Python, for the
+registrations are never handed to Python code. Its state lives in the hook's closure, which no
+Python code can reach while the hook also refuses what would reach it (`gc.get_objects`,
+`gc.get_referrers`, `gc.get_referents`), what would rewrite a running frame (`sys.settrace`,
+`sys.setprofile`) and raw memory access (`ctypes` calls, loading a shared library other than
+PyTorch's, opening `/proc/*/mem`). A refused call raises `AnswerKeyError` (inside TorchScript, an
+error naming it); the hook also counts refusals after the grading process `arm`s it, and `check`
+raises AnswerKeyError once any call of the exercise hit one (a student who catches the error is still
+flagged). What the hook cannot stop: the backward engine, which is no dispatcher operator, when
+driven from TorchScript (`torch.autograd.grad` in a scripted function) or through
+`torch._C._EngineBase` by hand (the Python-level patch only covers the Python entry points).
 """
 
 import importlib.abc
 import importlib.machinery
+import os
 import sys
+import warnings
 
 AUTOGRAD = "autograd"
 FORWARD_AD = ("torch.autograd.forward_ad.make_dual", "torch._make_dual")
@@ -94,6 +109,7 @@ class _Refused:
         )
 
     def __call__(self, *args: object, **kwargs: object) -> None:
+        sys.audit(REFUSED)
         raise AnswerKeyError(self._message)
 
     def __getattr__(self, name: str) -> object:
@@ -165,15 +181,120 @@ class _Hook(importlib.abc.MetaPathFinder):
 
 
 GUARD: _Guard | None = None
+ARM = "proof_lm.answer_guard.arm"
+CHECK = "proof_lm.answer_guard.check"
+REFUSED = "proof_lm.answer_guard.refused"
+# audit events that would reach the hook's closure, rewrite a running frame or raw memory
+INTROSPECTION = frozenset(
+    ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
+)
+SKIPPED_KEYS = frozenset(
+    ("Meta",)
+)  # shapes only, no values: left alone (fake tensors keep working)
 
 
 def install(exercise: str, entries: list[str]) -> None:
-    """Refuse `entries` while `exercise` is graded: now if PyTorch is loaded, else when it is imported."""
+    """Refuse `entries` while `exercise` is graded: now if PyTorch is loaded, else when it is imported.
+
+    With aten operators among them, PyTorch is imported and its dispatcher sealed here, before any
+    student code runs: a handle on an original kernel taken before the seal would outlive it
+    (`torch._C._dispatch_get_computed_kernel_for_dispatch_key`), so no code may run in between.
+    """
     global GUARD
-    GUARD = _Guard(exercise, entries)
+    GUARD = _Guard(exercise, [e for e in entries if not e.startswith("aten::")])
+    aten = tuple(e.removeprefix("aten::") for e in entries if e.startswith("aten::"))
+    if aten:
+        import torch  # noqa: F401 - now, so that the seal below comes before any student code
+
+        sys.addaudithook(_sealed_hook(exercise, aten))
     if entries:
         sys.meta_path.insert(0, _Hook(GUARD))
         GUARD.patch()
+
+
+def arm() -> None:
+    """From now on, a refused operator counts against the exercise (see `check`)."""
+    sys.audit(ARM)
+
+
+def check() -> None:
+    """Raise AnswerKeyError when a refused operator ran since `arm`."""
+    sys.audit(CHECK)
+
+
+def _torch_lib() -> str:
+    """Where PyTorch's own files are (ctypes may load its shared libraries, and only those)."""
+    import torch
+
+    return os.path.join(os.path.dirname(torch.__file__), "")
+
+
+def _seal(names: tuple[str, ...], kernel: object) -> object:
+    """Register `kernel(op)` over every kernel of every overload of the aten operators `names`
+    (every dispatch key but SKIPPED_KEYS); returns the registrations, which must stay alive."""
+    import torch
+
+    wanted, keys = set(names), []
+    for key in torch._C.DispatchKey.__members__:
+        try:  # some members are markers (StartOfDenseBackends), not keys
+            torch._C._dispatch_has_kernel_for_dispatch_key("aten::add.Tensor", key)
+        except RuntimeError:
+            continue
+        if key not in SKIPPED_KEYS:
+            keys.append(key)
+    registrations = torch._C._dispatch_library("IMPL", "aten", "", "autograder.answer_guard", 0)
+    with (
+        warnings.catch_warnings()
+    ):  # "overriding a previously registered kernel": that is the point
+        warnings.simplefilter("ignore")
+        for op in torch._C._dispatch_get_all_op_names():
+            namespace, _, full = op.partition("::")
+            if namespace != "aten" or full.split(".")[0] not in wanted:
+                continue
+            for key in keys:
+                if torch._C._dispatch_has_kernel_for_dispatch_key(op, key):
+                    registrations.impl(full, key, kernel(full.split(".")[0]))
+    return registrations
+
+
+def _sealed_hook(exercise: str, names: tuple[str, ...]) -> object:
+    """Seal the dispatcher; the audit hook that keeps the seal out of reach and counts refusals."""
+    message = (
+        f"PyTorch's {{}} implements the exercise being graded ({exercise}); the answer-key rule: "
+        "while an exercise is graded, the environment's own implementations of it (the library's, "
+        "the grader's, PyTorch's) refuse to run. Write it yourself (PyTorch as a calculator is fine)"
+    )
+    audit, torch_lib = sys.audit, _torch_lib()
+    state = {"armed": False, "refused": 0}
+
+    def kernel(op: str) -> object:
+        text = message.format(f"aten::{op}")
+
+        def refuse(*args: object, **kwargs: object) -> None:
+            audit(REFUSED)
+            raise AnswerKeyError(text)
+
+        return refuse
+
+    state["registrations"] = _seal(names, kernel)  # alive as long as the hook, and as unreachable
+
+    def hook(event: str, args: tuple) -> None:
+        if event in INTROSPECTION:
+            raise AnswerKeyError(f"{event} is not allowed while an exercise is graded")
+        if event.startswith("ctypes."):
+            loads = args[0] if event == "ctypes.dlopen" else False  # None: the process itself
+            if not (loads is None or str(loads).startswith(torch_lib)):
+                raise AnswerKeyError(f"{event} is not allowed while an exercise is graded")
+        elif event == "open" and str(args[0]).startswith("/proc") and str(args[0]).endswith("mem"):
+            raise AnswerKeyError("raw memory is not allowed while an exercise is graded")
+        elif event == REFUSED:
+            state["refused"] += state["armed"]
+        elif event == ARM:
+            state["armed"] = True
+        elif event == CHECK and state["refused"]:
+            raise AnswerKeyError(message.format("implementation") + " (a refused call ran)")
+
+    return hook
 
 
 def verify() -> bool:
