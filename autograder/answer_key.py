@@ -251,7 +251,9 @@ ATEN_NORMS = (
     "batch_norm_update_stats",
     "quantized_batch_norm",
     "cudnn_batch_norm",
+    "cudnn_batch_norm_backward",
     "miopen_batch_norm",
+    "miopen_batch_norm_backward",
 )
 ATEN_ATTENTION = (
     "scaled_dot_product_attention",
