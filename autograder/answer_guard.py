@@ -188,6 +188,7 @@ REFUSED = "proof_lm.answer_guard.refused"
 INTROSPECTION = frozenset(
     ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
 )
+REWRITES = frozenset(("__code__", "__defaults__", "__kwdefaults__"))  # of a function, in place
 SKIPPED_KEYS = frozenset(
     ("Meta",)
 )  # shapes only, no values: left alone (fake tensors keep working)
@@ -205,8 +206,7 @@ def install(exercise: str, entries: list[str]) -> None:
     aten = tuple(e.removeprefix("aten::") for e in entries if e.startswith("aten::"))
     if aten:
         import torch  # noqa: F401 - now, so that the seal below comes before any student code
-
-        sys.addaudithook(_sealed_hook(exercise, aten))
+    sys.addaudithook(_sealed_hook(exercise, aten))
     if entries:
         sys.meta_path.insert(0, _Hook(GUARD))
         GUARD.patch()
@@ -224,9 +224,9 @@ def check() -> None:
 
 def _torch_lib() -> str:
     """Where PyTorch's own files are (ctypes may load its shared libraries, and only those)."""
-    import torch
-
-    return os.path.join(os.path.dirname(torch.__file__), "")
+    spec = importlib.machinery.PathFinder.find_spec("torch")
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return os.path.join(locations[0], "") if locations else "/nonexistent/"
 
 
 def _seal(names: tuple[str, ...], kernel: object) -> object:
@@ -276,10 +276,11 @@ def _sealed_hook(exercise: str, names: tuple[str, ...]) -> object:
 
         return refuse
 
-    state["registrations"] = _seal(names, kernel)  # alive as long as the hook, and as unreachable
+    if names:  # alive as long as the hook, and as unreachable
+        state["registrations"] = _seal(names, kernel)
 
     def hook(event: str, args: tuple) -> None:
-        if event in INTROSPECTION:
+        if event in INTROSPECTION or (event == "object.__setattr__" and args[1] in REWRITES):
             raise AnswerKeyError(f"{event} is not allowed while an exercise is graded")
         if event.startswith("ctypes."):
             loads = args[0] if event == "ctypes.dlopen" else False  # None: the process itself

@@ -19,12 +19,13 @@ import marshal
 import os
 import pickle
 import sys
+from types import MappingProxyType
 
 import numpy as np
 
 from autograder import answer_guard
 from autograder.answer_guard import AnswerKeyError
-from autograder.harness import Outcome, error_outcome, run_call
+from autograder.harness import Outcome, error_outcome, resolve_probe, run_call
 from autograder.plain import dumps
 
 # What the exit status of a grading process that could not answer says happened (by exception name).
@@ -91,6 +92,9 @@ def answer(request: dict) -> dict:
     # audit hook refuses what would rewrite this frame's locals (sys.settrace)
     audit, arm, check, refused = sys.audit, answer_guard.ARM, answer_guard.CHECK, AnswerKeyError
     call_once, as_error = run_call, error_outcome
+    probes = MappingProxyType(
+        {c.probe: resolve_probe(c.probe) for c in request["calls"] if c.probe}
+    )
     namespace, problems = load_student_code(request["preamble"], request["sources"])
     answer_guard.verify()  # a PyTorch imported past the hook is patched before the calls
     fn = namespace.get(request["function"])
@@ -100,7 +104,7 @@ def answer(request: dict) -> dict:
         audit(arm)  # refused operators count from here on
         for call in request["calls"]:
             try:
-                outcome = call_once(fn, call)
+                outcome = call_once(fn, call, probes)
                 audit(check)  # raises when a refused operator ran in this call, caught or not
             except refused as error:
                 outcome = as_error(error)
