@@ -18,8 +18,8 @@ torch` returns), registers a refusing kernel over every kernel of each refused a
 overloads, every dispatch key but Meta): the originals then stay unreachable from Python, for the
 registrations are never handed to Python code. Its state lives in the hook's closure, which no
 Python code can reach while the hook also refuses what would reach it (`gc.get_objects`,
-`gc.get_referrers`, `gc.get_referents`), what would rewrite a running frame (`sys.settrace`,
-`sys.setprofile`) and raw memory access (`ctypes` calls, loading a shared library other than
+`gc.get_referrers`, `gc.get_referents`), what would rewrite a running frame or a function (`sys.settrace`,
+`sys.setprofile`, assigning `__code__`) and raw memory access (`ctypes` calls, loading a shared library other than
 PyTorch's, opening `/proc/*/mem`). A refused call raises `AnswerKeyError` (inside TorchScript, an
 error naming it); the hook also counts refusals after the grading process `arm`s it, and `check`
 raises AnswerKeyError once any call of the exercise hit one (a student who catches the error is still
@@ -188,7 +188,7 @@ REFUSED = "proof_lm.answer_guard.refused"
 INTROSPECTION = frozenset(
     ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
 )
-REWRITES = frozenset(("__code__", "__defaults__", "__kwdefaults__"))  # of a function, in place
+REWRITES = frozenset(("__code__",))  # a function rewritten in place (namedtuple sets __defaults__)
 SKIPPED_KEYS = frozenset(
     ("Meta",)
 )  # shapes only, no values: left alone (fake tensors keep working)

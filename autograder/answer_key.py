@@ -294,6 +294,7 @@ ATEN_ANSWERS: dict[str, tuple[str, ...]] = {
         *ATEN_FORWARD_AD,
         *ATEN_SOFTMAX_BACKWARD,
     ),
+    "sgd_train": ("_fused_sgd", "_fused_sgd_"),
     "adam_step": ("_fused_adam", "_fused_adam_", "_fused_adamw", "_fused_adamw_"),
     "batchnorm_forward": ATEN_NORMS,
     "batchnorm_backward": (*ATEN_NORMS, *ATEN_FORWARD_AD),

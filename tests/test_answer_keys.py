@@ -816,6 +816,7 @@ def test_the_seal_leaves_calculators_and_other_exercises_alone():
         "__import__('gc').get_referents(torch)",
         "sys.settrace(lambda *a: None)",
         "sys.setprofile(lambda *a: None)",
+        "setattr(answer_guard.check, '__code__', (lambda: None).__code__)",
         "__import__('ctypes').pythonapi.Py_IncRef",
         "__import__('ctypes').string_at(id(x), 8)",
         "__import__('ctypes').CDLL('libc.so.6')",
@@ -828,7 +829,8 @@ def test_the_seal_is_out_of_reach(attempt):
     def job() -> str:
         answer_guard.install("softmax", answer_key.torch_entries("softmax"))
         try:
-            eval(attempt, {"torch": torch, "sys": __import__("sys"), "x": object()})
+            space = {"torch": torch, "sys": __import__("sys"), "x": object()}
+            eval(attempt, space | {"answer_guard": answer_guard})
             return "ran"
         except answer_guard.AnswerKeyError:
             return "refused"
