@@ -25,7 +25,7 @@ from autograder.course.simulate import (
     replace_function,
     submission,
 )
-from autograder.sandbox import UID_COUNT, UID_FIRST
+from autograder.wall.sandbox import UID_COUNT, UID_FIRST
 
 pytestmark = pytest.mark.slow
 SEED = "20261130"
@@ -108,7 +108,8 @@ def _student_code(process: psutil.Process) -> bool:
     """A notebook's kernel (cold, or forked from the warm template) or a trusted grading process."""
     command = " ".join(process.cmdline())
     return UID_FIRST <= process.uids().real < UID_FIRST + UID_COUNT and any(
-        name in command for name in ("ipykernel", "autograder.zygote", "autograder.child")
+        name in command
+        for name in ("ipykernel", "autograder.wall.zygote", "autograder.inside.child")
     )
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
-from autograder import sandbox
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.runner import GRADING_LIMITS, build_checks, check_source
+from autograder.wall import sandbox
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 ROOT = os.geteuid() == 0
@@ -348,7 +348,7 @@ def test_class_grading_refuses_without_bubblewrap(tmp_path):
 def test_every_library_answer_named_exists():
     import importlib
 
-    from autograder.answer_key import LIBRARY_ANSWERS
+    from autograder.wall.answer_key import LIBRARY_ANSWERS
 
     for exercise, entries in LIBRARY_ANSWERS.items():
         assert exercise in EXERCISES, exercise

@@ -1,4 +1,4 @@
-"""Warm kernels forked from the template (`autograder.zygote`) are sandboxed as the cold ones are.
+"""Warm kernels forked from the template (`autograder.wall.zygote`) are sandboxed as the cold ones are.
 
 Each test forks real kernels from a real template and runs code in them as a student would: what
 they can see, what they are, what they can reach, and what is left when they end. Grading as root
@@ -19,8 +19,8 @@ from conftest import REPO
 from jupyter_client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
 
-from autograder import sandbox, zygote
 from autograder.course import kernels
+from autograder.wall import policy, sandbox, zygote
 
 pytestmark = pytest.mark.skipif(
     not (zygote.available() and sandbox.available()), reason="warm kernels need root and bwrap"
@@ -51,7 +51,7 @@ def kernel(template: kernels.Zygote, seconds: int = 60) -> Iterator[tuple]:
             "sockets": sockets,
             "uid": account.uid,
             "argv": ["-f", connection],
-            "env": dict(kernels.KERNEL_ENV),
+            "env": policy.kernel_environment(),
             "readonly": [(str(s), inside) for s, inside in manager._mounts()],
             "seconds": seconds,
             "limits": {**dataclasses.asdict(kernels.KERNEL_LIMITS), "cpu_seconds": seconds},
@@ -111,7 +111,11 @@ def test_a_warm_kernel_is_nobody_without_privileges_network_or_host(template):
         for path in ("solutions", "autograder/checks", "course", "tests", ".git"):
             assert probe(client, f"__import__('os').path.exists({str(REPO / path)!r})") is False
         listed = probe(client, f"sorted(__import__('os').listdir({str(REPO / 'autograder')!r}))")
-        assert listed == ["__init__.py", "kernel.py", "kernel_boot.py"]
+        assert listed == ["__init__.py", "inside", "kernel.py"]
+        inside = probe(
+            client, f"sorted(__import__('os').listdir({str(REPO / 'autograder/inside')!r}))"
+        )
+        assert inside == sorted(p.name for p in (REPO / "autograder/inside").glob("*.py"))
         assert CANARY not in run(client, "import os\nprint(dict(os.environ))")
         modules = probe(client, "[m for m in __import__('sys').modules if 'autograder' in m]")
         assert set(modules) <= {"autograder", "autograder.kernel"}, modules

@@ -29,7 +29,7 @@ from autograder.expect import (
     tuple_answer,
     value_of,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.gpt import TinyGPT
 
 RTOL, ATOL = 1e-9, 1e-9  # float64 answers agree to ~1e-13 here; float32 is off by ~1e-7

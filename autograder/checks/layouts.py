@@ -1,10 +1,10 @@
-"""Any plain check again with its array arguments transposed or strided (`autograder.layout_probes`)."""
+"""Any plain check again with its array arguments transposed or strided (`autograder.inside.layout_probes`)."""
 
 from dataclasses import replace
 
-from autograder.harness import Call, Check, CheckFailed, Outcome, describe_error
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome, describe_error
 
-PROBE = "autograder.layout_probes:layout_probe"
+PROBE = "autograder.inside.layout_probes:layout_probe"
 
 
 def with_layout(check: Check, layout: str) -> Check:

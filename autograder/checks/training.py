@@ -21,8 +21,8 @@ from autograder.expect import (
     tuple_answer,
     value_of,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
-from autograder.probes import PROBLEMS
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.probes import PROBLEMS
 
 LARGE_MEAN_NOTE = (
     " (a feature's mean is 1e6 times its spread here: compute the variance as mean((x - mean)^2); "
@@ -183,7 +183,8 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
             )
 
     call = Call(
-        (params, problem, batches, rate, as_generator), probe="autograder.probes:sgd_train_probe"
+        (params, problem, batches, rate, as_generator),
+        probe="autograder.inside.probes:sgd_train_probe",
     )
     return Check(what, [call], judge)
 
@@ -267,7 +268,7 @@ def _judge_outcome() -> Check:
 
     call = Call(
         (params, "softmax_regression", batches, rate, False),
-        probe="autograder.probes:sgd_train_probe",
+        probe="autograder.inside.probes:sgd_train_probe",
     )
     return Check("three separable classes: the loss falls below 0.1 in 200 steps", [call], judge)
 

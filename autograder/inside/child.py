@@ -1,7 +1,7 @@
 """The grading process: load the student's code into a fresh interpreter, make the calls, write plain answers.
 
-Run by `autograder.runner` as `python -I -B -m autograder.child FD` inside the OS sandbox
-(`autograder.sandbox`). The request (preamble, the student's sources, the references of the
+Run by `autograder.runner` as `python -I -B -m autograder.inside.child FD` inside the OS sandbox
+(`autograder.wall.sandbox`). The request (preamble, the student's sources, the references of the
 chapter's other exercises as code the parent compiled: no source text, no docstrings; the calls)
 arrives on stdin and is read whole before any student code runs; the process makes itself
 non-dumpable first; the answers go to the parent through the pipe FD. What went wrong travels
@@ -23,10 +23,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-from autograder import answer_guard
-from autograder.answer_guard import AnswerKeyError
-from autograder.harness import Outcome, error_outcome, resolve_probe, run_call
-from autograder.plain import dumps
+from autograder.inside import answer_guard
+from autograder.inside.answer_guard import AnswerKeyError
+from autograder.inside.harness import Outcome, error_outcome, resolve_probe, run_call
+from autograder.inside.plain import dumps
 
 # What the exit status of a grading process that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3}

@@ -1,6 +1,6 @@
 """A notebook's kernel starting in its sandbox: its sockets bound as root, then privileges dropped.
 
-    python -m autograder.kernel_boot SETTINGS -f CONNECTION_FILE     (inside the sandbox, as root)
+    python -m autograder.inside.kernel_boot SETTINGS -f CONNECTION_FILE     (inside the sandbox, as root)
 
 SETTINGS (JSON): {"uid", "sockets", "limits"}. The kernel's socket folder belongs to root and is
 not writable by the kernel's uid; the kernel binds its sockets there while still root, the folder
@@ -9,7 +9,7 @@ is then remounted read-only, and only then does the kernel become `uid` (no capa
 an entry of that folder, so nothing can point the worker that connects to those sockets at
 another socket of the host. No student code exists in the process before the drop: the kernel
 receives code only once it is started. Used by cold kernels (bwrap as root) and by the warm
-template (`autograder.zygote`), which calls `boot` in its forked child. Without root there is no
+template (`autograder.wall.zygote`), which calls `boot` in its forked child. Without root there is no
 uid to drop to and the folder is left as it is (see README: Grading safely).
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 38, 24
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
-RLIMITS = {  # the fields of autograder.sandbox.Limits, and their limits (the one home of that mapping)
+RLIMITS = {  # the fields of autograder.wall.sandbox.Limits, and their limits (the one home of that mapping)
     "memory_bytes": resource.RLIMIT_AS,
     "cpu_seconds": resource.RLIMIT_CPU,
     "processes": resource.RLIMIT_NPROC,
