@@ -23,7 +23,10 @@ import os
 import pkgutil
 import re
 import signal
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,7 +34,7 @@ import torch
 
 import proof_lm
 from autograder.exercises import EXERCISES, get_exercise
-from autograder.inside import answer_guard
+from autograder.inside import answer_guard, harness
 from autograder.references import reference_solutions
 from autograder.runner import build_checks
 from autograder.wall import answer_key
@@ -828,6 +831,7 @@ def test_the_seal_leaves_calculators_and_other_exercises_alone():
         "sys.settrace(lambda *a: None)",
         "sys.setprofile(lambda *a: None)",
         "setattr(answer_guard.check, '__code__', (lambda: None).__code__)",
+        "setattr(harness.run_call, '__code__', (lambda fn, call, probes=None: None).__code__)",
         "__import__('ctypes').pythonapi.Py_IncRef",
         "__import__('ctypes').string_at(id(x), 8)",
         "__import__('ctypes').CDLL('libc.so.6')",
@@ -841,7 +845,7 @@ def test_the_seal_is_out_of_reach(attempt):
         answer_guard.install("softmax", answer_key.torch_entries("softmax"))
         try:
             space = {"torch": torch, "sys": __import__("sys"), "x": object()}
-            eval(attempt, space | {"answer_guard": answer_guard})
+            eval(attempt, space | {"answer_guard": answer_guard, "harness": harness})
             return "ran"
         except answer_guard.AnswerKeyError:
             return "refused"
@@ -923,3 +927,26 @@ def test_torchscript_autograd_is_refused_in_gradient_exercises():
             )
 
     assert _in_a_fork(job) == "refused"
+
+
+def test_pytorch_imported_by_the_submission_works_under_the_audit_hook():
+    # an exercise without answer keys imports nothing up front; the submission's own import of
+    # PyTorch (asyncio rewrites a coroutine's __code__ on the way) must work under the hook
+    script = (
+        "import sys\n"
+        "from autograder.inside import answer_guard\n"
+        "answer_guard.install('bigram_counts', [])\n"
+        "import torch\n"
+        "x = torch.ones(3, requires_grad=True)\n"
+        "(x * x).sum().backward()\n"
+        "print(float(x.grad.sum()), float(torch.softmax(x.detach(), 0).sum()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=Path(answer_guard.__file__).parents[2],
+        env={"PYTHONPATH": str(Path(answer_guard.__file__).parents[2])},
+        timeout=300,
+    )
+    assert done.stdout.split() == ["6.0", "1.0"], done.stderr[-2000:]

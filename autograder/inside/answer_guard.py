@@ -19,7 +19,7 @@ overloads, every dispatch key but Meta): the originals then stay unreachable fro
 registrations are never handed to Python code. Its state lives in the hook's closure, which no
 Python code can reach while the hook also refuses what would reach it (`gc.get_objects`,
 `gc.get_referrers`, `gc.get_referents`), what would rewrite a running frame or a function (`sys.settrace`,
-`sys.setprofile`, assigning `__code__`) and raw memory access (`ctypes` calls, loading a shared library other than
+`sys.setprofile`, assigning the `__code__` of the grading process's own functions) and raw memory access (`ctypes` calls, loading a shared library other than
 PyTorch's, opening `/proc/*/mem`). A refused call raises `AnswerKeyError` (inside TorchScript, an
 error naming it); the hook also counts refusals after the grading process `arm`s it, and `check`
 raises AnswerKeyError once any call of the exercise hit one (a student who catches the error is still
@@ -188,7 +188,6 @@ REFUSED = "proof_lm.answer_guard.refused"
 INTROSPECTION = frozenset(
     ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
 )
-REWRITES = frozenset(("__code__",))  # a function rewritten in place (namedtuple sets __defaults__)
 SKIPPED_KEYS = frozenset(
     ("Meta",)
 )  # shapes only, no values: left alone (fake tensors keep working)
@@ -266,7 +265,13 @@ def _sealed_hook(exercise: str, names: tuple[str, ...]) -> object:
         "while an exercise is graded, the environment's own implementations of it (the library's, "
         "the grader's, PyTorch's) refuse to run. Write it yourself (PyTorch as a calculator is fine)"
     )
-    audit, torch_lib = sys.audit, _torch_lib()
+    audit, torch_lib, here = sys.audit, _torch_lib(), os.path.join(os.path.dirname(__file__), "")
+
+    def ours(function: object) -> bool:
+        """True for a function of the grading process's own modules (judged by its code's file)."""
+        code = getattr(function, "__code__", None)
+        return str(getattr(code, "co_filename", "")).startswith(here)
+
     state = {"armed": False, "refused": 0}
 
     def kernel(op: str) -> object:
@@ -282,7 +287,9 @@ def _sealed_hook(exercise: str, names: tuple[str, ...]) -> object:
         state["registrations"] = _seal(names, kernel)
 
     def hook(event: str, args: tuple) -> None:
-        if event in INTROSPECTION or (event == "object.__setattr__" and args[1] in REWRITES):
+        if event in INTROSPECTION or (
+            event == "object.__setattr__" and args[1] == "__code__" and ours(args[0])
+        ):
             raise AnswerKeyError(f"{event} is not allowed while an exercise is graded")
         if event.startswith("ctypes."):
             loads = args[0] if event == "ctypes.dlopen" else False  # None: the process itself
