@@ -1,31 +1,30 @@
 """In the grading process: PyTorch's implementations of the exercise being graded refuse to run.
 
-`install` runs before any student code. PyTorch is not imported here (that takes seconds): an
-import hook patches it as soon as anything imports it, before the import returns, so no student
-code ever holds an original. Each entry named by the parent (`autograder.wall.answer_key.torch_entries`)
-is replaced by a function that raises `AnswerKeyError`, at every level a re-import or
-`importlib.reload` of a Python module would fetch it from again: the Python module's attribute,
-the C module it is bound from (`torch._C._nn`, `torch._C._special`), `torch.Tensor`'s methods and
-the table `torch` copies its functions from (`torch._C._VariableFunctions`). "autograd" refuses the
-backward engine (every `.backward()`, `torch.autograd.grad`, `torch.func.grad`) and forward-mode
-dual numbers. `verify` patches a PyTorch imported past the hook and reports that it happened.
+`install` runs before any student code, at two levels. Python: each entry named by the parent
+(`autograder.wall.answer_key.torch_entries`) is replaced by a function that raises
+`AnswerKeyError`, at every level a re-import or `importlib.reload` of a Python module would fetch
+it from again (the module's attribute, `torch._C._nn`, `torch._C._special`, `torch.Tensor`'s
+methods, `torch._C._VariableFunctions`); "autograd" refuses the Python entries of the backward
+engine and dual numbers. An exercise without aten entries does not import PyTorch (that takes
+seconds): an import hook patches it when the submission imports it.
 
-Those Python-level patches give the clear message; the guarantee is one level down, at PyTorch's
-dispatcher, which every way of calling an operator ends in (`torch._VF`, TorchScript, the C function
-tables, `torch.ops`, sparse and masked variants). `install` adds an audit hook (`sys.addaudithook`:
-it cannot be removed) that, as soon as `torch._C` is loaded (at the next import, before `import
-torch` returns), registers a refusing kernel over every kernel of each refused aten operator (all
-overloads, every dispatch key but Meta): the originals then stay unreachable from Python, for the
-registrations are never handed to Python code. Its state lives in the hook's closure, which no
-Python code can reach while the hook also refuses what would reach it (`gc.get_objects`,
-`gc.get_referrers`, `gc.get_referents`), what would rewrite a running frame or a function (`sys.settrace`,
-`sys.setprofile`, assigning the `__code__` of the grading process's own functions) and raw memory access (`ctypes` calls, loading a shared library other than
-PyTorch's, opening `/proc/*/mem`). A refused call raises `AnswerKeyError` (inside TorchScript, an
-error naming it); the hook also counts refusals after the grading process `arm`s it, and `check`
-raises AnswerKeyError once any call of the exercise hit one (a student who catches the error is still
-flagged). What the hook cannot stop: the backward engine, which is no dispatcher operator, when
-driven from TorchScript (`torch.autograd.grad` in a scripted function) or through
-`torch._C._EngineBase` by hand (the Python-level patch only covers the Python entry points).
+The dispatcher, where every way of calling an operator ends (`torch._VF`, TorchScript, the C
+function tables, `torch.ops`, sparse and masked variants): for an exercise with "aten::" entries,
+`install` imports PyTorch and registers a refusing kernel over every kernel of each such operator
+(all overloads, every dispatch key but Meta) before any student code runs, since a handle on a
+kernel taken earlier (`torch._C._dispatch_get_computed_kernel_for_dispatch_key`) would outlive the
+seal. The registrations live only in the closure of an audit hook (`sys.addaudithook`: it cannot
+be removed), installed in every grading process, which refuses what would reach that closure
+(`gc.get_objects`, `gc.get_referrers`, `gc.get_referents`), rewrite a running frame or one of the
+grading process's own functions (`sys.settrace`, `sys.setprofile`, assigning their `__code__`) or
+read raw memory (`ctypes` calls, loading a shared library from outside PyTorch's folder, opening
+`/proc/*/mem`). A refused kernel raises `AnswerKeyError` (inside TorchScript, an error quoting it)
+and tells the hook; after `arm`, `check` raises AnswerKeyError once any refused call ran, caught
+or not.
+
+What it cannot stop: the backward engine is no dispatcher operator, so autograd driven from
+TorchScript (`torch.autograd.grad` in a scripted function) or through `torch._C._EngineBase` by
+hand still runs in a gradient exercise.
 """
 
 import importlib.abc
