@@ -929,24 +929,75 @@ def test_torchscript_autograd_is_refused_in_gradient_exercises():
     assert _in_a_fork(job) == "refused"
 
 
-def test_pytorch_imported_by_the_submission_works_under_the_audit_hook():
-    # an exercise without answer keys imports nothing up front; the submission's own import of
-    # PyTorch (asyncio rewrites a coroutine's __code__ on the way) must work under the hook
+LAZY = {  # a fresh grading process's code after install: (what it runs, what it must print)
+    "bigram_counts": (  # no answer keys: the submission's own PyTorch works, autograd included
+        "x = torch.ones(3, requires_grad=True)\n"
+        "(x * x).sum().backward()\n"
+        "print(float(x.grad.sum()), float(torch.softmax(x.detach(), 0).sum()))\n",
+        ["6.0", "1.0"],
+    ),
+    "softmax": (  # sealed as torch._C was created: refused with the Python-level guard off
+        "x = torch.ones(3)\n"
+        "try:\n"
+        "    torch._VF.softmax(x, 0)\n"
+        "except answer_guard.AnswerKeyError:\n"
+        "    print('refused', float(torch.exp(x).sum()))\n",
+        ["refused", "8.154845237731934"],  # 3e (float32)
+    ),
+    "linear_loss_and_grad": (  # the engine torch.autograd builds refuses the backward pass
+        "x = torch.ones(3, requires_grad=True)\n"
+        "try:\n"
+        "    (x * x).sum().backward()\n"
+        "except answer_guard.AnswerKeyError:\n"
+        "    print('refused')\n",
+        ["refused"],
+    ),
+}
+SWITCH_OFF = (
+    "answer_guard.GUARD.patched = True\n"
+    "sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != answer_guard.__name__]\n"
+)
+
+
+def _fresh_process(exercise: str, code: str) -> subprocess.CompletedProcess:
+    """`code` in a new interpreter after the guard of `exercise` is installed, PyTorch not loaded."""
+    entries = answer_key.torch_entries(exercise)
     script = (
         "import sys\n"
         "from autograder.inside import answer_guard\n"
-        "answer_guard.install('bigram_counts', [])\n"
-        "import torch\n"
-        "x = torch.ones(3, requires_grad=True)\n"
-        "(x * x).sum().backward()\n"
-        "print(float(x.grad.sum()), float(torch.softmax(x.detach(), 0).sum()))\n"
+        f"answer_guard.install({exercise!r}, {entries!r})\n"
+        "assert 'torch' not in sys.modules or " + repr(exercise == "sgd_train") + "\n" + code
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=Path(answer_guard.__file__).parents[2],
-        env={"PYTHONPATH": str(Path(answer_guard.__file__).parents[2])},
-        timeout=300,
+    root = Path(answer_guard.__file__).parents[2]
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=300
     )
-    assert done.stdout.split() == ["6.0", "1.0"], done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("exercise", sorted(LAZY))
+def test_pytorch_imported_by_the_submission_is_sealed_as_it_loads(exercise):
+    # a grading process imports PyTorch only when the submission does; the seal comes as torch._C
+    # is created, before any code sees it, and the Python-level guard switched off changes nothing
+    code, printed = LAZY[exercise]
+    done = _fresh_process(exercise, SWITCH_OFF + "import torch\n" + code)
+    assert done.stdout.split() == printed, done.stderr[-2000:]
+
+
+def test_torch_c_created_past_the_hook_ends_the_process_unanswered():
+    # loading PyTorch's C module by hand (no import statement) would hand out unsealed kernels:
+    # the next import, or the grading process's arm, ends the process with EXIT_UNSEALED
+    code = (
+        "import _imp, glob, importlib.machinery, os\n"
+        "spec = importlib.machinery.PathFinder.find_spec('torch')\n"
+        "origin = glob.glob(os.path.join(os.path.dirname(spec.origin), '_C.*.so'))[0]\n"
+        "loader = importlib.machinery.ExtensionFileLoader('torch._C', origin)\n"
+        "sys.modules['torch._C'] = _imp.create_dynamic(\n"
+        "    importlib.machinery.ModuleSpec('torch._C', loader, origin=origin))\n"
+        "answer_guard.arm()\n"
+        "print('answered')\n"
+    )
+    done = _fresh_process("softmax", code)
+    assert done.returncode == answer_guard.EXIT_UNSEALED and "answered" not in done.stdout, (
+        done.returncode,
+        done.stderr[-2000:],
+    )

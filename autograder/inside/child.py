@@ -29,7 +29,7 @@ from autograder.inside.harness import Outcome, error_outcome, resolve_probe, run
 from autograder.inside.plain import dumps
 
 # What the exit status of a grading process that could not answer says happened (by exception name).
-EXIT_STATUS = {"MemoryError": 3}
+EXIT_STATUS = {"MemoryError": 3, "AnswerKeyError": answer_guard.EXIT_UNSEALED}
 PR_SET_DUMPABLE = 4
 
 
