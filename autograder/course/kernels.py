@@ -33,6 +33,7 @@ from autograder.wall.paths import REPO
 
 NOTEBOOK_SECONDS = int(os.environ.get("PROOF_LM_NOTEBOOK_SECONDS", "300"))
 KERNEL_LIMITS = sandbox.Limits(memory_bytes=6 * 1024**3, cpu_seconds=NOTEBOOK_SECONDS)
+BOOT = "autograder.inside.kernel_boot"  # the cold kernel's module: its settings, then the kernel's argv
 SANDBOX_VARIABLE = "PROOF_LM_KERNEL_SANDBOX"  # "off" only with an instructor's --no-sandbox
 
 
@@ -177,7 +178,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         if "ipykernel_launcher" not in command:
             raise RuntimeError(f"not an IPython kernel: {command[:3]!r}")
         argv = command[command.index("ipykernel_launcher") + 1 :]
-        boot = [command[0], "-m", "autograder.inside.kernel_boot", json.dumps(self.boot_settings())]
+        boot = [command[0], "-m", BOOT, json.dumps(self.boot_settings())]
         return sandbox.bwrap_command(
             ["timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *boot, *argv],
             readonly=self._mounts(),
@@ -207,9 +208,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         """Fork the kernel from the worker's warm template when there is one, else start it cold."""
         if ZYGOTE is None or os.environ.get(SANDBOX_VARIABLE) == "off":
             return await super()._async_launch_kernel(kernel_cmd, **kw)
-        if "ipykernel_launcher" not in kernel_cmd:
+        if BOOT not in kernel_cmd:  # the command is the cold sandbox's (format_kernel_cmd)
             return await super()._async_launch_kernel(kernel_cmd, **kw)
-        argv = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1 :]
+        argv = kernel_cmd[kernel_cmd.index(BOOT) + 2 :]  # after the module and its settings
         try:
             process = self._fork(argv)
         except (OSError, RuntimeError):  # the template died: start cold from now on

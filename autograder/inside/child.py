@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from autograder.inside import answer_guard
+from autograder.inside import answer_guard, seccomp
 from autograder.inside.answer_guard import AnswerKeyError
 from autograder.inside.harness import Outcome, error_outcome, resolve_probe, run_call
 from autograder.inside.plain import dumps
@@ -125,6 +125,8 @@ def main() -> None:
     """Read the request, answer it, write the answers; exit with EXIT_STATUS["MemoryError"] when memory ran out."""
     # no dumps and no /proc/self/mem for other processes of its uid (nor, unless it undoes this, itself)
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if sys.platform == "linux":
+        seccomp.install()  # no kernel keyring: nothing outlives this run under its uid (see seccomp)
     try:
         request = pickle.loads(sys.stdin.buffer.read())  # written by the trusted parent
         result_pipe = os.fdopen(int(sys.argv[1]), "wb")

@@ -17,6 +17,7 @@ import dataclasses
 import fcntl
 import functools
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.inside import kernel_boot
+from autograder.inside import kernel_boot, seccomp
 from autograder.wall.paths import REPO
 from autograder.wall.policy import HOME, sandbox_environment
 
@@ -265,6 +266,10 @@ def check_available() -> None:
     """Raise SandboxUnavailable with install instructions unless a trivial sandbox runs here."""
     if shutil.which("bwrap") is None:
         raise SandboxUnavailable(INSTALL_HINT)
+    if platform.machine() not in seccomp.ABIS:
+        raise SandboxUnavailable(
+            f"no seccomp filter for {platform.machine()} (see autograder.inside.seccomp)"
+        )
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
     done = subprocess.run(
