@@ -473,9 +473,15 @@ CARRIED = b"proof-lm-carried-reference"
 
 def _in_sandbox(code: str) -> dict:
     """What `code` (after KEYS) reported from the top level of a graded submission."""
-    report, seen = attack(
-        KEYS + textwrap.dedent(code) + "\nraise RuntimeError('OBSERVED ' + json.dumps(seen))\n"
+    # in a process of its own: the grading process's audit hook refuses ctypes (the answer guard),
+    # a child process inherits the seccomp filter but not the hook, so the syscalls reach seccomp
+    inner = KEYS + textwrap.dedent(code) + "\nimport json\nprint(json.dumps(seen))\n"
+    outer = (
+        "import json, subprocess, sys\n"
+        f"done = subprocess.run([sys.executable, '-I', '-c', {inner!r}], capture_output=True, text=True)\n"
+        "seen = json.loads(done.stdout or '{}')\n"
     )
+    report, seen = attack(outer + "\nraise RuntimeError('OBSERVED ' + json.dumps(seen))\n")
     assert report.passed, "the correct function beside the attack still earns its points"
     return seen
 
