@@ -10,10 +10,13 @@ seconds): an import hook patches it when the submission imports it.
 
 The dispatcher, where every way of calling an operator ends (`torch._VF`, TorchScript, the C
 function tables, `torch.ops`, sparse and masked variants): for an exercise with "aten::" entries,
-`install` imports PyTorch and registers a refusing kernel over every kernel of each such operator
-(all overloads, every dispatch key but Meta) before any student code runs, since a handle on a
+the audit hook registers a refusing kernel over every kernel of each such operator (all overloads,
+every dispatch key but Meta) the moment `torch._C` is created: when the submission imports PyTorch,
+the hook creates `torch._C` itself and seals it before any code can see it, since a handle on a
 kernel taken earlier (`torch._C._dispatch_get_computed_kernel_for_dispatch_key`) would outlive the
-seal. The registrations live only in the closure of an audit hook (`sys.addaudithook`: it cannot
+seal; a `torch._C` that appears past the hook ends the process (EXIT_UNSEALED). Only exercises whose
+answer keys are Python code the dispatcher never sees (`torch.optim`) import PyTorch up front.
+The registrations live only in the closure of an audit hook (`sys.addaudithook`: it cannot
 be removed), installed in every grading process, which refuses what would reach that closure
 (`gc.get_objects`, `gc.get_referrers`, `gc.get_referents`), rewrite a running frame or one of the
 grading process's own functions (`sys.settrace`, `sys.setprofile`, assigning their `__code__`) or
