@@ -9,6 +9,11 @@ SUBMISSIONS ?= submissions
 KIT ?= student-kit
 CHAPTERS ?=
 SCHEDULER ?=
+# the submission server (make serve)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PER_HOUR ?= 6
+MAX_BYTES ?= 10000000
 LAB_ARGS ?=
 PYTEST_ARGS ?=
 
@@ -91,16 +96,17 @@ chapters: $(STAMP)
 	$(PY) -m autograder.course chapters
 
 # What students get (no solutions, hidden tests or grader): $(KIT)/ and $(KIT).zip, rebuilt.
+# SERVER_URL=https://... writes the submission server's address into the kit's submit.toml.
 student-kit: $(STAMP)
 	rm -rf $(KIT) $(KIT).zip
-	$(PY) -m autograder.course.kit $(KIT)
+	$(PY) -m autograder.course.kit $(KIT) $(SERVER_URL)
 
 # The instructor's flow on the course directory $(COURSE).
 release: $(STAMP)
 	$(PY) -m autograder.course release --root $(COURSE) $(CHAPTERS)
 
 collect: $(STAMP)
-	$(PY) -m autograder.course collect --root $(COURSE) $(SUBMISSIONS)
+	$(PY) -m autograder.course collect --root $(COURSE) $(if $(FROM_SERVER),--from-server,$(SUBMISSIONS))
 
 autograde: $(STAMP)
 	$(PY) -m autograder.course autograde --root $(COURSE) $(if $(NO_SANDBOX),--no-sandbox,) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(CHAPTERS)
@@ -110,6 +116,11 @@ feedback: $(STAMP)
 
 export: $(STAMP)
 	$(PY) -m autograder.course export --root $(COURSE) --to $(COURSE)/grades.csv
+
+# The submission server, in the foreground: students upload, the trusted grader answers (README).
+.PHONY: serve
+serve: $(STAMP) sandbox
+	$(PY) -m autograder.course serve --root $(COURSE) --host $(HOST) --port $(PORT) --per-hour $(PER_HOUR) --max-bytes $(MAX_BYTES) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 # A student's self-grade: make grade NOTEBOOK=chapters/01_bigram_counting.ipynb
 grade: $(STAMP)

@@ -15,16 +15,6 @@ def value_of(outcome: Outcome) -> object:
     return outcome.value
 
 
-def value_of_views(outcome: Outcome) -> object:
-    """`value_of` for a call whose array arguments were non-contiguous views."""
-    if outcome.error is not None and outcome.error != "NotPlain":
-        raise CheckFailed(
-            f"{describe_error(outcome)}, with non-contiguous inputs (views such as x.T or "
-            "x[:, ::2]): use reshape (or np.ascontiguousarray), not .view or .shape ="
-        )
-    return value_of(outcome)
-
-
 def as_array(value: object, shape: tuple, kinds: str = "f") -> np.ndarray:
     """`value` as an array of the given shape whose dtype kind is one of `kinds`."""
     if not isinstance(value, np.ndarray):
@@ -185,10 +175,11 @@ def expect_unchanged(outcome: Outcome, original_args: tuple) -> None:
                 "np.asarray(x, dtype=float) and x.astype(float, copy=False) return x itself "
                 "when it is already float64)"
             )
-    if outcome.aliased:
+    for where, index in outcome.aliases:
         raise CheckFailed(
-            f"{outcome.aliased}: return new arrays, never an input or a view of one (the caller "
-            "would see your answer change when they change their array); copy with np.array(x)"
+            f"{where} is argument {index + 1} or a view of it: return new arrays, never an input "
+            "or a view of one (the caller would see your answer change when they change their "
+            "array); copy with np.array(x)"
         )
 
 

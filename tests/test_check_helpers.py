@@ -5,7 +5,7 @@ import pytest
 
 from autograder.expect import expect_fresh
 from autograder.inside.harness import Call, CheckFailed, run_call
-from autograder.inside.probes import strided, strided_probe
+from autograder.inside.layout_probes import as_layout, layout_probe, strided
 from autograder.wall.answers import _outcome
 
 
@@ -17,10 +17,22 @@ def test_strided_views_hold_the_same_values_in_no_contiguous_layout(shape):
     assert not view.flags.c_contiguous and not view.flags.f_contiguous
 
 
-def test_strided_probe_passes_views_and_leaves_scalars():
+def test_the_layout_probe_passes_views_and_leaves_scalars():
     seen = []
-    strided_probe(lambda x, eps: seen.append((x.flags.c_contiguous, eps)), np.ones((2, 2)), 0.5)
+    layout_probe(
+        lambda x, eps: seen.append((x.flags.c_contiguous, eps)),
+        (np.ones((2, 2)), 0.5),
+        {},
+        "strided",
+    )
     assert seen == [(False, 0.5)]
+    assert as_layout(np.ones((2, 2)), "transposed").flags.f_contiguous
+
+
+def test_the_layout_probe_reports_aliases_as_a_plain_call_does():
+    x = np.arange(6.0).reshape(2, 3)
+    report = layout_probe(lambda a, P: (a, P["W"][0]), (x, {"W": x}), {}, "strided")
+    assert report["aliases"] == [["the answer[0]", 0], ["the answer[1]", 1]]
 
 
 def test_run_call_reports_answers_that_share_memory_with_an_argument():

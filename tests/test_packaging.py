@@ -78,6 +78,10 @@ def test_a_wheel_holds_and_imports_every_module(tmp_path):
         archive.extractall(unpacked)
         members = set(archive.namelist())
     assert "autograder/course/student_readme.md" in members
+    templates = {
+        p.relative_to(REPO).as_posix() for p in (REPO / "autograder/server/templates").iterdir()
+    }
+    assert templates and templates <= members, templates - members  # the web pages' templates
     done = subprocess.run(
         [sys.executable, "-c", IMPORT_ALL, str(unpacked)],
         cwd=tmp_path,

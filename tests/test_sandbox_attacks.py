@@ -389,11 +389,14 @@ def test_reference_sources_cannot_be_read_out_of_the_grading_process():
         while frame is not None:
             found += [k for k, v in frame.f_locals.items() if "def " + "bigram_probs" in repr(v)]
             frame = frame.f_back
-        texts = [o for o in gc.get_objects() if isinstance(o, str) and "def " + "bigram_probs" in o]
-        raise RuntimeError("OBSERVED " + json.dumps({"frames": found, "strings": len(texts)}))
+        try:  # the answer guard's audit hook refuses the garbage collector's lists
+            texts = len([o for o in gc.get_objects() if isinstance(o, str) and "def " + "bigram_probs" in o])
+        except Exception as error:
+            texts = type(error).__name__
+        raise RuntimeError("OBSERVED " + json.dumps({"frames": found, "strings": texts}))
         """,
     )
-    assert seen == {"frames": [], "strings": 0}, seen
+    assert seen == {"frames": [], "strings": "AnswerKeyError"}, seen
 
 
 def test_an_honest_cell_that_calls_the_library_at_load_costs_nothing():
@@ -470,9 +473,15 @@ CARRIED = b"proof-lm-carried-reference"
 
 def _in_sandbox(code: str) -> dict:
     """What `code` (after KEYS) reported from the top level of a graded submission."""
-    report, seen = attack(
-        KEYS + textwrap.dedent(code) + "\nraise RuntimeError('OBSERVED ' + json.dumps(seen))\n"
+    # in a process of its own: the grading process's audit hook refuses ctypes (the answer guard),
+    # a child process inherits the seccomp filter but not the hook, so the syscalls reach seccomp
+    inner = KEYS + textwrap.dedent(code) + "\nimport json\nprint(json.dumps(seen))\n"
+    outer = (
+        "import json, subprocess, sys\n"
+        f"done = subprocess.run([sys.executable, '-I', '-c', {inner!r}], capture_output=True, text=True)\n"
+        "seen = json.loads(done.stdout or '{}')\n"
     )
+    report, seen = attack(outer + "\nraise RuntimeError('OBSERVED ' + json.dumps(seen))\n")
     assert report.passed, "the correct function beside the attack still earns its points"
     return seen
 

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.slow
 
 KERNEL = "proof-lm-kit"
 CONTENTS = {"notebooks", "proof_lm", "data", "pyproject.toml", "requirements.txt", "README.md"}
+CONTENTS |= {"submit.py", "submit.toml"}  # the submission server's client and its settings
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +75,14 @@ def kit_python(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def grader_texts() -> set[str]:
-    """The source of every definition in `autograder`, and the names the check modules define."""
+    """The source of every definition in `autograder`, and the names the check modules define.
+
+    (But the kit's own submission client, which the kit ships as submit.py and which grades nothing.)
+    """
     texts = set()
     for path in (REPO / "autograder").rglob("*.py"):
+        if path == kit_module.SUBMIT:
+            continue
         source = path.read_text()
         for node in ast.parse(source).body:
             if isinstance(node, ast.FunctionDef | ast.ClassDef):
@@ -99,6 +105,8 @@ def test_the_kit_holds_what_students_need_and_nothing_of_the_graders(kit: Path):
     )
     for name in files:
         assert not {"autograder", "solutions", "source", "tests"} & set(name.split("/")), name
+    assert files["submit.py"] == kit_module.SUBMIT.read_text()  # the server's client, as is
+    assert 'server = ""' in files["submit.toml"] and 'token = ""' in files["submit.toml"]
     grader = grader_texts()
     answers = {
         cell_source(cell).split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0].strip()

@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 import torch
 
+from autograder.checks.layouts import in_layout
 from autograder.expect import (
     as_array,
     exact_count,
@@ -27,13 +28,11 @@ from autograder.expect import (
     matches,
     tuple_answer,
     value_of,
-    value_of_views,
 )
 from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.gpt import TinyGPT
 
 RTOL, ATOL = 1e-9, 1e-9  # float64 answers agree to ~1e-13 here; float32 is off by ~1e-7
-STRIDED = "autograder.inside.probes:strided_probe"  # every array argument as a non-contiguous view
 
 
 def _rejects(args: tuple, kwargs: dict, what: str, hint: str) -> Check:
@@ -161,7 +160,7 @@ def _weights_structure(weights: np.ndarray) -> str | None:
 
 
 def _judge_attention(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str, probe: str | None = None
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, what: str, layout: str | None = None
 ) -> Check:
     out, weights = reference_attention(q, k, v)
     B, T, dv = v.shape
@@ -169,8 +168,6 @@ def _judge_attention(
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        if probe:
-            value_of_views(outcome)
         got_out, got_weights = tuple_answer(outcome, ["output", "weights"])
         with labelled("weights"):
             got_weights = as_array(got_weights, (B, T, T))
@@ -203,7 +200,7 @@ def _judge_attention(
         expect_unchanged(outcome, (q, k, v))
         expect_fresh(outcome, ("q", "k", "v"))
 
-    return Check(what, [Call((q, k, v), probe=probe)], judge)
+    return in_layout(Check(what, [Call((q, k, v))], judge), layout)
 
 
 def causal_attention_checks(rng: np.random.Generator) -> list[Check]:
@@ -222,7 +219,7 @@ def causal_attention_checks(rng: np.random.Generator) -> list[Check]:
     )
     checks += large_score_attention_checks(rng)
     q, k, v = (rng.normal(size=(2, 5, n)) for n in (3, 3, 2))
-    checks.append(_judge_attention(q, k, v, "non-contiguous inputs (strided views)", STRIDED))
+    checks.append(_judge_attention(q, k, v, "non-contiguous inputs (strided views)", "strided"))
     checks += attention_shape_checks(rng)
     return checks
 
@@ -371,7 +368,7 @@ def _judge_mha(
     n_heads: int,
     what: str,
     against_torch: bool = False,
-    probe: str | None = None,
+    layout: str | None = None,
 ) -> Check:
     expected = torch_mha(x, *W, n_heads) if against_torch else reference_mha(x, *W, n_heads)
     H = n_heads
@@ -427,7 +424,7 @@ def _judge_mha(
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        answer = as_array((value_of_views if probe else value_of)(outcome), x.shape)
+        answer = as_array(value_of(outcome), x.shape)
         if not np.isfinite(answer).all() and np.isfinite(expected).all():
             raise CheckFailed(
                 "got nan or inf: at large scores exp overflows (or every past entry underflows): "
@@ -438,7 +435,7 @@ def _judge_mha(
         expect_unchanged(outcome, (x, *W, n_heads))
         expect_fresh(outcome, ("x", "Wq", "Wk", "Wv", "Wo"))
 
-    return Check(what, [Call((x, *W, n_heads), probe=probe)], judge)
+    return in_layout(Check(what, [Call((x, *W, n_heads))], judge), layout)
 
 
 def random_mha_case(rng: np.random.Generator, B: int, T: int, C: int) -> tuple[np.ndarray, tuple]:
@@ -468,7 +465,7 @@ def multi_head_attention_checks(rng: np.random.Generator) -> list[Check]:
     x, W = random_mha_case(rng, 2, 1, 6)
     checks.append(_judge_mha(x, W, 3, "T = 1"))
     x, W = random_mha_case(rng, 2, 5, 6)
-    checks.append(_judge_mha(x, W, 3, "non-contiguous inputs (strided views)", probe=STRIDED))
+    checks.append(_judge_mha(x, W, 3, "non-contiguous inputs (strided views)", layout="strided"))
     checks += large_score_mha_checks(rng)
     checks += mha_shape_checks(rng)
     return checks
@@ -603,7 +600,7 @@ def _judge_layer_norm(
     what: str,
     note: str = "",
     atol: float = 1e-8,
-    probe: str | None = None,
+    layout: str | None = None,
 ) -> Check:
     e = 1e-5 if eps is None else eps
     expected = reference_layer_norm(x, gamma, beta, e)
@@ -612,11 +609,11 @@ def _judge_layer_norm(
         for hint, candidate in layer_norm_variants(x, gamma, beta, e)
         if candidate is not None and not matches(candidate, expected, RTOL, atol)
     ]
-    call = Call((x, gamma, beta), {} if eps is None else {"eps": eps}, probe)
+    call = Call((x, gamma, beta), {} if eps is None else {"eps": eps})
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        answer = as_array((value_of_views if probe else value_of)(outcome), x.shape)
+        answer = as_array(value_of(outcome), x.shape)
         if not np.isfinite(answer).all():
             raise CheckFailed(
                 "got nan or inf: put eps inside the square root, and compute the variance as "
@@ -628,7 +625,7 @@ def _judge_layer_norm(
         expect_unchanged(outcome, (x, gamma, beta))
         expect_fresh(outcome, ("x", "gamma", "beta"))
 
-    return Check(what, [call], judge)
+    return in_layout(Check(what, [call], judge), layout)
 
 
 def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
@@ -688,7 +685,12 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
     x = rng.normal(size=(2, 3, 5))
     checks.append(
         _judge_layer_norm(
-            x, rng.normal(size=5), rng.normal(size=5), 1e-5, "non-contiguous inputs", probe=STRIDED
+            x,
+            rng.normal(size=5),
+            rng.normal(size=5),
+            1e-5,
+            "non-contiguous inputs",
+            layout="strided",
         )
     )
     return checks + layer_norm_shape_checks(rng)
@@ -851,7 +853,7 @@ def _judge_ln_backward(
     eps: float | None,
     what: str,
     finite_differences: bool = True,
-    probe: str | None = None,
+    layout: str | None = None,
 ) -> Check:
     e = 1e-5 if eps is None else eps
     exact = closed_form_layer_norm_backward(dout, x, gamma, e)
@@ -868,12 +870,10 @@ def _judge_ln_backward(
         dx, dgamma, dbeta = exact
     dx_diagnoses, dgamma_diagnoses, _ = layer_norm_backward_variants(dout, x, gamma, e)
     C = x.shape[-1]
-    call = Call((dout, x, gamma), {} if eps is None else {"eps": eps}, probe)
+    call = Call((dout, x, gamma), {} if eps is None else {"eps": eps})
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        if probe:
-            value_of_views(outcome)
         got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
         for label, got in (("dgamma", got_dgamma), ("dbeta", got_dbeta)):
             if isinstance(got, np.ndarray) and got.shape != (C,):
@@ -923,7 +923,7 @@ def _judge_ln_backward(
         expect_unchanged(outcome, (dout, x, gamma))
         expect_fresh(outcome, ("dout", "x", "gamma"))
 
-    return Check(what, [call], judge)
+    return in_layout(Check(what, [call], judge), layout)
 
 
 def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
@@ -966,7 +966,7 @@ def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
             rng.normal(1, 0.5, 4),
             None,
             "non-contiguous inputs",
-            probe=STRIDED,
+            layout="strided",
         )
     )
     return checks + layer_norm_backward_shape_checks(rng)

@@ -7,6 +7,7 @@ central finite differences in float64; failures are diagnosed by matching the kn
 
 import numpy as np
 
+from autograder.checks.layouts import in_layout
 from autograder.expect import (
     as_array,
     as_number,
@@ -19,12 +20,10 @@ from autograder.expect import (
     same,
     tuple_answer,
     value_of,
-    value_of_views,
 )
 from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 from autograder.inside.probes import PROBLEMS
 
-STRIDED = "autograder.inside.probes:strided_probe"  # every array argument as a non-contiguous view
 LARGE_MEAN_NOTE = (
     " (a feature's mean is 1e6 times its spread here: compute the variance as mean((x - mean)^2); "
     "mean(x^2) - mean^2 loses every digit)"
@@ -371,7 +370,7 @@ ARGS = ("x", "gamma", "beta", "running_mean", "running_var")
 
 
 def _judge_forward(
-    x, gamma, beta, mean, var, momentum, eps, training, what: str, note: str = "", probe=None
+    x, gamma, beta, mean, var, momentum, eps, training, what: str, note: str = "", layout=None
 ) -> Check:
     args = (x, gamma, beta, mean, var, momentum, eps, training)
     defaults = (momentum, eps, training) == (0.1, 1e-5, True)  # then called with five arguments
@@ -381,8 +380,6 @@ def _judge_forward(
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        if probe:
-            value_of_views(outcome)
         parts = tuple_answer(outcome, ["out", "running_mean", "running_var"])
         got = [as_array(p, s, kinds="f") for p, s in zip(parts, [(B, D), (D,), (D,)], strict=True)]
         if B != D and D > 1:
@@ -411,7 +408,7 @@ def _judge_forward(
                 raise CheckFailed(f"{name} was modified in place; return new arrays instead")
         expect_fresh(outcome, ARGS)
 
-    return Check(what, [Call(args[:5] if defaults else args, probe=probe)], judge)
+    return in_layout(Check(what, [Call(args[:5] if defaults else args)], judge), layout)
 
 
 def _judge_forward_raises(args: tuple, what: str, hint: str) -> Check:
@@ -512,7 +509,7 @@ def batchnorm_forward_checks(rng: np.random.Generator) -> list[Check]:
                 1e-5,
                 training,
                 f"{'training' if training else 'evaluation'}: non-contiguous inputs",
-                probe=STRIDED,
+                layout="strided",
             )
         )
     return checks + batchnorm_forward_shape_checks(rng)
@@ -629,7 +626,7 @@ def closed_form_backward(dout, x, gamma, eps) -> tuple[np.ndarray, np.ndarray, n
 
 
 def _judge_backward(
-    dout, x, gamma, eps, what: str, finite_differences: bool = True, probe=None
+    dout, x, gamma, eps, what: str, finite_differences: bool = True, layout=None
 ) -> Check:
     args = (dout, x, gamma) if eps is None else (dout, x, gamma, eps)
     default_note = " (called without eps: its default is 1e-5)" if eps is None else ""
@@ -651,8 +648,6 @@ def _judge_backward(
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        if probe:
-            value_of_views(outcome)
         got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
         for name, got in [("dgamma", got_dgamma), ("dbeta", got_dbeta)]:
             if isinstance(got, np.ndarray) and got.shape == (B, D) and B > 1:
@@ -724,7 +719,7 @@ def _judge_backward(
                 raise CheckFailed(f"{name} was modified in place; work on copies")
         expect_fresh(outcome, ("dout", "x", "gamma"))
 
-    return Check(what, [Call(args, probe=probe)], judge)
+    return in_layout(Check(what, [Call(args)], judge), layout)
 
 
 def _fd_unbiased(dout, x, gamma, eps) -> np.ndarray:
@@ -785,7 +780,7 @@ def batchnorm_backward_checks(rng: np.random.Generator) -> list[Check]:
             rng.uniform(0.5, 2, 3),
             1e-5,
             "non-contiguous inputs",
-            probe=STRIDED,
+            layout="strided",
         )
     )
     return checks

@@ -2,9 +2,13 @@
 
 python -m autograder.course release  [--root course] [CHAPTER ...]
 python -m autograder.course collect  SUBMISSIONS [--root course]   # SUBMISSIONS/<student>/<chapter>.ipynb
+python -m autograder.course collect  --from-server [--root course] [--db URL]   # by DEADLINES
 python -m autograder.course autograde [--root course] [--scheduler tcp://host:8786] [--seed N] [--force] [CHAPTER ...]
 python -m autograder.course feedback [--root course] [CHAPTER ...]
 python -m autograder.course export   [--root course] [--to grades.csv]
+python -m autograder.course tokens   [--root course] [--instructor NAME] STUDENT ...   # student,token lines
+python -m autograder.course serve    [--root course] [--host 127.0.0.1] [--port 8000] [--per-hour 6]
+                                     [--max-bytes 10000000] [--scheduler ADDR] [--db URL]
 """
 
 import argparse
@@ -28,10 +32,22 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "step", choices=["release", "collect", "autograde", "feedback", "export", "chapters"]
+        "step",
+        choices=[
+            "release",
+            "collect",
+            "autograde",
+            "feedback",
+            "export",
+            "chapters",
+            "tokens",
+            "serve",
+        ],
     )
     parser.add_argument(
-        "chapters", nargs="*", help="chapters (default: all) or, for collect, the folder"
+        "chapters",
+        nargs="*",
+        help="chapters (default: all); for collect, the folder; for tokens, the students",
     )
     parser.add_argument("--root", type=Path, default=REPO / "course", help="course directory")
     parser.add_argument("--to", type=Path, default=Path("grades.csv"), help="CSV path for export")
@@ -51,11 +67,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--force", action="store_true", help="grade every submission again, changed or not"
     )
+    parser.add_argument(
+        "--from-server",
+        action="store_true",
+        help="collect: each student's latest submission by the deadline, from the server's --db",
+    )
+    server = parser.add_argument_group("tokens and serve (the submission server)")
+    server.add_argument("--instructor", action="append", default=[], help="tokens: an instructor")
+    server.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
+    server.add_argument("--port", type=int, default=8000, help="serve: port")
+    server.add_argument(
+        "--per-hour", type=int, default=6, help="serve: submissions per student and chapter an hour"
+    )
+    server.add_argument(
+        "--max-bytes", type=int, default=10_000_000, help="serve: the largest notebook accepted"
+    )
+    server.add_argument(
+        "--queue", type=int, default=500, help="serve: submissions waiting at most (then 503)"
+    )
+    server.add_argument(
+        "--db",
+        help="serve, tokens: SQLAlchemy URL (default: $DATABASE_URL or COURSE/submissions.db)",
+    )
     args = parser.parse_intermixed_args(argv)
     root = args.root
+    if args.step in ("tokens", "serve"):
+        from autograder.server.cli import serve, tokens
+
+        if args.step == "tokens":
+            return tokens(root, args.chapters, args.instructor, args.db, parser)
+        return serve(args)
     if args.step == "release":
         for path in release(root, args.chapters or chapters()):
             print(f"released {path}")
+    elif args.step == "collect" and args.from_server:
+        if args.chapters:
+            parser.error("collect --from-server takes no folder: it reads the server's database")
+        from autograder.course.collect_server import collect_from_server
+
+        from_server = collect_from_server(root, args.db)
+        for student, chapter in from_server.collected.notebooks:
+            print(f"collected {printable(student)} {printable(chapter)}")
+        for student, chapter, submission in from_server.late:
+            print(f"late {printable(student)} {printable(chapter)}: submission {submission}")
+        for refusal in from_server.collected.refused:
+            print(printable(refusal), file=sys.stderr)
     elif args.step == "collect":
         if len(args.chapters) != 1 or not Path(args.chapters[0]).is_dir():
             parser.error("collect takes one folder: SUBMISSIONS/<student>/<chapter>.ipynb")

@@ -4,11 +4,14 @@
 
 DIR holds the released notebooks (`notebooks/`, made by nbgrader as in `make chapters`), the
 library `proof_lm/` with a pyproject of its own, the names corpus it reads (`data/`), the pinned
-requirements a student needs and a README (set-up in two commands, how to hand in). It holds no
+requirements a student needs, a README (set-up in two commands, how to hand in) and the client
+that hands a notebook in to the course's submission server (`submit.py`, standard library only, with
+its `submit.toml`: the server's address, when given, and a place for the student's token). It holds no
 source notebook, no hidden test and nothing of `autograder`: the released notebooks' visible tests
 need only `proof_lm`, NumPy and PyTorch, so students grade nothing themselves with the kit.
 """
 
+import re
 import shutil
 import sys
 import tomllib
@@ -24,6 +27,7 @@ from autograder.wall.paths import REPO
 # What students run beside the library's own dependencies: JupyterLab and the notebooks' kernel.
 TOOLS = ("jupyterlab", "ipykernel")
 README = Path(__file__).resolve().parent / "student_readme.md"
+SUBMIT = Path(__file__).resolve().parent / "kit_submit.py"  # shipped as the kit's submit.py
 UNWANTED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 
 
@@ -82,8 +86,26 @@ def _pyproject() -> str:
     )
 
 
-def build_kit(target: Path) -> Path:
-    """Write the student kit into the new folder `target` and beside it `target`.zip; return the folder."""
+def submit_config(server: str | None) -> str:
+    """The kit's submit.toml: the submission server's address (when given) and an empty token."""
+    if server is not None and not re.fullmatch(
+        r"https?://[A-Za-z0-9.:\[\]_-]+(/[\w./-]*)?", server
+    ):
+        raise ValueError(f"{server!r}: expected the server's address, e.g. https://host[:port]")
+    return (
+        "# Where `python submit.py NOTEBOOK` hands in (PROOF_LM_SERVER / PROOF_LM_TOKEN override).\n"
+        f'server = "{server or ""}"\n'
+        "# Your own token, from your instructor: keep it secret (a new one replaces the old).\n"
+        'token = ""\n'
+    )
+
+
+def build_kit(target: Path, server: str | None = None) -> Path:
+    """Write the student kit into the new folder `target` and beside it `target`.zip; return the folder.
+
+    `server`: the submission server's address written into the kit's submit.toml (else left empty).
+    """
+    config = submit_config(server)
     if target.exists():
         raise ValueError(f"{target} exists: expected a path for a new folder (the student kit)")
     student_notebooks(target / "notebooks")
@@ -92,15 +114,20 @@ def build_kit(target: Path) -> Path:
     (target / "pyproject.toml").write_text(_pyproject())
     (target / "requirements.txt").write_text("".join(f"{pin}\n" for pin in student_requirements()))
     shutil.copyfile(README, target / "README.md")
+    shutil.copyfile(SUBMIT, target / "submit.py")
+    (target / "submit.toml").write_text(config)
     shutil.make_archive(str(target), "zip", root_dir=target.parent, base_dir=target.name)
     return target
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python -m autograder.course.kit DIR   (a new folder for the student kit)")
+    if len(sys.argv) not in (2, 3):
+        sys.exit(
+            "usage: python -m autograder.course.kit DIR [SERVER]   (a new folder for the student "
+            "kit; SERVER: the submission server's address, e.g. https://grader.example.edu)"
+        )
     try:
-        kit = build_kit(Path(sys.argv[1]))
+        kit = build_kit(Path(sys.argv[1]), sys.argv[2] if len(sys.argv) == 3 else None)
     except ValueError as error:
         sys.exit(str(error))
     print(f"student kit in {kit}/ and {kit}.zip")

@@ -52,10 +52,23 @@ def with_trusted_reports(notebook: dict, reports: list[ExerciseReport]) -> dict:
     return notebook
 
 
-def _ensure_submission(gradebook: object, chapter: str, student: str) -> None:
-    """The student and their submission exist in the gradebook (as nbgrader's autograde creates them)."""
+def _ensure_submission(
+    gradebook: object, chapter: str, student: str, folder: Path | None = None
+) -> None:
+    """The student and their submission exist in the gradebook (as nbgrader's autograde creates them).
+
+    The hand-in's time is nbgrader's `timestamp.txt` in its folder, when there is one (as nbgrader's
+    autograde reads it; `collect --from-server` writes it), so nbgrader counts it late or on time.
+    """
     gradebook.update_or_create_student(student)
-    gradebook.update_or_create_submission(chapter, student)
+    timestamp = folder / "timestamp.txt" if folder is not None else None
+    if timestamp is not None and timestamp.is_file():
+        from nbgrader.utils import parse_utc
+
+        at = parse_utc(timestamp.read_text().strip())
+        gradebook.update_or_create_submission(chapter, student, timestamp=at)
+    else:
+        gradebook.update_or_create_submission(chapter, student)
 
 
 def _save_autogrades(db_url: str, chapter: str, student: str, notebook: object) -> None:
@@ -114,7 +127,8 @@ def _record(root: Path, gradebook: object, graded: Graded, known: list[str]) -> 
         reasons.append(Reason.NBGRADER_FAILED.say())
     for report in graded.reports or []:
         reasons += [Reason.GRADER.say(report.exercise, flag) for flag in report.flags]
-    _ensure_submission(gradebook, graded.chapter, graded.student)
+    submitted = root / "submitted" / graded.student / graded.chapter
+    _ensure_submission(gradebook, graded.chapter, graded.student, submitted)
     gradebook.db.commit()
     if graded.autograded is not None and graded.reports is not None:
         import nbformat

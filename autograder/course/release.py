@@ -7,6 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.course.deadlines import config_lines, write_due_dates
 from autograder.wall.paths import SOLUTIONS
 
 CONFIG = Path(__file__).resolve().parent / "nbgrader_config.py"
@@ -40,19 +41,25 @@ def init_course(root: Path) -> Path:
     file configures grading workers on other hosts (they set their own course root). The exchange
     is the course's own `exchange/` folder, so the formgrader finds one and shows no warning;
     hand-outs and hand-ins go through the student kit and `collect`, not through it.
+    The file ends with the chapters' `DEADLINES` (`autograder/course/deadlines.py`), kept as they
+    were when the file is written again.
     """
     (root / "exchange").mkdir(parents=True, exist_ok=True)
+    kept = config_lines(root)
     (root / "nbgrader_config.py").write_text(
         "from autograder.course.release import CONFIG\n\n"
         "c = get_config()  # noqa: F821\nload_subconfig(str(CONFIG))  # noqa: F821\n"
         f"c.CourseDirectory.root = {str(root.resolve())!r}\n"
-        f"c.Exchange.root = {str((root / 'exchange').resolve())!r}\n"
+        f"c.Exchange.root = {str((root / 'exchange').resolve())!r}\n\n" + kept
     )
     return root
 
 
 def release(root: Path, names: list[str]) -> list[Path]:
-    """Copy the source notebooks in and generate the student versions; return their paths."""
+    """Copy the source notebooks in and generate the student versions; return their paths.
+
+    Each chapter's deadline (the course's DEADLINES) becomes its due date in nbgrader's gradebook.
+    """
     init_course(root)
     released = []
     for chapter in names:
@@ -61,6 +68,7 @@ def release(root: Path, names: list[str]) -> list[Path]:
         shutil.copy2(SOLUTIONS / f"{chapter}.ipynb", source / f"{chapter}.ipynb")
         nbgrader(root, "generate_assignment", chapter, "--force")
         released.append(root / "release" / chapter / f"{chapter}.ipynb")
+    write_due_dates(root, names)
     return released
 
 

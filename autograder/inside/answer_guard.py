@@ -1,23 +1,42 @@
 """In the grading process: PyTorch's implementations of the exercise being graded refuse to run.
 
-`install` runs before any student code. PyTorch is not imported here (that takes seconds): an
-import hook patches it as soon as anything imports it, before the import returns, so no student
-code ever holds an original. Each entry named by the parent (`autograder.wall.answer_key.torch_entries`)
-is replaced by a function that raises `AnswerKeyError`, at every level a re-import or
-`importlib.reload` of a Python module would fetch it from again: the Python module's attribute,
-the C module it is bound from (`torch._C._nn`, `torch._C._special`), `torch.Tensor`'s methods and
-the table `torch` copies its functions from (`torch._C._VariableFunctions`). "autograd" refuses the
-backward engine (every `.backward()`, `torch.autograd.grad`, `torch.func.grad`) and forward-mode
-dual numbers. `verify` patches a PyTorch imported past the hook and reports that it happened.
+`install` runs before any student code, at two levels. Python: each entry named by the parent
+(`autograder.wall.answer_key.torch_entries`) is replaced by a function that raises
+`AnswerKeyError`, at every level a re-import or `importlib.reload` of a Python module would fetch
+it from again (the module's attribute, `torch._C._nn`, `torch._C._special`, `torch.Tensor`'s
+methods, `torch._C._VariableFunctions`); "autograd" refuses the Python entries of the backward
+engine and dual numbers. An exercise without aten entries does not import PyTorch (that takes
+seconds): an import hook patches it when the submission imports it.
 
-The limit: code that calls PyTorch's C internals by hand (`torch._C._VariableFunctionsClass`,
-`torch._C.TensorBase`, `torch._C._EngineBase`) or digs the originals out of the wrappers still reaches
-them; the tamper scan (`autograder.course.tamper_scan`) flags such code for the instructor.
+The dispatcher, where every way of calling an operator ends (`torch._VF`, TorchScript, the C
+function tables, `torch.ops`, sparse and masked variants): for an exercise with "aten::" entries,
+the audit hook registers a refusing kernel over every kernel of each such operator (all overloads,
+every dispatch key but Meta) the moment `torch._C` is created: when the submission imports PyTorch,
+the hook creates `torch._C` itself and seals it before any code can see it, since a handle on a
+kernel taken earlier (`torch._C._dispatch_get_computed_kernel_for_dispatch_key`) would outlive the
+seal; a `torch._C` that appears past the hook ends the process (EXIT_UNSEALED). Only exercises whose
+answer keys are Python code the dispatcher never sees (`torch.optim`) import PyTorch up front.
+The registrations live only in the closure of an audit hook (`sys.addaudithook`: it cannot
+be removed), installed in every grading process, which refuses what would reach that closure
+(`gc.get_objects`, `gc.get_referrers`, `gc.get_referents`), rewrite a running frame or one of the
+grading process's own functions (`sys.settrace`, `sys.setprofile`, assigning their `__code__`) or
+read raw memory (`ctypes` calls, loading a shared library from outside PyTorch's folder, opening
+`/proc/*/mem`). A refused kernel raises `AnswerKeyError` (inside TorchScript, an error quoting it)
+and tells the hook; after `arm`, `check` raises AnswerKeyError once any refused call ran, caught
+or not.
+
+What it cannot stop: the backward engine is no dispatcher operator, so autograd driven from
+TorchScript (`torch.autograd.grad` in a scripted function) or through `torch._C._EngineBase` by
+hand still runs in a gradient exercise.
 """
 
+import _imp
+import glob
 import importlib.abc
 import importlib.machinery
+import os
 import sys
+import warnings
 
 AUTOGRAD = "autograd"
 FORWARD_AD = ("torch.autograd.forward_ad.make_dual", "torch._make_dual")
@@ -94,6 +113,7 @@ class _Refused:
         )
 
     def __call__(self, *args: object, **kwargs: object) -> None:
+        sys.audit(REFUSED)
         raise AnswerKeyError(self._message)
 
     def __getattr__(self, name: str) -> object:
@@ -165,15 +185,185 @@ class _Hook(importlib.abc.MetaPathFinder):
 
 
 GUARD: _Guard | None = None
+ARM = "proof_lm.answer_guard.arm"
+CHECK = "proof_lm.answer_guard.check"
+REFUSED = "proof_lm.answer_guard.refused"
+# audit events that would reach the hook's closure, rewrite a running frame or raw memory
+INTROSPECTION = frozenset(
+    ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
+)
+EAGER = ("torch.optim",)  # answer keys in Python code the dispatcher never sees
+SKIPPED_KEYS = frozenset(
+    ("Meta",)
+)  # shapes only, no values: left alone (fake tensors keep working)
 
 
 def install(exercise: str, entries: list[str]) -> None:
-    """Refuse `entries` while `exercise` is graded: now if PyTorch is loaded, else when it is imported."""
+    """Refuse `entries` while `exercise` is graded: now if PyTorch is loaded, else when it is imported.
+
+    The dispatcher is sealed the moment `torch._C` is created, before any other code can see it
+    (a handle on an original kernel taken before the seal would outlive it:
+    `torch._C._dispatch_get_computed_kernel_for_dispatch_key`). An exercise whose answer keys are
+    Python code the dispatcher never sees (`torch.optim`) imports PyTorch here instead, so that
+    its Python-level patches, too, come before any student code.
+    """
     global GUARD
-    GUARD = _Guard(exercise, entries)
+    GUARD = _Guard(exercise, [e for e in entries if not e.startswith("aten::")])
+    aten = tuple(e.removeprefix("aten::") for e in entries if e.startswith("aten::"))
+    if any(e.startswith(EAGER) for e in entries):
+        import torch  # noqa: F401 - now: its Python-level patches before any student code
+    sys.addaudithook(_sealed_hook(exercise, aten, AUTOGRAD in entries))
     if entries:
         sys.meta_path.insert(0, _Hook(GUARD))
         GUARD.patch()
+
+
+def arm() -> None:
+    """From now on, a refused operator counts against the exercise (see `check`)."""
+    sys.audit(ARM)
+
+
+def check() -> None:
+    """Raise AnswerKeyError when a refused operator ran since `arm`."""
+    sys.audit(CHECK)
+
+
+def _torch_dir() -> str:
+    """Where PyTorch's own files are (ctypes may load its shared libraries, and only those)."""
+    spec = importlib.machinery.PathFinder.find_spec("torch")
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return os.path.join(locations[0], "") if locations else "/nonexistent/"
+
+
+def _seal(torch_c: object, names: tuple[str, ...], kernel: object) -> object:
+    """Register `kernel(op)` over every kernel of every overload of the aten operators `names`
+    (every dispatch key but SKIPPED_KEYS); returns the registrations, which must stay alive."""
+    wanted, keys = set(names), []
+    for key in torch_c.DispatchKey.__members__:
+        try:  # some members are markers (StartOfDenseBackends), not keys
+            torch_c._dispatch_has_kernel_for_dispatch_key("aten::add.Tensor", key)
+        except RuntimeError:
+            continue
+        if key not in SKIPPED_KEYS:
+            keys.append(key)
+    registrations = torch_c._dispatch_library("IMPL", "aten", "", __name__, 0)
+    with warnings.catch_warnings():  # "overriding a previously registered kernel": the point
+        warnings.simplefilter("ignore")
+        for op in torch_c._dispatch_get_all_op_names():
+            namespace, _, full = op.partition("::")
+            if namespace != "aten" or full.split(".")[0] not in wanted:
+                continue
+            for key in keys:
+                if torch_c._dispatch_has_kernel_for_dispatch_key(op, key):
+                    registrations.impl(full, key, kernel(full.split(".")[0]))
+    return registrations
+
+
+def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> object:
+    """The audit hook that seals the dispatcher, keeps the seal out of reach and counts refusals."""
+    message = (
+        f"PyTorch's {{}} implements the exercise being graded ({exercise}); the answer-key rule: "
+        "while an exercise is graded, the environment's own implementations of it (the library's, "
+        "the grader's, PyTorch's) refuse to run. Write it yourself (PyTorch as a calculator is fine)"
+    )
+    audit, modules, here = sys.audit, sys.modules, os.path.join(os.path.dirname(__file__), "")
+    torch_dir = _torch_dir()
+    extensions = glob.glob(os.path.join(glob.escape(torch_dir), "_C.*.so"))
+    create, spec_of = _imp.create_dynamic, importlib.machinery.ModuleSpec
+    loader_of, module_type, exit_now = importlib.machinery.ExtensionFileLoader, type(sys), os._exit
+    state = {"armed": False, "refused": 0, "sealed": not names, "busy": False}
+
+    def ours(function: object) -> bool:
+        """True for a function of the grading process's own modules (judged by its code's file)."""
+        code = getattr(function, "__code__", None)
+        return str(getattr(code, "co_filename", "")).startswith(here)
+
+    def kernel(op: str) -> object:
+        text = message.format(f"aten::{op}")
+
+        def refuse(*args: object, **kwargs: object) -> None:
+            audit(REFUSED)
+            raise AnswerKeyError(text)
+
+        return refuse
+
+    def seal(torch_c: object) -> None:
+        stub = module_type("torch.library")  # what registering a Python kernel looks up
+        stub.fallthrough_kernel = object()
+        before = modules.get("torch.library")
+        modules["torch.library"] = before if before is not None else stub
+        try:
+            state["registrations"] = _seal(torch_c, names, kernel)  # as unreachable as the hook
+        finally:
+            if modules.get("torch.library") is stub:
+                del modules["torch.library"]
+        if autograd:  # what torch.autograd builds its engine from: refusing to run a backward pass
+            torch_c._ImperativeEngine = _guarded_engine(torch_c._ImperativeEngine, message)
+        state["sealed"] = True
+
+    def create_sealed() -> None:
+        """Create torch._C ourselves, seal it, and only then let the import see it."""
+        origin = extensions[0]
+        loader = loader_of("torch._C", origin)
+        spec = spec_of("torch._C", loader, origin=origin)
+        torch_c = create(spec)
+        torch_c.__spec__, torch_c.__loader__, torch_c.__file__ = spec, loader, origin
+        torch_c.__package__ = "torch"
+        seal(torch_c)
+        modules["torch._C"] = torch_c
+
+    if names and "torch._C" in modules:  # PyTorch already loaded (before any student code)
+        seal(modules["torch._C"])
+
+    def hook(event: str, args: tuple) -> None:
+        if state["busy"]:  # the events of creating and sealing torch._C: no student code runs
+            return
+        if event in INTROSPECTION or (
+            event == "object.__setattr__" and args[1] == "__code__" and ours(args[0])
+        ):
+            raise AnswerKeyError(f"{event} is not allowed while an exercise is graded")
+        if event.startswith("ctypes."):
+            loads = args[0] if event == "ctypes.dlopen" else False  # None: the process itself
+            if not (loads is None or str(loads).startswith(torch_dir)):
+                raise AnswerKeyError(f"{event} is not allowed while an exercise is graded")
+            return
+        if event == "open" and str(args[0]).startswith("/proc") and str(args[0]).endswith("mem"):
+            raise AnswerKeyError("raw memory is not allowed while an exercise is graded")
+        if not state["sealed"] and event in ("import", ARM, CHECK):
+            if event == "import" and args[0] == "torch._C" and "torch._C" not in modules:
+                state["busy"] = True
+                try:
+                    create_sealed()
+                except BaseException:  # no seal, no answers
+                    exit_now(EXIT_UNSEALED)
+                finally:
+                    state["busy"] = False
+            elif "torch._C" in modules:  # created past the hook: its kernels may be in hand
+                exit_now(EXIT_UNSEALED)
+        if event == REFUSED:
+            state["refused"] += state["armed"]
+        elif event == ARM:
+            state["armed"] = True
+        elif event == CHECK and state["refused"]:
+            raise AnswerKeyError(message.format("implementation") + " (a refused call ran)")
+
+    return hook
+
+
+def _guarded_engine(engine: type, message: str) -> type:
+    """A subclass of the backward engine whose backward pass raises AnswerKeyError."""
+
+    class GuardedEngine(engine):
+        """The backward engine, refusing to run a backward pass."""
+
+        def run_backward(self, *args: object, **kwargs: object) -> None:
+            sys.audit(REFUSED)
+            raise AnswerKeyError(message.format("autograd (the backward engine)"))
+
+    return GuardedEngine
+
+
+EXIT_UNSEALED = 5  # the exit status of a grading process whose PyTorch was loaded past the seal
 
 
 def verify() -> bool:

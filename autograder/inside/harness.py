@@ -3,7 +3,7 @@
 import copy
 import importlib
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,8 +29,9 @@ class Outcome:
     error_bases: tuple[str, ...] = ()
     message: str = ""
     args_after: object = None
-    aliased: str = ""  # "the answer[1] is argument 2 or a view of it", when an answer shares memory
-    aliases: list = field(default_factory=list)  # [where, argument index]: memory shared
+    aliases: list = field(
+        default_factory=list
+    )  # [where in the answer, argument index]: memory shared
 
     def raised(self, name: str) -> bool:
         """True when the call raised `name` or a subclass of it."""
@@ -50,8 +51,13 @@ class Check:
     judge: Callable[[list[Outcome]], None]
 
 
-def run_call(fn: Callable, call: Call) -> Outcome:
-    """Call `fn` as `call` says and reduce everything it returns or raises to plain data."""
+def run_call(fn: Callable, call: Call, probes: Mapping[str, Callable] | None = None) -> Outcome:
+    """Call `fn` as `call` says and reduce everything it returns or raises to plain data.
+
+    `probes` maps a call's probe name to the probe function; the grading process resolves them
+    before any student code runs, so that a submission that rebinds a probe module's names changes
+    nothing. Without it the probe is imported by name (hidden-test cells, the notebook's process).
+    """
     args, kwargs = copy.deepcopy(call.args), copy.deepcopy(call.kwargs)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -59,19 +65,22 @@ def run_call(fn: Callable, call: Call) -> Outcome:
             if call.probe is None:
                 value = fn(*args, **kwargs)
             else:
-                module, name = call.probe.split(":")
-                value = getattr(importlib.import_module(module), name)(fn, *args, **kwargs)
+                probe = probes[call.probe] if probes is not None else resolve_probe(call.probe)
+                value = probe(fn, *args, **kwargs)
         plain = to_plain(value)  # only exact built-in types and base-class arrays from here on
-        return Outcome(
-            value=plain,
-            args_after=to_plain(list(args)),
-            aliased=aliases(value, args),
-            aliases=shared_memory(value, args) if call.probe is None else [],
-        )
+        if call.probe is not None:  # a probe reports on the arguments it built itself
+            return Outcome(value=plain)
+        return Outcome(value=plain, args_after=to_plain(list(args)), aliases=aliases(value, args))
     except NotPlain as bad:  # the grader's verdict on the answer, not an error the student raised
         return Outcome(error="NotPlain", error_bases=("NotPlain",), message=str(bad))
     except Exception as error:  # the student's exception is data for the judge
         return error_outcome(error)
+
+
+def resolve_probe(name: str) -> Callable:
+    """The probe function a call names as "module:function"."""
+    module, function = name.split(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def _arrays(value: object, where: str) -> list[tuple[str, np.ndarray]]:
@@ -85,38 +94,25 @@ def _arrays(value: object, where: str) -> list[tuple[str, np.ndarray]]:
     return []
 
 
-def aliases(value: object, args: tuple) -> str:
-    """Which part of the answer shares memory with which argument ("" when none does)."""
-    inputs = [a for i, arg in enumerate(args) for a in _arrays(arg, f"argument {i + 1}")]
+def aliases(value: object, args: tuple | list) -> list:
+    """[where in the answer, argument index] for every array of the answer that shares memory with
+    an array argument (or an array inside a list, tuple or dict argument)."""
+    found = []
     for where, out in _arrays(value, "the answer"):
-        for label, given in inputs:
-            if out.size and given.size and np.may_share_memory(out, given):
-                try:
-                    shared = np.shares_memory(out, given, max_work=10**6)
-                except np.exceptions.TooHardError:
-                    shared = True
-                if shared:
-                    return f"{where} is {label} or a view of it"
-    return ""
+        for index, arg in enumerate(args):
+            if any(_shares(out, given) for _, given in _arrays(arg, "")):
+                found.append([where, index])
+    return found
 
 
-def shared_memory(value: object, args: tuple, where: str = "the answer") -> list:
-    """[where, argument index] for every array in the answer that shares memory with an argument."""
-    if type(value) in (list, tuple):
-        return [
-            a for i, item in enumerate(value) for a in shared_memory(item, args, f"{where}[{i}]")
-        ]
-    if type(value) is dict:
-        return [
-            a for key, item in value.items() for a in shared_memory(item, args, f"{where}[{key!r}]")
-        ]
-    if not isinstance(value, np.ndarray):
-        return []
-    return [
-        [where, index]
-        for index, arg in enumerate(args)
-        if isinstance(arg, np.ndarray) and np.may_share_memory(value, arg)
-    ]
+def _shares(out: np.ndarray, given: np.ndarray) -> bool:
+    """True when two arrays share memory (when that is too hard to prove, when they may)."""
+    if not (out.size and given.size and np.may_share_memory(out, given)):
+        return False
+    try:
+        return bool(np.shares_memory(out, given, max_work=10**6))
+    except np.exceptions.TooHardError:
+        return True
 
 
 def error_outcome(error: BaseException) -> Outcome:

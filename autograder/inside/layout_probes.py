@@ -2,8 +2,8 @@
 
 A plain argument arrives contiguous (the request is pickled), so a transposed or strided array can
 only be made here, in the grading process. The probe reports the answer, the arguments as they were
-afterwards and whether the answer shares memory with one of them, for the parent to judge like a
-plain call (`autograder.checks.layouts`).
+afterwards and which parts of the answer share memory with which argument, for the parent to judge
+like a plain call (`autograder.checks.layouts`).
 """
 
 from collections.abc import Callable
@@ -13,15 +13,22 @@ import numpy as np
 from autograder.inside.harness import aliases
 
 
+def strided(array: np.ndarray) -> np.ndarray:
+    """The same values as a non-contiguous view: axes in reverse memory order, every other element
+    of a twice-as-long last axis (neither C- nor Fortran-contiguous, strides all positive)."""
+    buffer = np.zeros((2 * array.shape[-1], *reversed(array.shape[:-1])), dtype=array.dtype)
+    view = buffer.T[..., ::2]
+    view[...] = array
+    return view
+
+
 def as_layout(value: object, layout: str) -> object:
     """`value` with the same entries in a non-contiguous layout: "transposed" (Fortran order) or "strided"."""
     if not isinstance(value, np.ndarray) or value.ndim == 0 or value.size < 2:
         return value
     if layout == "transposed":
         return np.asfortranarray(value)  # the transpose of a C-ordered array: F-contiguous
-    wide = np.zeros((*value.shape[:-1], 2 * value.shape[-1]), dtype=value.dtype)
-    wide[..., ::2] = value
-    return wide[..., ::2]  # every other column of a wider buffer
+    return strided(value)
 
 
 def layout_probe(fn: Callable, args: tuple, kwargs: dict, layout: str) -> dict:
@@ -33,4 +40,4 @@ def layout_probe(fn: Callable, args: tuple, kwargs: dict, layout: str) -> dict:
         else:
             views.append(as_layout(arg, layout))
     value = fn(*views, **kwargs)
-    return {"value": value, "args_after": list(views), "aliased": aliases(value, tuple(views))}
+    return {"value": value, "args_after": list(views), "aliases": aliases(value, views)}

@@ -13,21 +13,6 @@ from collections.abc import Callable
 import numpy as np
 
 
-def strided(array: np.ndarray) -> np.ndarray:
-    """The same values as a non-contiguous view: axes in reverse memory order, every other element
-    of a twice-as-long last axis (neither C- nor Fortran-contiguous, strides all positive)."""
-    buffer = np.zeros((2 * array.shape[-1], *reversed(array.shape[:-1])), dtype=array.dtype)
-    view = buffer.T[..., ::2]
-    view[...] = array
-    return view
-
-
-def strided_probe(fn: Callable, *args: object, **kwargs: object) -> object:
-    """Call fn with every array argument (of one or more dimensions) as a non-contiguous view."""
-    views = [strided(a) if isinstance(a, np.ndarray) and a.ndim else a for a in args]
-    return fn(*views, **kwargs)
-
-
 def softmax_regression(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
     """Mean cross-entropy of X @ W + b and its gradients for W and b (P may hold other entries)."""
     logits = X @ P["W"] + P["b"]  # (B, V)

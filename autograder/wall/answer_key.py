@@ -189,6 +189,124 @@ TORCH_ANSWERS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The same operations at PyTorch's dispatcher, as aten operator names (every overload of each is
+# refused, at every kernel it has): what `torch._VF`, TorchScript, `torch.sparse`, the C function
+# tables and any other way in end up calling. Each norm answers the others through a reshape or a
+# transpose (batch norm of x.T is a layer norm), so the norm exercises refuse all of them.
+ATEN_SOFTMAX = (
+    "softmax",
+    "log_softmax",
+    "_softmax",
+    "_log_softmax",
+    "_safe_softmax",
+    "_masked_softmax",
+    "_sparse_softmax",
+    "_sparse_log_softmax",
+    "_nested_tensor_softmax_with_shape",
+    "special_softmax",
+    "special_log_softmax",
+)
+ATEN_LOG_SOFTMAX = tuple(name for name in ATEN_SOFTMAX if "log_softmax" in name)
+ATEN_SOFTMAX_BACKWARD = (
+    "_softmax_backward_data",
+    "_log_softmax_backward_data",
+    "_masked_softmax_backward",
+    "_sparse_softmax_backward_data",
+    "_sparse_log_softmax_backward_data",
+)
+ATEN_NLL = (
+    "cross_entropy_loss",
+    "nll_loss",
+    "nll_loss_nd",
+    "nll_loss_forward",
+    "nll_loss2d",
+    "nll_loss2d_forward",
+    "nll_loss_backward",
+    "nll_loss2d_backward",
+)
+ATEN_NORMS = (
+    "layer_norm",
+    "native_layer_norm",
+    "native_layer_norm_backward",
+    "group_norm",
+    "native_group_norm",
+    "native_group_norm_backward",
+    "instance_norm",
+    "batch_norm",
+    "native_batch_norm",
+    "native_batch_norm_backward",
+    "_native_batch_norm_legit",
+    "_native_batch_norm_legit_functional",
+    "_native_batch_norm_legit_no_training",
+    "_batch_norm_impl_index",
+    "_batch_norm_impl_index_backward",
+    "_batch_norm_with_update",
+    "_batch_norm_with_update_functional",
+    "_batch_norm_no_update",
+    "batch_norm_backward",
+    "batch_norm_stats",
+    "batch_norm_elemt",
+    "batch_norm_gather_stats",
+    "batch_norm_gather_stats_with_counts",
+    "batch_norm_backward_reduce",
+    "batch_norm_backward_elemt",
+    "batch_norm_update_stats",
+    "quantized_batch_norm",
+    "cudnn_batch_norm",
+    "cudnn_batch_norm_backward",
+    "miopen_batch_norm",
+    "miopen_batch_norm_backward",
+)
+ATEN_ATTENTION = (
+    "scaled_dot_product_attention",
+    "_scaled_dot_product_attention_math",
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_flash_attention_backward",
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "_scaled_dot_product_flash_attention_for_cpu_backward",
+    "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_efficient_attention_backward",
+    "_scaled_dot_product_cudnn_attention",
+    "_scaled_dot_product_cudnn_attention_backward",
+    "_scaled_dot_product_fused_attention_overrideable",
+    "_scaled_dot_product_fused_attention_overrideable_backward",
+    "_flash_attention_forward",
+    "_flash_attention_backward",
+    "_efficient_attention_forward",
+    "_efficient_attention_backward",
+    "_cudnn_attention_forward",
+    "_cudnn_attention_backward",
+    "_native_multi_head_attention",
+    "_transformer_encoder_layer_fwd",
+    "_triton_multi_head_attention",
+    "_triton_scaled_dot_attention",
+)
+ATEN_FORWARD_AD = ("_make_dual", "_make_dual_copy")  # forward-mode AD: torch.func.jvp, jacfwd
+ATEN_ANSWERS: dict[str, tuple[str, ...]] = {
+    "softmax": ATEN_SOFTMAX,
+    "temperature_probs": ATEN_SOFTMAX,
+    "cross_entropy": (*ATEN_LOG_SOFTMAX, *ATEN_NLL),
+    "bigram_loss_and_grad": (*ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD, *ATEN_NLL),
+    "linear_loss_and_grad": (*ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD, *ATEN_NLL),
+    "nplm_grads": (*ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD, *ATEN_NLL),
+    "nplm_direct_grads": (*ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD, *ATEN_NLL),
+    "label_smoothing_loss_and_grad": (
+        *ATEN_LOG_SOFTMAX,
+        *ATEN_NLL,
+        *ATEN_FORWARD_AD,
+        *ATEN_SOFTMAX_BACKWARD,
+    ),
+    "sgd_train": ("_fused_sgd", "_fused_sgd_"),
+    "adam_step": ("_fused_adam", "_fused_adam_", "_fused_adamw", "_fused_adamw_"),
+    "batchnorm_forward": ATEN_NORMS,
+    "batchnorm_backward": (*ATEN_NORMS, *ATEN_FORWARD_AD),
+    "layer_norm": ATEN_NORMS,
+    "layer_norm_backward": (*ATEN_NORMS, *ATEN_FORWARD_AD),
+    "causal_attention": ATEN_ATTENTION,
+    "causal_attention_backward": (*ATEN_ATTENTION, *ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD),
+    "multi_head_attention": ATEN_ATTENTION,
+    "CausalSelfAttention": ATEN_ATTENTION,
+}
 # The grader's own functions mounted in every grading sandbox that answer an exercise, "module:name"
 # (of autograder/inside/module.py): the sgd_train probe's softmax regression is linear_loss_and_grad.
 GRADER_ANSWERS: dict[str, tuple[str, ...]] = {
@@ -198,8 +316,10 @@ GRADER_ANSWERS: dict[str, tuple[str, ...]] = {
 
 
 def torch_entries(exercise: str) -> list[str]:
-    """The PyTorch entry points the grading process of `exercise` refuses (see autograder.inside.answer_guard)."""
-    return list(TORCH_ANSWERS.get(exercise, ()))
+    """The PyTorch entry points the grading process of `exercise` refuses (see
+    autograder.inside.answer_guard): Python names, and aten operators as "aten::name"."""
+    aten = [f"aten::{name}" for name in ATEN_ANSWERS.get(exercise, ())]
+    return [*TORCH_ANSWERS.get(exercise, ()), *aten]
 
 
 STUB = '''

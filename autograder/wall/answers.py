@@ -67,8 +67,7 @@ def _outcome(raw: dict) -> Outcome:
     outcome.message = short_message(outcome.message)
     if not isinstance(outcome.aliases, list):
         raise ValueError("malformed outcome")
-    outcome.aliases = [[str(where), int(index)] for where, index in outcome.aliases]
-    outcome.aliased = str(outcome.aliased)[:200]
+    outcome.aliases = [[str(where)[:200], int(index)] for where, index in outcome.aliases]
     return outcome
 
 

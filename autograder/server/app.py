@@ -1,0 +1,216 @@
+"""The submission server's ASGI application (Starlette, served by uvicorn): the JSON API.
+
+    app = create_app(Settings(root=Path("course")))      # uvicorn.run(app, host=..., port=...)
+
+Adding routes from another module (the web pages): write `routes(service) -> list[Route|Mount]`
+in that module and add it to `routes` in `create_app`, one line (`*web.routes(service)`). Those routes reach
+the same state as the API: `request.app.state.service` (`service.Service`: `authenticate`,
+`accept`, `submissions`, `get`, `feedback`, `latest`, `check_queue`, `released`, `settings`) and
+`uploads.read_upload`; run the service's (synchronous, database) methods in the thread pool.
+Middleware (sessions) goes into `middleware` there.
+
+API (Authorization: Bearer <token> on every route but health):
+    GET  /api/health                       200 {"status": "ok"}
+    POST /api/submissions                  multipart field `notebook`, file name <chapter>.ipynb:
+                                           202 {"id", "status": "queued"}; 401, 403 (instructor),
+                                           413, 422, 429 + Retry-After, 503 + Retry-After
+    GET  /api/submissions                  the caller's own, newest first (an instructor: all)
+    GET  /api/submissions/{id}             one (Submission.summary); someone else's: 404
+    GET  /api/submissions/{id}/feedback    the feedback page (HTML); 409 while there is none
+    GET  /api/class                        instructor: every student's latest per chapter
+"""
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import anyio
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from autograder.server import web
+from autograder.server.db import Person
+from autograder.server.service import Service, Settings
+from autograder.server.tokens import bearer
+from autograder.server.uploads import Refused, check_notebook, read_upload
+
+__all__ = ["Settings", "create_app"]
+
+# Headers on every answer: nothing cached, sniffed, framed by another site, or sent as a referrer.
+HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "SAMEORIGIN",
+}
+# The feedback page is a document of its own origin: its scripts (MathJax) cannot read the
+# server's cookies or call its API even if something slipped through the sanitizing.
+FEEDBACK_POLICY = "sandbox allow-scripts allow-popups; frame-ancestors 'self'"
+
+
+def refusal(error: Refused) -> JSONResponse:
+    """A refusal as JSON {"detail": ...} with its status and headers."""
+    return JSONResponse({"detail": error.detail}, error.status, headers=error.headers)
+
+
+async def caller(request: Request) -> Person:
+    """The person the request's bearer token belongs to; Refused (401) otherwise."""
+    service: Service = request.app.state.service
+    person = await run_in_threadpool(
+        service.authenticate, bearer(request.headers.get("authorization"))
+    )
+    if person is None:
+        raise Refused(
+            401,
+            "missing or unknown token (Authorization: Bearer <token>)",
+            {"WWW-Authenticate": "Bearer"},
+        )
+    return person
+
+
+def _submission_id(request: Request) -> int:
+    return request.path_params["id"]
+
+
+async def health(request: Request) -> Response:
+    """200 while the server answers (no database, no grading involved)."""
+    return JSONResponse({"status": "ok"})
+
+
+# notebooks read at once at most (each may take ~10x its size in memory while nbformat parses it)
+READING = anyio.CapacityLimiter(2)
+
+
+async def submit(request: Request) -> Response:
+    """Receive one notebook: stored (committed) and queued before the 202."""
+    service: Service = request.app.state.service
+    try:
+        person = await caller(request)
+        if person.instructor:
+            raise Refused(403, "an instructor's token does not submit notebooks")
+        await run_in_threadpool(service.check_queue)
+        upload = await read_upload(request, service.settings.max_bytes, service.released())
+        await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=READING)
+        answer = await run_in_threadpool(service.accept, person, upload)
+    except Refused as error:
+        return refusal(error)
+    except ClientDisconnect:  # the upload stopped half-way: nothing was stored
+        return Response(status_code=400)
+    return JSONResponse(answer, 202, headers={"Location": f"/api/submissions/{answer['id']}"})
+
+
+async def submissions(request: Request) -> Response:
+    """The caller's submissions, newest first."""
+    service: Service = request.app.state.service
+    try:
+        person = await caller(request)
+    except Refused as error:
+        return refusal(error)
+    return JSONResponse(await run_in_threadpool(service.submissions, person))
+
+
+async def submission(request: Request) -> Response:
+    """One of the caller's submissions; 404 for anyone else's."""
+    service: Service = request.app.state.service
+    try:
+        person = await caller(request)
+    except Refused as error:
+        return refusal(error)
+    found = await run_in_threadpool(service.get, person, _submission_id(request))
+    if found is None:
+        return JSONResponse({"detail": "no such submission"}, 404)
+    return JSONResponse(found)
+
+
+async def feedback(request: Request) -> Response:
+    """The feedback page of one of the caller's submissions (the same page `make feedback` makes)."""
+    service: Service = request.app.state.service
+    try:
+        person = await caller(request)
+    except Refused as error:
+        return refusal(error)
+    found = await run_in_threadpool(service.feedback, person, _submission_id(request))
+    if found is None:
+        return JSONResponse({"detail": "no such submission"}, 404)
+    summary, page = found
+    if page is None:
+        return JSONResponse(
+            {"detail": f"no feedback page: the submission is {summary['status']}", **summary}, 409
+        )
+    return HTMLResponse(page, headers={"Content-Security-Policy": FEEDBACK_POLICY})
+
+
+async def class_view(request: Request) -> Response:
+    """Every student's latest submission per chapter, with flags: for an instructor's token only."""
+    service: Service = request.app.state.service
+    try:
+        person = await caller(request)
+    except Refused as error:
+        return refusal(error)
+    if not person.instructor:
+        return JSONResponse({"detail": "for an instructor's token only"}, 403)
+    return JSONResponse(await run_in_threadpool(service.latest))
+
+
+def api_routes() -> list[Route]:
+    """The JSON API."""
+    return [
+        Route("/api/health", health, methods=["GET"]),
+        Route("/api/submissions", submit, methods=["POST"]),
+        Route("/api/submissions", submissions, methods=["GET"]),
+        Route("/api/submissions/{id:int}", submission, methods=["GET"]),
+        Route("/api/submissions/{id:int}/feedback", feedback, methods=["GET"]),
+        Route("/api/class", class_view, methods=["GET"]),
+    ]
+
+
+class SecurityHeaders:
+    """ASGI middleware: `HEADERS` on every answer that does not set them itself."""
+
+    def __init__(self, app: object) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: object, send: object) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [
+                    (name.lower().encode(), value.encode())
+                    for name, value in HEADERS.items()
+                    if name.lower().encode() not in present
+                ]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        return await self.app(scope, receive, send_with_headers)
+
+
+def warm_imports() -> None:
+    """Import what reading a notebook needs now, not during the first upload."""
+    import nbformat  # noqa: F401
+
+
+def create_app(settings: Settings) -> Starlette:
+    """The server for `settings`: the API (and the web pages), the grading loop started with it."""
+    service = Service(settings)
+    routes = [*api_routes(), *web.routes(service, READING)]  # the web pages (web.py)
+    middleware = [Middleware(SecurityHeaders)]  # web pages: sessions go here
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(warm_imports)
+        service.loop.start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(service.loop.stop)
+
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.service = service
+    return app

@@ -1,0 +1,127 @@
+"""The submission server's database (SQLAlchemy 2): people with token hashes, and submissions.
+
+SQLite in the course directory by default (`COURSE/submissions.db`, write-ahead logging so that
+readers never wait for the grading loop's writes); any SQLAlchemy URL (PostgreSQL) by `--db` or
+`DATABASE_URL`. Nothing here touches nbgrader's gradebook: the server's results live here alone.
+"""
+
+import datetime as dt
+import os
+from pathlib import Path
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, sessionmaker
+
+FILE = "submissions.db"
+STATUSES = ("queued", "grading", "graded", "failed")
+PENDING = ("queued", "grading")  # what a start re-queues, and what the bounded queue counts
+
+
+def now() -> dt.datetime:
+    """The current time in UTC (naive, as SQLite keeps it; every time in this database is UTC)."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def iso(moment: dt.datetime | None) -> str | None:
+    """A stored UTC time as ISO 8601 with its zone (`2026-12-01T14:00:00.123456Z`), or None."""
+    return None if moment is None else moment.isoformat() + "Z"
+
+
+class Base(DeclarativeBase):
+    """The server's tables."""
+
+
+class Person(Base):
+    """A student or an instructor, known by a name and the hash of their current token."""
+
+    __tablename__ = "people"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    instructor: Mapped[bool] = mapped_column(Boolean, default=False)
+    # sha256 of the current token (hex); a new token replaces it, so the old one stops working
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    token_issued_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+    submissions: Mapped[list["Submission"]] = relationship(back_populates="person")
+
+
+class Submission(Base):
+    """One uploaded notebook, as received (bytes and hash), and what grading it gave."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (
+        Index("ix_submissions_person_chapter_time", "person_id", "chapter", "submitted_at"),
+        Index("ix_submissions_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    person_id: Mapped[int] = mapped_column(ForeignKey("people.id"))
+    chapter: Mapped[str] = mapped_column(String(100))
+    notebook: Mapped[bytes] = mapped_column(LargeBinary)
+    sha256: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[int] = mapped_column(Integer)  # the hidden cases' seed, fixed at upload
+    submitted_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    status: Mapped[str] = mapped_column(String(10), default="queued")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # times handed to the cluster
+    points: Mapped[float | None] = mapped_column(Float, nullable=True)
+    max_points: Mapped[float | None] = mapped_column(Float, nullable=True)
+    exercises: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    flags: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    feedback: Mapped[str | None] = mapped_column(Text, nullable=True)  # the feedback page (HTML)
+    graded_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+    person: Mapped[Person] = relationship(back_populates="submissions")
+
+    def summary(self) -> dict:
+        """The API's view of this submission: exactly the fields issue 24 lists."""
+        return {
+            "id": self.id,
+            "student": self.person.name,
+            "chapter": self.chapter,
+            "status": self.status,
+            "points": self.points,
+            "max_points": self.max_points,
+            "exercises": list(self.exercises or []),
+            "flags": list(self.flags or []),
+            "submitted_at": iso(self.submitted_at),
+            "graded_at": iso(self.graded_at),
+        }
+
+
+def database_url(root: Path, url: str | None = None) -> str:
+    """`url`, else $DATABASE_URL, else the SQLite file in the course directory."""
+    return url or os.environ.get("DATABASE_URL") or f"sqlite:///{Path(root).resolve() / FILE}"
+
+
+def _sqlite_pragmas(connection: object, _record: object) -> None:
+    """Write-ahead logging (readers do not wait for a writer) and a patient lock wait."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")  # a 202 is sent only once the row is on disk
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def open_database(url: str) -> sessionmaker:
+    """An engine on `url` with the tables created; a factory of sessions on it."""
+    engine: Engine = create_engine(url, future=True, pool_pre_ping=True)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    Base.metadata.create_all(engine)
+    return sessionmaker(engine, expire_on_commit=False)

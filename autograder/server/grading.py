@@ -1,0 +1,123 @@
+"""One submission graded on a Dask worker, with its feedback page: what `make autograde` and `make feedback` do.
+
+`grade_with_feedback` runs `task.grade_submission` (nbgrader autograde with sandboxed kernels, then
+the trusted grader, one sandboxed process per exercise), then makes the feedback page as
+`make feedback` does, in a scratch course of its own: the course's release gradebook (no
+students), `record.record` (the trusted reports put into the autograded notebook, nbgrader's
+SaveAutoGrades), nbgrader's GenerateFeedback with the course's configuration (hidden tests and the
+mark scheme cleared, the notebook sanitized) and the page's Content-Security-Policy
+(`pages.add_policy`). Nothing of the instructor's course directory or gradebook is touched: the
+result goes back to the server, which alone writes it into its own database.
+"""
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.course.flags import Reason
+from autograder.course.pages import add_policy
+from autograder.course.record import db_url, record
+from autograder.course.task import Graded, Job, Release, grade_submission
+from autograder.exercises import chapter_exercises
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the server stores for a graded submission."""
+
+    graded: bool  # False: the submission could not be graded (see flags)
+    points: float | None
+    max_points: float | None
+    exercises: list[dict] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    feedback: str | None = None  # the feedback page (HTML, with its CSP)
+    seconds: float = 0.0
+
+
+def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
+    """One row per exercise of the chapter, in notebook order: its points, what it earned, passed."""
+    reports = {report.exercise: report for report in graded.reports or []}
+    rows = []
+    for exercise in chapter_exercises(chapter):
+        report = reports.get(exercise.name)
+        rows.append(
+            {
+                "exercise": exercise.name,
+                "points": float(exercise.points),
+                "earned": float(report.earned) if report else 0.0,
+                "passed": bool(report and report.passed and not report.tampered),
+            }
+        )
+    return rows
+
+
+def _scratch_course(root: Path, job: Job, release: Release) -> None:
+    """A course directory holding the chapter's release data only (no students)."""
+    root.mkdir(parents=True)
+    (root / "nbgrader_config.py").write_text(release.config)
+    (root / "gradebook.db").write_bytes(release.gradebook)
+    source = root / "source" / job.chapter
+    source.mkdir(parents=True)
+    (source / f"{job.chapter}.ipynb").write_bytes(release.sources[job.chapter])
+
+
+def _generate_feedback(root: Path, job: Job) -> str:
+    """nbgrader's GenerateFeedback for the one autograded notebook in `root`; the page, CSP added."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config.CourseDirectory.root = str(root)
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    result = api.generate_feedback(job.chapter, job.student, force=True)
+    page = root / "feedback" / job.student / job.chapter / f"{job.chapter}.html"
+    if not result["success"] or not page.is_file():
+        raise RuntimeError(
+            f"nbgrader generate_feedback failed: {(result.get('error') or '')[-500:]}"
+        )
+    return add_policy(page.read_text())
+
+
+def feedback_page(
+    graded: Graded, job: Job, release: Release, scratch: str | None
+) -> tuple[str | None, list[str]]:
+    """The feedback page of one graded submission, as `make feedback` makes it, and the reasons to flag it.
+
+    No page (None) when nbgrader's run left no autograded notebook (its kernel died): the scores
+    are the trusted grader's all the same, and the flags say why.
+    """
+    from nbgrader.api import Gradebook
+
+    with tempfile.TemporaryDirectory(prefix="proof-lm-feedback-", dir=scratch) as tmp:
+        root = Path(tmp, "course")
+        _scratch_course(root, job, release)
+        with Gradebook(db_url(root)) as gradebook:
+            reasons = record(root, gradebook, graded, [])
+        if graded.autograded is None:
+            return None, reasons
+        return _generate_feedback(root, job), reasons
+
+
+def grade_with_feedback(
+    job: Job, release: Release, seed: int, sandboxed: bool, scratch: str | None = None
+) -> Outcome:
+    """Grade one submission (the same seed gives the same result) and make its feedback page."""
+    graded = grade_submission(job, release, seed, sandboxed, scratch)
+    if graded.reports is None:  # not a readable notebook after all: say why, no page
+        flags = list(graded.flags) or [Reason.NBGRADER_FAILED.say()]
+        return Outcome(False, None, None, [], flags, None, graded.seconds)
+    page, reasons = feedback_page(graded, job, release, scratch)
+    rows = exercise_rows(job.chapter, graded)
+    regular = [
+        row for row, e in zip(rows, chapter_exercises(job.chapter), strict=True) if not e.extra
+    ]
+    return Outcome(
+        True,
+        sum(row["earned"] for row in regular),
+        sum(row["points"] for row in regular),
+        rows,
+        reasons,
+        page,
+        graded.seconds,
+    )

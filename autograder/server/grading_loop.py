@@ -1,0 +1,244 @@
+"""The grading loop: queued submissions handed to the Dask cluster, each result written once.
+
+One thread of the server runs it. It starts the cluster (`cluster.grading_client`: a local one by
+default, or `--scheduler`'s), then repeatedly: it takes the oldest queued submissions, at most
+one per student at a time and a few per worker, marks each `grading` and submits one task
+(`grading.grade_with_feedback`, with the seed fixed at upload, so that grading it again gives the
+same result); each finished task's result is written with a conditional update (only a row still
+`grading` takes it), so no submission is graded twice into different results. At start, rows
+left `queued` or `grading` by an earlier run (a crash) are queued again. A task whose workers kept
+dying, or for which the grader itself failed, ends `failed` with a flag saying why; a task lost
+because the cluster went away is queued again.
+"""
+
+import functools
+import os
+import secrets
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import CancelledError
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session, joinedload, sessionmaker
+
+from autograder.course.autograde import release_data
+from autograder.course.printable import printable
+from autograder.course.task import Job, Release
+from autograder.server.db import Submission, now
+from autograder.server.grading import Outcome, grade_with_feedback
+
+MAX_ATTEMPTS = 5  # a submission handed to the cluster this often without a result is failed
+PER_WORKER = 2  # tasks in flight per worker thread (the next one is ready when one finishes)
+NICE = 10  # how much lower than the server's a grading worker's CPU priority is
+
+
+def released_chapters(root: Path) -> set[str]:
+    """The chapters released in the course: `release/<chapter>/<chapter>.ipynb` exists."""
+    folder = Path(root) / "release"
+    if not folder.is_dir():
+        return set()
+    return {path.name for path in folder.iterdir() if (path / f"{path.name}.ipynb").is_file()}
+
+
+def hold(release: Release) -> Release:
+    """The release data as a task's result: fetched once per worker, computed again if lost."""
+    return release
+
+
+@functools.cache
+def _yield_to_the_server() -> None:
+    """Lower this worker's CPU priority (and so its kernels' and grading processes'), once.
+
+    Grading is the server's batch work: when the host is busy, the server answering students
+    (and `GET /api/health`) gets the CPU first.
+    """
+    os.nice(NICE)
+
+
+def run_task(job: Job, release: Release, seed: int, sandboxed: bool) -> Outcome:
+    """The task as a worker runs it: in the grading plugin's scratch directory, at a lower priority."""
+    from autograder.course.cluster import scratch_directory
+
+    _yield_to_the_server()
+    return grade_with_feedback(job, release, seed, sandboxed, scratch_directory())
+
+
+@dataclass
+class GradingLoop:
+    """The thread that grades what the server queued; `wake()` after queueing something."""
+
+    root: Path
+    sessions: sessionmaker
+    scheduler: str | None = None
+    workers: int | None = None
+    sandboxed: bool = True
+    log: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr))
+    ready: threading.Event = field(default_factory=threading.Event)  # the cluster is up
+    _wake: threading.Event = field(default_factory=threading.Event)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+    _inflight: dict = field(default_factory=dict)  # future -> submission id
+    _releases: dict = field(default_factory=dict)  # chapter -> (release file mtime, future)
+    _run: str = field(default_factory=lambda: secrets.token_hex(6))
+
+    def start(self) -> None:
+        """Queue again what an earlier run left queued or grading; start the thread."""
+        with self.sessions() as session:
+            session.execute(
+                update(Submission).where(Submission.status == "grading").values(status="queued")
+            )
+            session.commit()
+            waiting = session.scalar(
+                select(func.count()).select_from(Submission).where(Submission.status == "queued")
+            )
+        if waiting:
+            self.log(f"queued again: {waiting} submissions left waiting by an earlier run")
+        self._thread = threading.Thread(target=self._main, name="grading-loop", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        """Look for queued submissions now."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 60) -> None:
+        """Stop handing out work and close the cluster (rows still grading are queued at next start)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _main(self) -> None:
+        from autograder.course.cluster import grading_client
+
+        try:
+            with grading_client(self.scheduler, self.workers) as client:
+                self.ready.set()
+                self.log(f"grading on Dask: {client.dashboard_link}")
+                while not self._stop.is_set():
+                    self._collect()
+                    self._dispatch(client)
+                    self._wake.wait(1.0)
+                    self._wake.clear()
+        except Exception as error:  # the cluster could not start or went away: say so, stop grading
+            self.log(f"ERROR: the grading loop stopped: {type(error).__name__}: {error}")
+            raise
+
+    def _release(self, client: object, chapter: str) -> object:
+        """The future holding the chapter's release data (made again when the chapter is released again)."""
+        path = self.root / "release" / chapter / f"{chapter}.ipynb"
+        stamp = path.stat().st_mtime_ns
+        known = self._releases.get(chapter)
+        if known is None or known[0] != stamp:
+            data = release_data(self.root, [chapter])
+            future = client.submit(hold, data, key=f"server-release-{chapter}-{stamp}-{self._run}")
+            self._releases[chapter] = (stamp, future)
+        return self._releases[chapter][1]
+
+    def _dispatch(self, client: object) -> None:
+        """Hand the oldest queued submissions to the cluster: one per student, a few per worker."""
+        room = PER_WORKER * max(1, sum(client.nthreads().values())) - len(self._inflight)
+        if room <= 0:
+            return
+        with self.sessions() as session:
+            busy = set(
+                session.scalars(select(Submission.person_id).where(Submission.status == "grading"))
+            )
+            queued = session.execute(  # ids only: no notebook is read but those handed out
+                select(Submission.id, Submission.person_id)
+                .where(Submission.status == "queued")
+                .order_by(Submission.id)
+            ).all()
+            chosen = []
+            for number, person_id in queued:
+                if len(chosen) >= room:
+                    break
+                if person_id not in busy:
+                    busy.add(person_id)
+                    chosen.append(number)
+            for number in chosen:
+                submission = session.get(
+                    Submission, number, options=[joinedload(Submission.person)]
+                )
+                if submission.attempts >= MAX_ATTEMPTS:
+                    store_result(
+                        session,
+                        submission.id,
+                        Outcome(False, None, None, [], [_gave_up(submission.attempts)]),
+                        status="queued",
+                    )
+                    continue
+                submission.status = "grading"
+                submission.attempts += 1
+                session.commit()
+                job = Job(submission.chapter, submission.person.name, submission.notebook)
+                future = client.submit(
+                    run_task,
+                    job,
+                    self._release(client, submission.chapter),
+                    submission.seed,
+                    self.sandboxed,
+                    key=f"server-grade-{submission.id}-{submission.attempts}-{self._run}",
+                    pure=False,
+                )
+                future.add_done_callback(lambda _: self._wake.set())
+                self._inflight[future] = submission.id
+
+    def _collect(self) -> None:
+        """Write the result of every finished task."""
+        for future in [f for f in self._inflight if f.done()]:
+            submission_id = self._inflight.pop(future)
+            with self.sessions() as session:
+                try:
+                    outcome = future.result()
+                except CancelledError:  # the cluster lost it (scheduler gone): grade it again
+                    session.execute(
+                        update(Submission)
+                        .where(Submission.id == submission_id, Submission.status == "grading")
+                        .values(status="queued")
+                    )
+                    session.commit()
+                    continue
+                except Exception as error:  # its workers kept dying, or the grader itself failed
+                    why = printable(f"{type(error).__name__}: {error}", limit=2000)
+                    self.log(f"submission {submission_id} could not be graded: {why}")
+                    outcome = Outcome(False, None, None, [], [_failure(error)])
+                store_result(session, submission_id, outcome)
+
+
+def store_result(
+    session: Session, submission_id: int, outcome: Outcome, status: str = "grading"
+) -> bool:
+    """Store a result once: only a row still in `status` takes it (whether it did). Commits.
+
+    A second result for the same submission (a task run again after a lost worker, or by an
+    earlier server run) finds the row graded already and changes nothing.
+    """
+    done = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == status)
+        .values(
+            status="graded" if outcome.graded else "failed",
+            points=outcome.points,
+            max_points=outcome.max_points,
+            exercises=outcome.exercises,
+            flags=[printable(flag) for flag in outcome.flags],
+            feedback=outcome.feedback,
+            graded_at=now(),
+        )
+    )
+    session.commit()
+    return bool(done.rowcount)
+
+
+def _failure(error: Exception) -> str:
+    """What the student reads when their submission could not be graded (the details: the server's log)."""
+    if type(error).__name__ == "KilledWorker":
+        return "could not be graded: the grading worker died each time it ran this notebook"
+    return "could not be graded: the grader failed (the instructor finds why in the server's log)"
+
+
+def _gave_up(attempts: int) -> str:
+    return f"could not be graded: handed to the cluster {attempts} times without a result"

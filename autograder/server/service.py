@@ -1,0 +1,175 @@
+"""What the server does, apart from HTTP: authenticate, accept a submission, list and show results.
+
+The API (`app.py`) and the web pages call these. Every method is synchronous (database work);
+from a request handler, run it in the thread pool (`starlette.concurrency.run_in_threadpool`) so
+that the event loop, and with it `GET /api/health`, never waits for the database.
+"""
+
+import datetime as dt
+import hashlib
+import math
+import secrets
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import defer, joinedload
+
+from autograder.server import tokens
+from autograder.server.db import PENDING, Person, Submission, database_url, now, open_database
+from autograder.server.grading_loop import GradingLoop, released_chapters
+from autograder.server.uploads import Refused, Upload
+
+HOUR = dt.timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server runs (the command line's options)."""
+
+    root: Path  # the course directory (released chapters, the nbgrader configuration)
+    per_hour: int = 6  # accepted submissions per student and chapter in any hour
+    max_bytes: int = 10_000_000  # the largest notebook accepted
+    scheduler: str | None = None  # a running Dask scheduler; None: a local cluster
+    db: str | None = None  # a SQLAlchemy URL; None: $DATABASE_URL, else COURSE/submissions.db
+    workers: int | None = None  # local cluster: worker processes (default: one per core)
+    queue: int = 500  # submissions queued or grading at most; beyond, uploads get 503
+    sandboxed: bool = True  # every run of student code in the OS sandbox (always, when served)
+
+    def __post_init__(self) -> None:
+        for name in ("per_hour", "max_bytes", "queue"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+
+
+class Service:
+    """The server's state: its database, its grading loop, and the lock new submissions take."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.root = Path(settings.root)
+        self.sessions = open_database(database_url(self.root, settings.db))
+        self.loop = GradingLoop(
+            self.root, self.sessions, settings.scheduler, settings.workers, settings.sandboxed
+        )
+        self._accepting = threading.Lock()  # the rate limit and queue bound, checked and kept
+
+    def released(self) -> set[str]:
+        """The chapters students may submit now."""
+        return released_chapters(self.root)
+
+    def authenticate(self, token: str | None) -> Person | None:
+        """The person whose current token this is, or None."""
+        with self.sessions() as session:
+            return tokens.authenticate(session, token)
+
+    def check_queue(self) -> None:
+        """Refused (503) when the queue is full: checked before an upload is read, and again after."""
+        with self.sessions() as session:
+            self._check_queue(session)
+
+    def _check_queue(self, session: object) -> None:
+        pending = session.scalar(
+            select(func.count()).select_from(Submission).where(Submission.status.in_(PENDING))
+        )
+        if pending >= self.settings.queue:
+            raise Refused(
+                503,
+                f"the grading queue is full ({pending} submissions waiting); try again in a minute",
+                {"Retry-After": "60"},
+            )
+
+    def _check_rate(self, session: object, person: Person, chapter: str) -> None:
+        """429 with Retry-After once `per_hour` submissions of this chapter were accepted in the last hour."""
+        since = now() - HOUR
+        times = session.scalars(
+            select(Submission.submitted_at)
+            .where(
+                Submission.person_id == person.id,
+                Submission.chapter == chapter,
+                Submission.submitted_at > since,
+            )
+            .order_by(Submission.submitted_at)
+        ).all()
+        if len(times) >= self.settings.per_hour:
+            wait = (times[len(times) - self.settings.per_hour] + HOUR - now()).total_seconds()
+            raise Refused(
+                429,
+                f"{self.settings.per_hour} submissions of {chapter} in the last hour already; "
+                f"try again in {math.ceil(wait)} s",
+                {"Retry-After": str(max(1, math.ceil(wait)))},
+            )
+
+    def accept(self, person: Person, upload: Upload) -> dict:
+        """Store the submission (committed before this returns) and queue it; its id and status."""
+        if person.instructor:
+            raise Refused(403, "an instructor's token does not submit notebooks")
+        with self._accepting, self.sessions() as session:
+            self._check_rate(session, person, upload.chapter)
+            self._check_queue(session)
+            submission = Submission(
+                person_id=person.id,
+                chapter=upload.chapter,
+                notebook=upload.notebook,
+                sha256=hashlib.sha256(upload.notebook).hexdigest(),
+                seed=secrets.randbits(31),  # the hidden cases' seed: fixed now, same on a re-grade
+                submitted_at=now(),
+                status="queued",
+            )
+            session.add(submission)
+            session.commit()
+            answer = {"id": submission.id, "status": submission.status}
+        self.loop.wake()
+        return answer
+
+    def _visible(self, person: Person, page: bool = False) -> object:
+        """The submissions `person` may see: their own (an instructor: everyone's); no notebook bytes."""
+        hidden = [defer(Submission.notebook)] + ([] if page else [defer(Submission.feedback)])
+        query = select(Submission).options(*hidden, joinedload(Submission.person))
+        return query if person.instructor else query.where(Submission.person_id == person.id)
+
+    def submissions(self, person: Person) -> list[dict]:
+        """The submissions `person` may see, newest first."""
+        with self.sessions() as session:
+            rows = session.scalars(
+                self._visible(person).order_by(Submission.submitted_at.desc(), Submission.id.desc())
+            )
+            return [row.summary() for row in rows]
+
+    def get(self, person: Person, submission_id: int) -> dict | None:
+        """One submission `person` may see, or None (unknown, or someone else's)."""
+        with self.sessions() as session:
+            row = session.scalar(self._visible(person).where(Submission.id == submission_id))
+            return None if row is None else row.summary()
+
+    def feedback(self, person: Person, submission_id: int) -> tuple[dict, str | None] | None:
+        """(summary, feedback page or None while there is none) of a submission `person` may see."""
+        with self.sessions() as session:
+            row = session.scalar(
+                self._visible(person, page=True).where(Submission.id == submission_id)
+            )
+            if row is None:
+                return None
+            return row.summary(), row.feedback
+
+    def latest(self) -> list[dict]:
+        """Every student's latest submission per chapter (the instructor's view), by student and chapter."""
+        with self.sessions() as session:
+            newest = (
+                select(func.max(Submission.id))
+                .group_by(Submission.person_id, Submission.chapter)
+                .scalar_subquery()
+            )
+            rows = session.scalars(
+                select(Submission)
+                .where(Submission.id.in_(newest))
+                .options(
+                    defer(Submission.notebook),
+                    defer(Submission.feedback),
+                    joinedload(Submission.person),
+                )
+            )
+            return sorted(
+                (row.summary() for row in rows), key=lambda s: (s["student"], s["chapter"])
+            )

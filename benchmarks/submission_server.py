@@ -1,0 +1,82 @@
+"""The submission server under a class's load: submissions per minute, upload to feedback (median, p95).
+
+    .venv/bin/python benchmarks/submission_server.py [--students 40] [--workers N]
+
+Releases chapter 01 (the cheapest to grade) into a scratch course, issues one token per student,
+starts `python -m autograder.course serve` on loopback (the default local Dask cluster: one worker
+per core; every kernel and trusted grading process sandboxed), and has every student upload three
+notebooks at once (`autograder.server.load`: one buggy, two correct). It prints the submissions
+graded per minute, the time from each upload's 202 to its feedback page (median and 95th
+percentile; the student's client polls every 2 s, so each figure includes up to 2 s of polling),
+and the slowest `GET /api/health` probe. On a machine shared with other work the figures say more
+about the machine than about the server.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.course import release
+from autograder.server.load import CHAPTER, POINTS, Server, class_notebooks, percentile, run_class
+from autograder.wall.paths import REPO
+
+
+def main() -> None:
+    """Run the load once and print what it measured."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--workers", type=int, help="local cluster workers (default: cores)")
+    parser.add_argument(
+        "--timeout", type=float, default=3600, help="stop waiting after this many seconds"
+    )
+    args = parser.parse_args()
+    students = [f"student{n:02d}" for n in range(args.students)]
+    with tempfile.TemporaryDirectory(prefix="proof-lm-bench-server-") as tmp:
+        course = Path(tmp, "course")
+        released = release(course, [CHAPTER])[0]
+        notebooks = class_notebooks(released, students)
+        done = subprocess.run(
+            [sys.executable, "-m", "autograder.course", "tokens", "--root", str(course), *students],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        tokens = dict(line.split(",", 1) for line in done.stdout.split())
+        extra = ["--workers", str(args.workers)] if args.workers else []
+        started = time.monotonic()
+        with Server(course, Path(tmp, "server.log"), *extra) as server:
+            ready = time.monotonic() - started
+            load = run_class(server.url, tokens, notebooks, f"{CHAPTER}.ipynb", args.timeout)
+    latencies = load.upload_to_feedback()
+    graded = sum(1 for s in load.finished.values() if s["status"] == "graded")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"server ready (health 200) {ready:.1f} s after start")
+    print(
+        f"{len(load.accepted)} submissions ({args.students} students x {len(POINTS)}) accepted, "
+        f"{len(load.refused)} refused, {graded} graded, "
+        f"{len(load.finished) - graded} failed, in {load.ended - load.started:.1f} s"
+    )
+    if len(load.finished) < len(load.accepted):
+        print(
+            f"STOPPED after {args.timeout:.0f} s with {len(load.accepted) - len(load.finished)} "
+            "not graded yet: the figures below cover the graded ones only"
+        )
+    print(f"submissions per minute: {load.per_minute():.1f}")
+    print(
+        f"upload to feedback: median {statistics.median(latencies):.1f} s, "
+        f"p95 {percentile(latencies, 0.95):.1f} s, max {latencies[-1]:.1f} s"
+    )
+    print(
+        f"GET /api/health: {len(load.health)} probes, median {statistics.median(load.health) * 1000:.0f} ms, "
+        f"max {max(load.health) * 1000:.0f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()

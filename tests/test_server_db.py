@@ -1,0 +1,117 @@
+"""The submission server's database and tokens, on a real SQLite file: hashes only, a new token
+replaces the old, a result is stored once per submission, bad names and settings are refused.
+"""
+
+import hashlib
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+from sqlalchemy import select
+
+from autograder.server.db import Person, Submission, now, open_database
+from autograder.server.grading import Outcome
+from autograder.server.grading_loop import store_result
+from autograder.server.service import Settings
+from autograder.server.tokens import authenticate, bearer, check_name, issue
+from autograder.server.uploads import Refused, chapter_of
+
+
+@pytest.fixture
+def sessions(tmp_path):
+    return open_database(f"sqlite:///{tmp_path / 'submissions.db'}")
+
+
+def test_tokens_are_stored_as_hashes_and_replaced(sessions, tmp_path):
+    with sessions() as session:
+        first = issue(session, "alice")
+        assert authenticate(session, first).name == "alice"
+        second = issue(session, "alice")
+        assert first != second
+        assert authenticate(session, first) is None  # the earlier token stopped working
+        assert authenticate(session, second).name == "alice"
+        prof = issue(session, "prof", instructor=True)
+        assert authenticate(session, prof).instructor
+        assert not authenticate(session, second).instructor
+        stored = session.scalar(select(Person.token_hash).where(Person.name == "alice"))
+        assert stored == hashlib.sha256(second.encode()).hexdigest()
+        for wrong in (None, "", "x", stored, second + "x", second[:-1], "é" * 43):
+            assert authenticate(session, wrong) is None
+    database = (tmp_path / "submissions.db").read_bytes()
+    assert first.encode() not in database and second.encode() not in database
+    assert bearer(f"Bearer {second}") == second and bearer(f"bearer  {second} ") == second
+    assert bearer(second) is None and bearer(f"Basic {second}") is None and bearer(None) is None
+
+
+def test_names_must_be_plain(sessions):
+    for name in ("alice", "a.b-c_9", "S1"):
+        assert check_name(name) == name
+    for name in ("", "../x", "a/b", ".hidden", "a b", "x" * 65, "é", "-a"):
+        with pytest.raises(ValueError, match="invalid name"):
+            check_name(name)
+    with sessions() as session, pytest.raises(ValueError, match="invalid name"):
+        issue(session, "../../etc")
+
+
+def test_a_result_is_stored_once(sessions):
+    with sessions() as session:
+        issue(session, "alice")
+        person = session.scalar(select(Person))
+        row = Submission(
+            person_id=person.id,
+            chapter="01_bigram_counting",
+            notebook=b"{}",
+            sha256=hashlib.sha256(b"{}").hexdigest(),
+            seed=7,
+            submitted_at=now(),
+            status="grading",
+        )
+        session.add(row)
+        session.commit()
+        first = Outcome(True, 7.0, 7.0, [], [], "<html>first</html>")
+        second = Outcome(True, 5.0, 7.0, [], ["other"], "<html>second</html>")
+        assert store_result(session, row.id, first)
+        assert not store_result(session, row.id, second)  # graded already: nothing changes
+        session.expire_all()
+        stored = session.get(Submission, row.id)
+        assert (stored.status, stored.points, stored.feedback) == (
+            "graded",
+            7.0,
+            "<html>first</html>",
+        )
+        assert stored.summary()["flags"] == []
+
+
+def test_settings_and_file_names_are_checked():
+    for field in ("per_hour", "max_bytes", "queue"):
+        with pytest.raises(ValueError, match=field):
+            Settings(root=".", **{field: 0})
+    released = {"01_bigram_counting"}
+    assert chapter_of("01_bigram_counting.ipynb", released) == "01_bigram_counting"
+    for name in (
+        None,
+        "",
+        "../01_bigram_counting.ipynb",
+        "01_bigram_counting",
+        "02_neural_bigram.ipynb",
+        "01_bigram_counting.ipynb/",
+    ):
+        with pytest.raises(Refused) as refused:
+            chapter_of(name, released)
+        assert refused.value.status == 422
+
+
+def test_the_tokens_command_refuses_bad_input(tmp_path):
+    command = [sys.executable, "-m", "autograder.course", "tokens", "--root", str(tmp_path)]
+    for extra, message in (([], "one or more student names"), (["../x"], "invalid name")):
+        done = subprocess.run([*command, *extra], cwd=REPO, capture_output=True, text=True)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+    missing = [*command[:-1], str(tmp_path / "nowhere"), "alice"]
+    done = subprocess.run(missing, cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 2 and "no course directory" in done.stderr
+    done = subprocess.run(
+        [*command, "alice", "--instructor", "prof"], cwd=REPO, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert [line.split(",")[0] for line in done.stdout.splitlines()] == ["alice", "prof"]

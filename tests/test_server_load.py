@@ -1,0 +1,53 @@
+"""40 students submit 3 notebooks each at once to a real server on loopback (real sandboxed grading
+on the local Dask cluster): every submission is graded with the score its code deserves, none is
+lost or duplicated, and `GET /api/health` answers within 1 s throughout.
+
+The time it all takes is the benchmark's (benchmarks/submission_server.py), not asserted here.
+`PROOF_LM_LOAD_STUDENTS=N` runs it with N students instead of 40, to try it on a busy machine.
+"""
+
+import hashlib
+import os
+
+import pytest
+from server import NOTEBOOK, Server, course_with_chapter01, issue_tokens
+from sqlalchemy import select
+
+from autograder.server.db import Submission, open_database
+from autograder.server.load import POINTS, class_notebooks, run_class
+
+pytestmark = pytest.mark.slow
+STUDENTS = [f"student{n:02d}" for n in range(int(os.environ.get("PROOF_LM_LOAD_STUDENTS", "40")))]
+
+
+def test_forty_students_three_notebooks_each_at_once(tmp_path):
+    course = tmp_path / "course"
+    released = course_with_chapter01(course)
+    notebooks = class_notebooks(released, STUDENTS)
+    tokens = issue_tokens(course, *STUDENTS)
+    with Server(course, tmp_path / "server.log") as server:
+        load = run_class(server.url, tokens, notebooks, NOTEBOOK, timeout=5400)
+        log = server.log()
+    assert load.refused == []
+    assert len(load.accepted) == len(STUDENTS) * len(POINTS)
+    assert len(load.finished) == len(load.accepted), f"not graded: {log[-3000:]}"
+    # each one graded, with the points its code deserves, and its feedback page there
+    attempt = {data: n for datas in notebooks.values() for n, data in enumerate(datas)}
+    for number, (student, data) in load.accepted.items():
+        summary = load.finished[number]
+        assert summary["student"] == student and summary["status"] == "graded", summary
+        assert summary["points"] == POINTS[attempt[data]], summary
+        assert number in load.feedback
+    # the database holds exactly the uploads, each once, under the id its 202 named
+    sessions = open_database(f"sqlite:///{course / 'submissions.db'}")
+    with sessions() as session:
+        rows = {row.id: row for row in session.scalars(select(Submission))}
+        assert set(rows) == set(load.accepted)
+        for number, (student, data) in load.accepted.items():
+            assert rows[number].person.name == student
+            assert rows[number].sha256 == hashlib.sha256(data).hexdigest()
+            assert rows[number].notebook == data
+    # the server answered health within 1 s throughout (one probe every 0.25 s)
+    assert len(load.health) > 10
+    slow = [round(seconds, 2) for seconds in load.health if seconds >= 1.0]
+    assert not slow, f"{len(slow)} of {len(load.health)} health probes took 1 s or more: {slow}"
