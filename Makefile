@@ -33,7 +33,7 @@ sandbox:
 	    echo "  sudo dnf install bubblewrap       # Fedora;  sudo pacman -S bubblewrap  # Arch"; \
 	    exit 1; \
 	  fi; }
-	@$(PY) -c "from autograder.sandbox import check_available; check_available()"
+	@$(PY) -c "from autograder.wall.sandbox import check_available; check_available()"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)

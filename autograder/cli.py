@@ -5,11 +5,10 @@ import json
 import sys
 from pathlib import Path
 
-from autograder import sandbox
 from autograder.exercises import EXERCISES
-from autograder.grading import grade_notebook
 from autograder.report import as_json, html_report, score_line, scores, text_report
-from autograder.runner import check_source
+from autograder.runner import check_source, grade_notebook
+from autograder.wall import sandbox
 
 
 def self_grade_sandbox() -> bool:

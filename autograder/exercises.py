@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.harness import Check
+from autograder.inside.harness import Check
 
 # What the locked set-up cell of each chapter defines before any solution cell runs.
 PREAMBLES = {

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from autograder.harness import CheckFailed, Outcome, describe_error
+from autograder.inside.harness import CheckFailed, Outcome, describe_error
 
 
 def value_of(outcome: Outcome) -> object:

@@ -3,7 +3,7 @@
 import functools
 
 from autograder.notebook import cell_source, read_notebook
-from autograder.paths import SOLUTIONS
+from autograder.wall.paths import SOLUTIONS
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 

@@ -1,20 +1,28 @@
-"""Run an exercise's checks: in this process (hidden-test cells) or in a new grading process in the OS sandbox."""
+"""The judge and the grading API: a chapter's exercises checked against a student's code.
+
+Each exercise runs in a new grading process in the OS sandbox (`autograder.wall`, which starts
+`autograder.inside.child` and reads back its answers), or in this process for hidden-test cells;
+its checks and references are built here first and judged here last.
+"""
 
 import marshal
 import pickle
 import secrets
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
-from autograder import answer_key, sandbox
-from autograder.answers import Answers, read_answers, short_message
-from autograder.child import EXIT_STATUS
-from autograder.exercises import Exercise
-from autograder.grading_process import ChildRun, run_child
-from autograder.harness import Check, CheckFailed, Outcome, run_call
+from autograder.exercises import EXERCISES, Exercise, chapter_exercises
+from autograder.inside.child import EXIT_STATUS
+from autograder.inside.harness import Check, CheckFailed, Outcome, run_call
 from autograder.model import CheckResult, ExerciseReport, Flag, event_flag
+from autograder.notebook import read_notebook, student_sources
+from autograder.wall import answer_key, sandbox
+from autograder.wall.answers import Answers, read_answers, short_message
+from autograder.wall.grading_process import ChildRun, run_child
 
 TIMEOUT_SECONDS = 30.0  # per exercise: loading the student's cells and every call
 NOTES_SHOWN = 5  # statements that failed while loading, quoted in the report; the rest counted
@@ -116,7 +124,7 @@ def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -
 def check_exit(run: ChildRun, timeout: float) -> None:
     """Unanswered when the grading process left no answers: it timed out, ran out of memory or crashed.
 
-    Memory or crash is told by the exit status (`autograder.child.EXIT_STATUS`); what it printed is
+    Memory or crash is told by the exit status (`autograder.inside.child.EXIT_STATUS`); what it printed is
     only quoted in the note.
     """
     if run.returncode is None:
@@ -184,7 +192,7 @@ def check_source(
 ) -> ExerciseReport:
     """Run every check of `exercise` on the function defined by `sources`, in a new grading process.
 
-    The process runs in the OS sandbox (`autograder.sandbox`) unless `sandboxed` is False.
+    The process runs in the OS sandbox (`autograder.wall.sandbox`) unless `sandboxed` is False.
     """
     report = ExerciseReport(
         exercise.name,
@@ -203,3 +211,45 @@ def check_source(
         return report
     judge_answers(exercise, checks, answers, report)
     return report
+
+
+def grade_sources(
+    chapter: str,
+    sources: list[str],
+    workers: int = 2,
+    seed: int | None = None,
+    sandboxed: bool = True,
+) -> list[ExerciseReport]:
+    """Grade every exercise of `chapter` against `sources`, one new grading process (sandbox) each.
+
+    One `seed` (chosen now unless given) draws the hidden cases of every exercise of this run.
+    """
+    exercises = chapter_exercises(chapter)
+    seed = new_seed() if seed is None else seed
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(
+            pool.map(
+                lambda exercise: check_source(exercise, sources, seed=seed, sandboxed=sandboxed),
+                exercises,
+            )
+        )
+
+
+def grade_notebook(
+    path: str | Path,
+    chapter: str | None = None,
+    seed: int | None = None,
+    sandboxed: bool = True,
+    released: dict | None = None,
+) -> list[ExerciseReport]:
+    """Grade a chapter notebook by the student's code cells (see `student_sources`); the chapter defaults to the file name."""
+    path = Path(path)
+    chapter = chapter or path.stem
+    if not chapter_exercises(chapter):
+        chapters = sorted({exercise.chapter for exercise in EXERCISES.values()})
+        raise ValueError(
+            f"no graded chapter called {chapter!r}; pass --chapter, one of {', '.join(chapters)}"
+        )
+    names = {exercise.name for exercise in chapter_exercises(chapter)}
+    sources = student_sources(read_notebook(path), names, released)
+    return grade_sources(chapter, sources, seed=seed, sandboxed=sandboxed)

@@ -25,7 +25,7 @@ from autograder.course.autograde import Outcome, autograde
 from autograder.course.cluster import loopback_cluster
 from autograder.course.simulate import copy_course, reference_code, submission
 from autograder.exercises import chapter_exercises
-from autograder.grading import grade_notebook
+from autograder.runner import grade_notebook
 
 CATALOGUE = Path(__file__).resolve().parent.parent / "tests" / "implementations"
 TAMPERS = {

@@ -18,9 +18,8 @@ from nbclient import NotebookClient
 
 from autograder.course import chapters
 from autograder.exercises import chapter_exercises
-from autograder.grading import grade_notebook
 from autograder.notebook import read_notebook, student_sources
-from autograder.runner import check_source
+from autograder.runner import check_source, grade_notebook
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -15,6 +15,7 @@ AnswerKeyError. No grader module mounted in a sandbox may reproduce the exercise
 import contextlib
 import copy
 import importlib
+import importlib.util
 import inspect
 import json
 import math
@@ -29,10 +30,11 @@ import pytest
 import torch
 
 import proof_lm
-from autograder import answer_guard, answer_key
 from autograder.exercises import EXERCISES, get_exercise
+from autograder.inside import answer_guard
 from autograder.references import reference_solutions
 from autograder.runner import build_checks
+from autograder.wall import answer_key
 
 SEED = 0
 CALLS = 3  # check inputs tried per exercise
@@ -359,13 +361,18 @@ def library_candidates() -> dict[str, object]:
 
 
 def grader_candidates(exercise: str) -> dict[str, object]:
-    """Every function of the grader's modules mounted in the sandbox of `exercise`."""
+    """Every function of the grader's modules as mounted in the sandbox of `exercise` (its copy)."""
     found = {}
-    for path in sorted(answer_key.grading_package(exercise).glob("*.py")):
-        module = importlib.import_module(f"autograder.{path.stem}")
+    package = answer_key.grading_package(exercise)
+    for path in sorted(package.rglob("*.py")):
+        dotted = "autograder." + ".".join(path.relative_to(package).with_suffix("").parts)
+        dotted = dotted.removesuffix(".__init__")
+        spec = importlib.util.spec_from_file_location(f"copy_of_{dotted}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
         for name, obj in vars(module).items():
             if inspect.isfunction(obj) and obj.__module__ == module.__name__:
-                found[f"autograder.{path.stem}.{name}"] = obj
+                found[f"{dotted}.{name}"] = obj
     return found
 
 
@@ -486,7 +493,7 @@ def test_every_library_class_has_an_adapter_or_a_reason():
 def test_the_search_finds_what_it_looks_for():
     # without the rule it would pass: the probes' softmax regression answers linear_loss_and_grad,
     # and torch.softmax answers softmax; the search must see both
-    from autograder import probes
+    from autograder.inside import probes
 
     functions = {"softmax_regression": probes.softmax_regression}
     assert "softmax_regression" in search("linear_loss_and_grad", functions, False)
@@ -512,6 +519,10 @@ def test_no_library_or_grader_answer_key_gets_through(exercise):
     assert unblocked == [], f"{exercise}: the library answers it through {unblocked}"
     grader = search(exercise, grader_candidates(exercise), False)
     assert grader == {}, f"{exercise}: a grader module in its sandbox answers it: {sorted(grader)}"
+    # and each one the table cuts out is really there to be cut (the table names no stale entry)
+    for entry in answer_key.GRADER_ANSWERS.get(exercise, ()):
+        module, name = entry.split(":")
+        assert callable(getattr(importlib.import_module(f"autograder.inside.{module}"), name))
 
 
 def _in_a_fork(job) -> object:

@@ -8,8 +8,7 @@ import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.exercises import EXERCISES, chapter_exercises, get_exercise
-from autograder.grading import grade_notebook
-from autograder.runner import check_source
+from autograder.runner import check_source, grade_notebook
 
 CATALOGUE = sorted(IMPLEMENTATIONS.glob("*/*.py"))
 

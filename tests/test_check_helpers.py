@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from autograder.answers import _outcome
 from autograder.expect import expect_fresh
-from autograder.harness import Call, CheckFailed, run_call
-from autograder.probes import strided, strided_probe
+from autograder.inside.harness import Call, CheckFailed, run_call
+from autograder.inside.probes import strided, strided_probe
+from autograder.wall.answers import _outcome
 
 
 @pytest.mark.parametrize("shape", [(3,), (2, 5), (2, 3, 4)])

@@ -3,6 +3,7 @@ workers, nothing lost when a worker is killed mid-class, a failed exit when work
 nothing graded twice when nothing changed. Through the real command on real course directories.
 """
 
+import contextlib
 import csv
 import json
 import os
@@ -19,13 +20,14 @@ from test_class_faults import CHAPTER, course_command, totals
 
 from autograder.course import collect, release
 from autograder.course.cluster import loopback_cluster
+from autograder.course.kernels import BOOT
 from autograder.course.simulate import (
     copy_course,
     reference_code,
     replace_function,
     submission,
 )
-from autograder.sandbox import UID_COUNT, UID_FIRST
+from autograder.wall.sandbox import UID_COUNT, UID_FIRST
 
 pytestmark = pytest.mark.slow
 SEED = "20261130"
@@ -108,8 +110,18 @@ def _student_code(process: psutil.Process) -> bool:
     """A notebook's kernel (cold, or forked from the warm template) or a trusted grading process."""
     command = " ".join(process.cmdline())
     return UID_FIRST <= process.uids().real < UID_FIRST + UID_COUNT and any(
-        name in command for name in ("ipykernel", "autograder.zygote", "autograder.child")
+        name in command for name in ("autograder.wall.zygote", BOOT, "autograder.inside.child")
     )
+
+
+def _notebook_running(process: psutil.Process) -> bool:
+    """Whether the worker `process` runs a notebook's kernel (warm or cold): mid-task for certain."""
+    with contextlib.suppress(psutil.Error):
+        return any(
+            _student_code(p) and "autograder.inside.child" not in " ".join(p.cmdline())
+            for p in process.children(recursive=True)
+        )
+    return False
 
 
 def _busy_workers(process: psutil.Process) -> list[psutil.Process]:
@@ -142,11 +154,12 @@ def _autograde_while_killing(
     parent, killed = psutil.Process(process.pid), 0
     deadline = time.monotonic() + 600
     while killed < kills and process.poll() is None and time.monotonic() < deadline:
-        busy = _busy_workers(parent)
+        busy = [worker for worker in _busy_workers(parent) if _notebook_running(worker)]
         if busy:
             time.sleep(1.0)  # let it get into the notebook
-            os.kill(busy[0].pid, signal.SIGKILL)
-            killed += 1
+            if _notebook_running(busy[0]):  # still in it: the task is running, its death counts
+                os.kill(busy[0].pid, signal.SIGKILL)
+                killed += 1
         time.sleep(0.2)
     _, stderr = process.communicate(timeout=900)
     return process, killed, stderr
@@ -163,11 +176,6 @@ def test_a_worker_killed_mid_class_loses_nothing(tmp_path):
     assert set(flags(course)) == FLAGGED
 
 
-@pytest.mark.xfail(
-    reason="since the merge of per-sandbox uids a class can finish although three workers were killed "
-    "(seen in CI of stop 26, not yet understood)",
-    strict=False,
-)
 def test_workers_that_keep_dying_make_autograde_fail(tmp_path):
     course, folder = tmp_path / "course", tmp_path / "submissions"
     release(course, [CHAPTER])

@@ -20,7 +20,7 @@ from conftest import REPO
 from autograder.course import collect, release
 from autograder.course.simulate import copy_course, reference_code, submission
 from autograder.notebook import MAX_NOTEBOOK_BYTES
-from autograder.sandbox import NOBODY
+from autograder.wall.sandbox import NOBODY
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow

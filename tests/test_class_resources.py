@@ -16,9 +16,9 @@ import time
 import pytest
 from test_class_faults import CHAPTER, course_command, totals
 
-from autograder import sandbox
 from autograder.course import collect, release
 from autograder.course.simulate import reference_code, submission
+from autograder.wall import sandbox
 
 pytestmark = [
     pytest.mark.slow,

@@ -528,7 +528,7 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
     assert ">_ids<" in helper, "feedback shows the student's own code"
     page = course / "feedback" / "t_read_checks" / CHAPTER / f"{CHAPTER}.html"
     reader = html.unescape(page.read_text())
-    assert "GRADER FILES: ['__init__.py', 'kernel.py', 'kernel_boot.py']" in reader
+    assert "GRADER FILES: ['__init__.py', 'inside', 'kernel.py']" in reader
     assert "CHECKS THERE: False" in reader
     leak = (course / "feedback" / "t_leak" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert "more characters not shown" in leak

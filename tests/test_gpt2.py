@@ -161,7 +161,7 @@ def test_train_on_text_learns_a_repeating_text_within_its_budget():
 def test_grading_blocks_the_library_class_of_the_exercise_and_keeps_the_others():
     import importlib.util
 
-    from autograder.answer_key import library_without
+    from autograder.wall.answer_key import library_without
 
     path = library_without("CausalSelfAttention") / "gpt2.py"
     spec = importlib.util.spec_from_file_location("blocked_gpt2", path)

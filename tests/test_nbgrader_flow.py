@@ -8,7 +8,7 @@ import pytest
 from conftest import REPO
 
 from autograder.course.simulate import reference_code, replace_function, submission
-from autograder.grading import grade_notebook
+from autograder.runner import grade_notebook
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow

@@ -437,6 +437,9 @@ def test_the_formgrader_page_of_a_submission_runs_no_student_script(graded_cours
             assert response.status == 200
             policy = response.headers.get("content-security-policy", "")
             assert "script-src" in policy and "'unsafe-inline'" not in policy.split("style-src")[0]
+            assert (
+                "'unsafe-eval'" not in policy
+            )  # MathJax configured without eval (pages.without_eval)
             page.locator("#notebook .text_cell_render").first.wait_for()
         with steps.step("no payload runs, the honest content shows"):
             check_page(page, listener, dialogs, "#notebook")
@@ -456,6 +459,7 @@ def test_the_feedback_page_runs_no_student_script(graded_course, listener):
     assert len(pages) == 1, pages
     html = pages[0].read_text()
     assert '<meta http-equiv="Content-Security-Policy"' in html.split("</head>")[0]
+    assert "'unsafe-eval'" not in html.split("</head>")[0]
     listener.hits.clear()
     with browser_page(executable) as page:
         steps.page = page

@@ -2,7 +2,7 @@
 
 import nbformat
 
-from autograder.course.pages import add_policy, clean_html, safe_notebook
+from autograder.course.pages import MATHJAX_SETTINGS, _hash, add_policy, clean_html, safe_notebook
 
 FORGED_ID = 'x"><img src=x onerror="alert(1)">'
 
@@ -56,3 +56,19 @@ def test_the_feedback_policy_allows_only_the_heads_own_scripts():
     policy = protected.split('content="')[1].split('"')[0]
     assert "'unsafe-inline'" not in policy.split("style-src")[0]
     assert policy.count("'sha256-") == 1  # the head's script alone
+
+
+def test_mathjax_is_configured_without_eval():
+    """nbconvert's head: its eval'd configuration block becomes a hashed settings object, before the loader."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("$x$")])
+    html, _ = HTMLExporter(template_name="classic").from_notebook_node(notebook)
+    assert 'type="text/x-mathjax-config"' in html  # what nbconvert writes
+    head = add_policy(html).split("</head>")[0]
+    assert "'unsafe-eval'" not in head and "x-mathjax-config" not in head
+    assert head.index(MATHJAX_SETTINGS) < head.index(
+        '<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax'
+    )
+    assert _hash(MATHJAX_SETTINGS.removeprefix("<script>").removesuffix("</script>")) in head

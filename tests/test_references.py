@@ -114,7 +114,7 @@ def test_batchnorm_backward_reference_is_autograd_and_its_slips_differ():
 
 def test_sgd_problems_gradients_and_the_fixed_problem_is_solvable():
     from autograder.checks.training import OUTCOME_THRESHOLD, _replay, fixed_problem
-    from autograder.probes import least_squares, softmax_regression
+    from autograder.inside.probes import least_squares, softmax_regression
 
     P = {"W": RNG.normal(size=(3, 4)), "b": RNG.normal(size=4)}
     X, Y = RNG.normal(size=(5, 3)), RNG.integers(0, 4, 5)

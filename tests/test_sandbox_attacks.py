@@ -6,6 +6,7 @@ channel a student has (a top-level exception becomes a note in the report); what
 checked on the host. Every guarantee here fails if the sandbox is weakened.
 """
 
+import contextlib
 import json
 import os
 import socket
@@ -19,9 +20,9 @@ from pathlib import Path
 import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
-from autograder import sandbox
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.runner import GRADING_LIMITS, build_checks, check_source
+from autograder.wall import sandbox
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 ROOT = os.geteuid() == 0
@@ -348,7 +349,7 @@ def test_class_grading_refuses_without_bubblewrap(tmp_path):
 def test_every_library_answer_named_exists():
     import importlib
 
-    from autograder.answer_key import LIBRARY_ANSWERS
+    from autograder.wall.answer_key import LIBRARY_ANSWERS
 
     for exercise, entries in LIBRARY_ANSWERS.items():
         assert exercise in EXERCISES, exercise
@@ -441,3 +442,109 @@ def test_a_huge_answer_structure_is_refused_before_parsing():
     )
     assert report.earned == 0 and report.flags == ["malformed answers"]
     assert "structure" in report.notes[0]
+
+
+KEYS = """
+import ctypes, json, mmap, platform
+libc = ctypes.CDLL(None, use_errno=True)
+ADD, REQUEST, KEYCTL = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}[platform.machine()]
+USER, USER_SESSION = ctypes.c_long(-4), ctypes.c_long(-5)  # @u, @us
+SEARCH, READ = 10, 11
+
+def call(*args):
+    result = libc.syscall(*args)
+    return result if result >= 0 else -ctypes.get_errno()
+
+def found(description):
+    for ring in (USER, USER_SESSION):
+        key = call(KEYCTL, SEARCH, ring, b"user", description, 0)
+        if key >= 0:
+            buffer = ctypes.create_string_buffer(256)
+            call(KEYCTL, READ, ctypes.c_long(key), buffer, 256)
+            return buffer.value.decode()
+        last = key
+    return last
+"""
+CARRIED = b"proof-lm-carried-reference"
+
+
+def _in_sandbox(code: str) -> dict:
+    """What `code` (after KEYS) reported from the top level of a graded submission."""
+    report, seen = attack(
+        KEYS + textwrap.dedent(code) + "\nraise RuntimeError('OBSERVED ' + json.dumps(seen))\n"
+    )
+    assert report.passed, "the correct function beside the attack still earns its points"
+    return seen
+
+
+def test_the_kernel_keyrings_are_refused_on_every_abi():
+    seen = _in_sandbox(
+        """
+        seen = {
+            "add_key @u": call(ADD, b"user", b"k", b"v", 1, USER),
+            "add_key @us": call(ADD, b"user", b"k", b"v", 1, USER_SESSION),
+            "request_key": call(REQUEST, b"user", b"k", None, 0),
+            "keyctl": call(KEYCTL, 0, USER, 0),
+        }
+        if platform.machine() == "x86_64":
+            seen["x32 add_key"] = call(0x40000000 | ADD, b"user", b"k", b"v", 1, USER)
+            def i386(number):  # mov eax, number; int 0x80; ret
+                code = bytes([0xB8]) + number.to_bytes(4, "little") + bytes([0xCD, 0x80, 0xC3])
+                page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+                page.write(code)
+                return ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))()
+            seen["i386 add_key"], seen["i386 keyctl"] = i386(286), i386(288)
+            seen["i386 getpid works"] = i386(20) == __import__("os").getpid()
+        """
+    )
+    refused = {name: result for name, result in seen.items() if "works" not in name}
+    assert refused and all(result == -1 for result in refused.values()), seen  # -EPERM
+    if "i386 getpid works" in seen:
+        assert seen["i386 getpid works"] is True, "the i386 path must really reach the kernel"
+
+
+def test_a_key_added_in_one_sandbox_is_invisible_to_the_next_with_the_same_uid(monkeypatch):
+    held = sandbox.Account()  # both runs get this uid, as two runs that reuse a slot would
+    monkeypatch.setattr(sandbox, "account", lambda: contextlib.nullcontext(held))
+    name = f"proof-lm-carry-{uuid.uuid4().hex}".encode()
+    try:
+        planted = _in_sandbox(
+            f"""
+            seen = {{"added": [call(ADD, b"user", {name!r}, {CARRIED!r}, {len(CARRIED)}, ring)
+                              for ring in (USER, USER_SESSION)]}}
+            """
+        )
+        later = _in_sandbox(f'seen = {{"found": found({name!r})}}')
+        on_host = subprocess.run(  # the uid's own keyrings, looked at from outside every sandbox
+            [HOST_PYTHON, "-I", "-c", KEYS + HOST_CHECK.replace("NAME", repr(name))],
+            cwd="/",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            user=held.uid,
+            group=held.uid,
+            extra_groups=[] if held.uid is not None else None,
+        )
+    finally:
+        held.release()
+    assert on_host.returncode == 0, on_host.stderr
+    host = json.loads(on_host.stdout)
+    assert later["found"] == -1, later  # refused (EPERM): neither found nor read
+    assert host["carried"] == -126, (
+        host
+    )  # ENOKEY: nothing of the sandboxes' is in the uid's keyrings
+    assert planted["added"] == [-1, -1], planted
+    assert host["own key found"] == "works", "the search itself works on this machine"
+
+
+HOST_PYTHON = "/usr/bin/python3" if ROOT else sys.executable  # one a sandbox uid may run
+HOST_CHECK = """
+seen = {"carried": found(NAME)}
+for ring in (USER, USER_SESSION):  # a broken run leaves nothing behind for the next one
+    while (key := call(KEYCTL, SEARCH, ring, b"user", NAME, 0)) >= 0:
+        call(KEYCTL, 21, ctypes.c_long(key))
+own = call(ADD, b"user", b"proof-lm-host-check", b"works", 5, USER)
+seen["own key found"] = found(b"proof-lm-host-check")
+call(KEYCTL, 21, ctypes.c_long(own))  # KEYCTL_INVALIDATE: leave the uid's keyring as it was
+print(json.dumps(seen))
+"""

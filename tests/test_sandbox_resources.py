@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 from conftest import IMPLEMENTATIONS
 
-from autograder import sandbox
 from autograder.course import kernels
 from autograder.exercises import get_exercise
 from autograder.runner import check_source
+from autograder.wall import sandbox
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 HELD = 240  # at least this many held (the limit is 256 processes and threads per uid)
@@ -92,7 +92,7 @@ def test_two_sandboxes_never_share_a_uid():
 
 CLAIM = """
 import sys, time
-from autograder import sandbox
+from autograder.wall import sandbox
 with sandbox.account() as held:
     print(held.uid, flush=True)
     sys.stdin.readline()  # held until the test has heard from every process

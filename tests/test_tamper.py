@@ -11,8 +11,7 @@ import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.exercises import get_exercise
-from autograder.grading import grade_notebook
-from autograder.runner import check_source
+from autograder.runner import check_source, grade_notebook
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 WRONG = "def perplexity(token_probs):\n    return 1.0\n"
@@ -56,10 +55,10 @@ def test_correct_code_passes_as_a_baseline():
         """,
         # replace the checker's functions from the solution cell
         """
-        import autograder.expect, autograder.runner, autograder.harness
+        import autograder.expect, autograder.runner, autograder.inside.harness
         autograder.expect.expect_close = lambda *a, **k: None
         autograder.runner.judge = lambda checks, outcomes: []
-        autograder.harness.CheckFailed = type("Nope", (Exception,), {})
+        autograder.inside.harness.CheckFailed = type("Nope", (Exception,), {})
         def perplexity(token_probs): return 1.0
         """,
         # print something that looks like a passing report

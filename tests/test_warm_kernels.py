@@ -1,4 +1,4 @@
-"""Warm kernels forked from the template (`autograder.zygote`) are sandboxed as the cold ones are.
+"""Warm kernels forked from the template (`autograder.wall.zygote`) are sandboxed as the cold ones are.
 
 Each test forks real kernels from a real template and runs code in them as a student would: what
 they can see, what they are, what they can reach, and what is left when they end. Grading as root
@@ -8,6 +8,7 @@ only (the template builds its sandboxes with mounts); skipped elsewhere.
 import dataclasses
 import json
 import os
+import platform
 import signal
 import tempfile
 import time
@@ -19,8 +20,8 @@ from conftest import REPO
 from jupyter_client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
 
-from autograder import sandbox, zygote
 from autograder.course import kernels
+from autograder.wall import policy, sandbox, zygote
 
 pytestmark = pytest.mark.skipif(
     not (zygote.available() and sandbox.available()), reason="warm kernels need root and bwrap"
@@ -51,7 +52,7 @@ def kernel(template: kernels.Zygote, seconds: int = 60) -> Iterator[tuple]:
             "sockets": sockets,
             "uid": account.uid,
             "argv": ["-f", connection],
-            "env": dict(kernels.KERNEL_ENV),
+            "env": policy.kernel_environment(),
             "readonly": [(str(s), inside) for s, inside in manager._mounts()],
             "seconds": seconds,
             "limits": {**dataclasses.asdict(kernels.KERNEL_LIMITS), "cpu_seconds": seconds},
@@ -98,6 +99,13 @@ def test_a_warm_kernel_is_nobody_without_privileges_network_or_host(template):
         assert sandbox.UID_FIRST <= uid < sandbox.UID_FIRST + sandbox.UID_COUNT
         assert int(fields["CapEff"], 16) == int(fields["CapPrm"], 16) == 0
         assert int(fields["CapBnd"], 16) == 0 and fields["NoNewPrivs"].strip() == "1"
+        assert fields["Seccomp"].strip() == "2", "the keyring filter (autograder.inside.seccomp)"
+        number = {"x86_64": 248, "aarch64": 217}[platform.machine()]  # add_key
+        add_key = f"ctypes.CDLL(None, use_errno=True).syscall({number}, b'user', b'k', b'v', 1, -4)"
+        refused = probe(
+            client, f"[{add_key}, ctypes.get_errno()] if (ctypes := __import__('ctypes')) else 0"
+        )
+        assert refused == [-1, 1], "add_key refused with EPERM in a warm kernel"
         assert probe(client, "os.getpid() if (os := __import__('os')) else 0") == 1
         interfaces = (
             "[l.split(':')[0].strip() for l in open('/proc/net/dev').read().splitlines()[2:]]"
@@ -111,7 +119,11 @@ def test_a_warm_kernel_is_nobody_without_privileges_network_or_host(template):
         for path in ("solutions", "autograder/checks", "course", "tests", ".git"):
             assert probe(client, f"__import__('os').path.exists({str(REPO / path)!r})") is False
         listed = probe(client, f"sorted(__import__('os').listdir({str(REPO / 'autograder')!r}))")
-        assert listed == ["__init__.py", "kernel.py", "kernel_boot.py"]
+        assert listed == ["__init__.py", "inside", "kernel.py"]
+        inside = probe(
+            client, f"sorted(__import__('os').listdir({str(REPO / 'autograder/inside')!r}))"
+        )
+        assert inside == sorted(p.name for p in (REPO / "autograder/inside").glob("*.py"))
         assert CANARY not in run(client, "import os\nprint(dict(os.environ))")
         modules = probe(client, "[m for m in __import__('sys').modules if 'autograder' in m]")
         assert set(modules) <= {"autograder", "autograder.kernel"}, modules
@@ -185,3 +197,65 @@ def test_a_dead_template_says_so_and_the_manager_starts_cold(monkeypatch):
     started._process.wait()
     with pytest.raises(RuntimeError, match="stopped"):
         started.spawn({})
+
+
+def test_the_grading_kernel_manager_forks_its_kernels_from_the_template(monkeypatch):
+    """What nbgrader starts in class grading is a warm kernel (not the cold bwrap command), and it runs."""
+    import asyncio
+
+    monkeypatch.setattr(kernels, "ZYGOTE", kernels.Zygote())
+
+    async def start_run_stop() -> tuple[object, str]:
+        manager = kernels.SandboxedKernelManager(kernel_name="python3")
+        await manager.start_kernel()
+        try:
+            client = manager.client()
+            client.start_channels()
+            await client.wait_for_ready(timeout=60)
+            reply = await client.execute_interactive(
+                "print(6 * 7)", timeout=60, output_hook=seen.append
+            )
+            client.stop_channels()
+            return manager.provisioner.process, reply["content"]["status"]
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    seen: list[dict] = []
+    try:
+        process, status = asyncio.run(start_run_stop())
+    finally:
+        kernels.ZYGOTE.close()
+    assert isinstance(process, kernels.ForkedKernel), type(process)
+    assert status == "ok"
+    assert any("42" in m["content"].get("text", "") for m in seen if m["msg_type"] == "stream")
+
+
+def test_a_cold_kernel_refuses_the_keyrings_too(monkeypatch):
+    """Without the template the kernel starts under bwrap (kernel_boot): the same seccomp filter."""
+    import asyncio
+
+    monkeypatch.setattr(kernels, "ZYGOTE", None)
+    number = {"x86_64": 248, "aarch64": 217}[platform.machine()]  # add_key
+    code = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        f"print(libc.syscall({number}, b'user', b'k', b'v', 1, -4), ctypes.get_errno())"
+    )
+
+    async def start_run_stop() -> tuple[object, list[str]]:
+        manager = kernels.SandboxedKernelManager(kernel_name="python3")
+        await manager.start_kernel()
+        try:
+            client = manager.client()
+            client.start_channels()
+            await client.wait_for_ready(timeout=120)
+            seen: list[dict] = []
+            await client.execute_interactive(code, timeout=60, output_hook=seen.append)
+            client.stop_channels()
+            printed = [m["content"]["text"] for m in seen if m["msg_type"] == "stream"]
+            return manager.provisioner.process, printed
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    process, printed = asyncio.run(start_run_stop())
+    assert not isinstance(process, kernels.ForkedKernel)
+    assert "".join(printed).split() == ["-1", "1"], printed  # add_key: EPERM

@@ -15,7 +15,7 @@ from autograder.expect import (
     labelled,
     tuple_answer,
 )
-from autograder.harness import Call, Check, Outcome
+from autograder.inside.harness import Call, Check, Outcome
 
 
 def torch_adam(param, grad, m, v, t, lr, betas, eps, weight_decay) -> tuple:

@@ -29,11 +29,11 @@ from autograder.expect import (
     value_of,
     value_of_views,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.gpt import TinyGPT
 
 RTOL, ATOL = 1e-9, 1e-9  # float64 answers agree to ~1e-13 here; float32 is off by ~1e-7
-STRIDED = "autograder.probes:strided_probe"  # every array argument as a non-contiguous view
+STRIDED = "autograder.inside.probes:strided_probe"  # every array argument as a non-contiguous view
 
 
 def _rejects(args: tuple, kwargs: dict, what: str, hint: str) -> Check:

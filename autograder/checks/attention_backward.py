@@ -17,7 +17,7 @@ from autograder.expect import (
     labelled,
     tuple_answer,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 PARTS = ("dq", "dk", "dv")
 

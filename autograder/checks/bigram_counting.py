@@ -17,7 +17,7 @@ from autograder.expect import (
     number_answer,
     value_of,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 # ---------------------------------------------------------------- bigram_counts
 

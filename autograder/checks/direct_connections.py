@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from autograder.expect import as_array, expect_unchanged, value_of
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 NAMES = ("E", "W1", "b1", "W2", "b2", "W3")
 

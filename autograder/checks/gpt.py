@@ -1,6 +1,6 @@
 """Hidden checks for chapter 08: get_batch, CausalSelfAttention, Block, GPT, generate.
 
-The modules are built in the grading process by `autograder.torch_probes`, which loads weights
+The modules are built in the grading process by `autograder.inside.torch_probes`, which loads weights
 drawn here (by the contract's parameter names), runs them in float64 and sends back plain arrays.
 The references are written out here with one loop per head in float64 torch (a calculator only:
 no nn module, no library code); known mistakes are the same code with one thing changed, and a
@@ -14,10 +14,10 @@ import numpy as np
 import torch
 
 from autograder.expect import expect_close, expect_raises, labelled, matches, value_of
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 RTOL, ATOL = 1e-7, 1e-9
-PROBES = "autograder.torch_probes"
+PROBES = "autograder.inside.torch_probes"
 MODULE = f"{PROBES}:module_probe"
 
 

@@ -18,7 +18,7 @@ from autograder.expect import (
     tuple_answer,
     value_of,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 # ---------------------------------------------------------------- numerical_gradient
 
@@ -119,7 +119,7 @@ def _judge_numerical(
 
     call = Call(
         (x, weights, closure, eps, transposed, returns),
-        probe="autograder.gradient_probes:numerical_gradient_probe",
+        probe="autograder.inside.gradient_probes:numerical_gradient_probe",
     )
     return Check(what, [call], judge)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from autograder.checks.cases import alphabet_vocab, random_words
 from autograder.expect import array_answer, expect_close, expect_raises, expect_unchanged
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 
 def reference_interpolated(counts: np.ndarray, lam: float, unigram_axis: int = 0) -> np.ndarray:

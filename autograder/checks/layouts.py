@@ -1,14 +1,14 @@
-"""Any plain check again with its array arguments transposed or strided (`autograder.layout_probes`)."""
+"""Any plain check again with its array arguments transposed or strided (`autograder.inside.layout_probes`)."""
 
 from dataclasses import replace
 
-from autograder.harness import Call, Check, Outcome
+from autograder.inside.harness import Call, Check, Outcome
 
 
 def with_layout(check: Check, layout: str) -> Check:
     """`check` with each call made through the layout probe and judged as the plain call would be."""
     calls = [
-        Call((call.args, call.kwargs, layout), probe="autograder.layout_probes:layout_probe")
+        Call((call.args, call.kwargs, layout), probe="autograder.inside.layout_probes:layout_probe")
         for call in check.calls
     ]
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from autograder.expect import array_answer, expect_close, expect_raises, expect_unchanged
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 
 def reference_softmax(logits: np.ndarray, temperature: float) -> list[float]:

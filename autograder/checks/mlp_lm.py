@@ -19,7 +19,7 @@ from autograder.expect import (
     labelled,
     tuple_answer,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.baselines import TorchContextMLP, numpy_params
 
 # ---------------------------------------------------------------- context_windows

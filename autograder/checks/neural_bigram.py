@@ -20,7 +20,7 @@ from autograder.expect import (
     number_answer,
     tuple_answer,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 
 def row_softmax(row: np.ndarray) -> list[float]:

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from autograder.expect import value_of
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 CONTRACTIONS = ("'s", "'t", "'re", "'ve", "'m", "'ll", "'d")
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from autograder.checks.layouts import with_layout
 from autograder.expect import array_answer, expect_close, expect_raises, expect_unchanged, value_of
-from autograder.harness import Call, Check, CheckFailed, Outcome, describe_error
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome, describe_error
 
 WORKED = np.array([2.0, 1.0, 0.1])
 
@@ -510,7 +510,9 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
                 f"{n * expected[token]:.0f}" + unfiltered_hint
             )
 
-    call = Call((logits, seed, draws, kwargs), probe="autograder.sampling_probes:sample_next_probe")
+    call = Call(
+        (logits, seed, draws, kwargs), probe="autograder.inside.sampling_probes:sample_next_probe"
+    )
     return Check(what, [call], judge)
 
 

@@ -13,7 +13,7 @@ from itertools import pairwise
 import numpy as np
 
 from autograder.expect import expect_raises, expect_unchanged, value_of
-from autograder.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 FIRST = 256  # merge i creates id FIRST + i
 

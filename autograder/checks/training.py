@@ -21,10 +21,10 @@ from autograder.expect import (
     value_of,
     value_of_views,
 )
-from autograder.harness import Call, Check, CheckFailed, Outcome
-from autograder.probes import PROBLEMS
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.probes import PROBLEMS
 
-STRIDED = "autograder.probes:strided_probe"  # every array argument as a non-contiguous view
+STRIDED = "autograder.inside.probes:strided_probe"  # every array argument as a non-contiguous view
 LARGE_MEAN_NOTE = (
     " (a feature's mean is 1e6 times its spread here: compute the variance as mean((x - mean)^2); "
     "mean(x^2) - mean^2 loses every digit)"
@@ -184,7 +184,8 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
             )
 
     call = Call(
-        (params, problem, batches, rate, as_generator), probe="autograder.probes:sgd_train_probe"
+        (params, problem, batches, rate, as_generator),
+        probe="autograder.inside.probes:sgd_train_probe",
     )
     return Check(what, [call], judge)
 
@@ -268,7 +269,7 @@ def _judge_outcome() -> Check:
 
     call = Call(
         (params, "softmax_regression", batches, rate, False),
-        probe="autograder.probes:sgd_train_probe",
+        probe="autograder.inside.probes:sgd_train_probe",
     )
     return Check("three separable classes: the loss falls below 0.1 in 200 steps", [call], judge)
 

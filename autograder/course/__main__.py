@@ -11,13 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder import sandbox
 from autograder.course.autograde import GradingIncomplete, autograde
 from autograder.course.collect import collect, submitted_chapters
 from autograder.course.export import export
 from autograder.course.printable import printable
 from autograder.course.release import chapters, feedback, release, student_notebooks
-from autograder.paths import REPO
+from autograder.wall import sandbox
+from autograder.wall.paths import REPO
 
 
 def main(argv: list[str] | None = None) -> int:

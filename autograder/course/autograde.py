@@ -19,13 +19,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import sandbox
 from autograder.course.cluster import ATTEMPTS, grading_client, scratch_directory
+from autograder.course.flags import Reason
 from autograder.course.printable import printable
 from autograder.course.record import db_url, record
 from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.runner import new_seed
-from autograder.sandbox import REPO
+from autograder.wall import sandbox
+from autograder.wall.paths import REPO
 
 STATE = "autograde.json"
 
@@ -82,12 +83,10 @@ def _manifest_flags(manifest: dict, job: Job) -> list[str]:
         return []
     reasons = []
     if record_.get("not_copied"):
-        reasons.append(
-            "handed in files beside the notebook (not graded): "
-            + ", ".join(printable(name, limit=200) for name in record_["not_copied"])
-        )
+        names = ", ".join(printable(name, limit=200) for name in record_["not_copied"])
+        reasons.append(Reason.BESIDE.say(names))
     if record_["sha256"] != job.sha256:
-        reasons.append("the submitted notebook changed after it was collected")
+        reasons.append(Reason.CHANGED.say())
     return reasons
 
 

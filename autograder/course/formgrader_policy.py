@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tornado.web import OutputTransform
 
-from autograder.course.pages import policy, template_hashes
+from autograder.course.pages import policy, template_hashes, without_eval
 
 SUBMISSION_PAGE = re.compile(r"/formgrader/submissions/[^/]+/?$")
 NOTEBOOK_MARK = 'id="notebook"'  # the student's notebook starts here; before it, nbgrader's markup
@@ -34,9 +34,16 @@ class FormgraderPolicy(OutputTransform):
     def transform_first_chunk(
         self, status_code: int, headers: object, chunk: bytes, finishing: bool
     ) -> tuple[int, object, bytes]:
-        """Set the page's Content-Security-Policy header."""
+        """Set the page's Content-Security-Policy header (and configure its MathJax without eval)."""
         if self._page and headers.get("Content-Type", "").startswith("text/html"):
-            head, mark, _ = chunk.decode("utf-8", "replace").partition(NOTEBOOK_MARK)
+            head, mark, rest = chunk.decode("utf-8", "replace").partition(NOTEBOOK_MARK)
+            if mark:
+                head, before = without_eval(head), len(chunk)
+                chunk = (head + mark + rest).encode()
+                if "Content-Length" in headers:  # of the whole body, this chunk perhaps a part
+                    headers["Content-Length"] = str(
+                        int(headers["Content-Length"]) + len(chunk) - before
+                    )
             scripts, handlers = template_hashes(head) if mark else ([], [])
             headers["Content-Security-Policy"] = (
                 policy(scripts, handlers, "'self'", self._static) + "; frame-ancestors 'self'"

@@ -1,14 +1,14 @@
 """nbgrader's kernels in the OS sandbox: the kernel manager and the autograde preprocessors that use it.
 
-Every notebook's kernel runs in its own sandbox (`autograder.sandbox`): new namespaces, no network,
+Every notebook's kernel runs in its own sandbox (`autograder.wall.sandbox`): new namespaces, no network,
 a uid of its own when grading as root (`sandbox.Account`), a private size-limited home, and none of
 the course directory. Kernel and grading worker talk over Unix sockets in a folder of root's bound
 into the sandbox: the kernel binds them as root and drops its privileges only after the folder is
-sealed (`autograder.kernel_boot`). A kernel lives at most NOTEBOOK_SECONDS (`timeout`, inside the
+sealed (`autograder.inside.kernel_boot`). A kernel lives at most NOTEBOOK_SECONDS (`timeout`, inside the
 sandbox, as root), and no longer than its worker (`--die-with-parent`).
 
 When the worker has a warm template (`Zygote`, started by the worker's Dask plugin when grading as
-root), kernels are forked from it into a sandbox of the same kind (`autograder.zygote`) instead of
+root), kernels are forked from it into a sandbox of the same kind (`autograder.wall.zygote`) instead of
 starting cold under bwrap: the notebook's libraries are already imported.
 """
 
@@ -28,16 +28,13 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-from autograder import answer_key, sandbox
-from autograder.kernel import HIDDEN_CHECKS
+from autograder.wall import answer_key, policy, sandbox
+from autograder.wall.paths import REPO
 
 NOTEBOOK_SECONDS = int(os.environ.get("PROOF_LM_NOTEBOOK_SECONDS", "300"))
 KERNEL_LIMITS = sandbox.Limits(memory_bytes=6 * 1024**3, cpu_seconds=NOTEBOOK_SECONDS)
+BOOT = "autograder.inside.kernel_boot"  # the cold kernel's module: its settings, then the kernel's argv
 SANDBOX_VARIABLE = "PROOF_LM_KERNEL_SANDBOX"  # "off" only with an instructor's --no-sandbox
-KERNEL_ENV = {
-    "NBGRADER_EXECUTION": "autograde",
-    **sandbox.KERNEL_BACKEND,
-}
 
 
 class ForkedKernel:
@@ -89,25 +86,25 @@ class ForkedKernel:
 
 
 class Zygote:
-    """The worker's warm template (`python -m autograder.zygote`), one request at a time."""
+    """The worker's warm template (`python -m autograder.wall.zygote`), one request at a time."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.zygote"],
+            [sys.executable, "-m", "autograder.wall.zygote"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
-            cwd=sandbox.REPO,
+            cwd=REPO,
         )
         if self._process.stdout.readline().strip() != "ready":
             self.close()
             raise RuntimeError("the warm kernel template did not start")
 
     def spawn(self, request: dict) -> ForkedKernel:
-        """Fork one sandboxed kernel (see `autograder.zygote` for the request)."""
+        """Fork one sandboxed kernel (see `autograder.wall.zygote` for the request)."""
         with self._lock:
             if self._process.poll() is not None:
                 raise RuntimeError("the warm kernel template has stopped")
@@ -133,7 +130,7 @@ ZYGOTE: Zygote | None = None  # set by the worker's plugin when warm kernels can
 def start_zygote() -> None:
     """Start this worker's warm template where warm kernels can run (root on Linux)."""
     global ZYGOTE
-    from autograder import zygote
+    from autograder.wall import zygote
 
     if ZYGOTE is None and zygote.available() and sandbox.available():
         ZYGOTE = Zygote()
@@ -166,7 +163,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         return self._account
 
     def boot_settings(self) -> dict:
-        """What `autograder.kernel_boot` needs: the uid to drop to, the folder to seal, the limits."""
+        """What `autograder.inside.kernel_boot` needs: the uid to drop to, the folder to seal, the limits."""
         return {
             "uid": self.account().uid,
             "sockets": self._sockets,
@@ -181,12 +178,12 @@ class SandboxedKernelManager(AsyncKernelManager):
         if "ipykernel_launcher" not in command:
             raise RuntimeError(f"not an IPython kernel: {command[:3]!r}")
         argv = command[command.index("ipykernel_launcher") + 1 :]
-        boot = [command[0], "-m", "autograder.kernel_boot", json.dumps(self.boot_settings())]
+        boot = [command[0], "-m", BOOT, json.dumps(self.boot_settings())]
         return sandbox.bwrap_command(
             ["timeout", "--signal=KILL", str(NOTEBOOK_SECONDS), *boot, *argv],
             readonly=self._mounts(),
             writable=[(self._sockets, self._sockets)],
-            env={**KERNEL_ENV, HIDDEN_CHECKS: os.environ.get(HIDDEN_CHECKS, "")},
+            env=policy.kernel_environment(),
             limits=KERNEL_LIMITS,
             drop=False,  # kernel_boot drops privileges itself, once its sockets are bound
         )
@@ -204,16 +201,16 @@ class SandboxedKernelManager(AsyncKernelManager):
         """What a kernel sees of the project: the library, the data, the grader's kernel module."""
         return [
             *sandbox.project_mounts("proof_lm", "data"),
-            (answer_key.kernel_package(), str(sandbox.REPO / "autograder")),
+            (answer_key.kernel_package(), str(REPO / "autograder")),
         ]
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: object) -> None:
         """Fork the kernel from the worker's warm template when there is one, else start it cold."""
         if ZYGOTE is None or os.environ.get(SANDBOX_VARIABLE) == "off":
             return await super()._async_launch_kernel(kernel_cmd, **kw)
-        if "ipykernel_launcher" not in kernel_cmd:
+        if BOOT not in kernel_cmd:  # the command is the cold sandbox's (format_kernel_cmd)
             return await super()._async_launch_kernel(kernel_cmd, **kw)
-        argv = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1 :]
+        argv = kernel_cmd[kernel_cmd.index(BOOT) + 2 :]  # after the module and its settings
         try:
             process = self._fork(argv)
         except (OSError, RuntimeError):  # the template died: start cold from now on
@@ -232,7 +229,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             {
                 "connection_file": self.connection_file,
                 "argv": argv,
-                "env": {**KERNEL_ENV, HIDDEN_CHECKS: os.environ.get(HIDDEN_CHECKS, "")},
+                "env": policy.kernel_environment(),
                 "readonly": [(str(source), inside) for source, inside in self._mounts()],
                 "seconds": NOTEBOOK_SECONDS,
                 **self.boot_settings(),

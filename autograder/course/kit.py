@@ -19,7 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.course.release import student_notebooks
-from autograder.paths import REPO
+from autograder.wall.paths import REPO
 
 # What students run beside the library's own dependencies: JupyterLab and the notebooks' kernel.
 TOOLS = ("jupyterlab", "ipykernel")

@@ -306,6 +306,29 @@ class SafeNotebook(Preprocessor):
         return nbformat.from_dict(safe_notebook(dict(nb))), resources
 
 
+# nbconvert's MathJax settings, as an object MathJax 2 reads when it loads: its own
+# `text/x-mathjax-config` block would be run by eval, which the policy does not allow
+MATHJAX_SETTINGS = (
+    "<script>window.MathJax = {"
+    'TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}}, '
+    'tex2jax: {inlineMath: [["$", "$"], ["\\\\(", "\\\\)"]], '
+    'displayMath: [["$$", "$$"], ["\\\\[", "\\\\]"]], processEscapes: true, processEnvironments: true}, '
+    'displayAlign: "center", messageStyle: "none", CommonHTML: {linebreaks: {automatic: true}}'
+    "};</script>"
+)
+MATHJAX_BLOCK = re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S)
+MATHJAX_LOADER = re.compile(r'<script src="[^"]*mathjax[^"]*">', re.I)
+
+
+def without_eval(head: str) -> str:
+    """`head` (a template's trusted head) with MathJax configured without eval: the settings object
+    before the loader, the configuration block that MathJax would eval removed."""
+    head = MATHJAX_BLOCK.sub("", head)
+    if MATHJAX_LOADER.search(head) and MATHJAX_SETTINGS not in head:
+        head = MATHJAX_LOADER.sub(lambda found: MATHJAX_SETTINGS + found.group(0), head, count=1)
+    return head
+
+
 def _hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
@@ -332,8 +355,8 @@ def policy(
 
     `origin`: the server's own origin (styles, images, fonts and the API the page's own code
     calls); None for a page opened as a file. Nothing else is loaded, framed, posted or based.
-    No inline script or handler runs but those hashed; `eval` stays allowed, for MathJax 2 (it
-    evaluates nbconvert's `text/x-mathjax-config` block, and typesets nothing without it).
+    No inline script or handler runs but those hashed, and nothing is evaluated from a string (no
+    `eval`: MathJax is configured by `without_eval`).
     """
     own = [origin] if origin else []
     directives = {
@@ -341,7 +364,6 @@ def policy(
         "script-src": [
             *([static] if static else []),
             MATHJAX,
-            "'unsafe-eval'",  # MathJax 2 evaluates the template's configuration block
             *scripts,
             *(["'unsafe-hashes'", *handlers] if handlers else []),
         ],
@@ -361,14 +383,15 @@ def policy(
 def add_policy(html: str) -> str:
     """A feedback page with a CSP <meta> first in its head: scripts are MathJax and the head's own.
 
-    Only the inline scripts of the head (the template's MathJax configuration; nothing of the
-    notebook is there) are allowed, by hash.
+    Only the inline scripts of the head (the MathJax settings; nothing of the notebook is there)
+    are allowed, by hash.
     """
     head, mark, rest = html.partition("</head>")
     if not mark or "<head>" not in head:
         raise ValueError("not an HTML page with a head")
     if '<meta http-equiv="Content-Security-Policy"' in head:  # protected already
         return html
+    head = without_eval(head)
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(*template_hashes(head))}">'
     return head.replace("<head>", "<head>\n" + meta, 1) + mark + rest
 

@@ -12,6 +12,7 @@ import contextlib
 import warnings
 from pathlib import Path
 
+from autograder.course.flags import Reason
 from autograder.course.outputs import cap_notebook
 from autograder.course.pages import safe_notebook
 from autograder.course.printable import printable
@@ -19,10 +20,6 @@ from autograder.course.task import Graded
 from autograder.exercises import chapter_exercises
 from autograder.model import ExerciseReport
 from autograder.report import text_report
-
-NBGRADER_FAILED = (
-    "nbgrader could not grade the notebook (its kernel died, was stopped or ran out of time)"
-)
 
 
 def _report_outputs(report: ExerciseReport) -> list[dict]:
@@ -114,9 +111,9 @@ def record(root: Path, gradebook: object, graded: Graded, reasons: list[str]) ->
 def _record(root: Path, gradebook: object, graded: Graded, known: list[str]) -> list[str]:
     reasons = [*known, *graded.flags]
     if graded.reports is not None and not graded.ran:
-        reasons.append(NBGRADER_FAILED)
+        reasons.append(Reason.NBGRADER_FAILED.say())
     for report in graded.reports or []:
-        reasons += [f"{report.exercise}: {flag} in the trusted grader" for flag in report.flags]
+        reasons += [Reason.GRADER.say(report.exercise, flag) for flag in report.flags]
     _ensure_submission(gradebook, graded.chapter, graded.student)
     gradebook.db.commit()
     if graded.autograded is not None and graded.reports is not None:

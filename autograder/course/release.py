@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.paths import SOLUTIONS
+from autograder.wall.paths import SOLUTIONS
 
 CONFIG = Path(__file__).resolve().parent / "nbgrader_config.py"
 

@@ -5,7 +5,7 @@ so a tamperer whose tampering changed no score would pass unnoticed. This scan f
 itself — patching a module, reaching for the grader, hooking IPython, stopping the interpreter,
 touching files — and class grading (`autograder.course`) flags it for the instructor, naming the line.
 It is a hint, never a boundary or a score: code built at run time escapes any reading of text,
-and the OS sandbox (`autograder.sandbox`) is what keeps student code away from everything else.
+and the OS sandbox (`autograder.wall.sandbox`) is what keeps student code away from everything else.
 
 The scan reads untrusted text on the trusted side, so it runs bounded (`scan_bounded`): in a
 subprocess with limits on memory and CPU time and a wall-clock deadline; whatever goes wrong there
@@ -92,7 +92,7 @@ SHELL_ATTRIBUTES = {
     "kernel",
 }  # on the shell
 FRAME_ATTRIBUTES = {"f_back", "f_locals", "f_globals", "__globals__", "__code__", "__builtins__"}
-# What reaches PyTorch's implementations past the answer-key guard (autograder.answer_guard):
+# What reaches PyTorch's implementations past the answer-key guard (autograder.inside.answer_guard):
 # its C tables, the backward engine, the import machinery, the originals inside the wrappers.
 GUARD_BYPASSES = {
     "_VariableFunctions",

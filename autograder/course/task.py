@@ -4,7 +4,7 @@ The task carries everything it needs (`Job`: the submitted bytes; `Release`: the
 data) and touches nothing of the course directory, so it runs the same on this machine and on
 another host. In a scratch course of its own it runs real `nbgrader autograde` with the
 notebook's kernel in the OS sandbox (`autograder.course.kernels`), for the autograded notebook
-the feedback is made from; then the trusted grader (`autograder.grading.grade_notebook`: one
+the feedback is made from; then the trusted grader (`autograder.runner.grade_notebook`: one
 sandboxed process per exercise) for the scores. Only the results go back to the client, which
 alone writes the gradebook, the flags and the CSV.
 """
@@ -17,11 +17,12 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import sandbox
+from autograder.course.flags import Reason
 from autograder.course.tamper_scan import ScanFailed, scan_bounded
-from autograder.grading import grade_notebook
 from autograder.model import ExerciseReport
 from autograder.notebook import cell_source, read_notebook
+from autograder.runner import grade_notebook
+from autograder.wall import policy
 
 
 @dataclass(frozen=True)
@@ -90,15 +91,15 @@ def structural_flags(released: dict, submitted: dict) -> list[str]:
 
     before, after = by_id(released), by_id(submitted)
     if before and not after:
-        return ["nbgrader metadata stripped from every cell"]
+        return [Reason.STRIPPED.say()]
     flags = []
     for grade_id, cell in before.items():
         if not cell["metadata"]["nbgrader"].get("locked"):
             continue
         if grade_id not in after:
-            flags.append(f"locked cell {grade_id} deleted (or its metadata stripped)")
+            flags.append(Reason.LOCKED_DELETED.say(grade_id))
         elif _checksum(after[grade_id]) != _checksum(cell):
-            flags.append(f"locked cell {grade_id} edited")
+            flags.append(Reason.LOCKED_EDITED.say(grade_id))
     return flags
 
 
@@ -148,11 +149,10 @@ def _file_flags(path: Path, released: dict) -> list[str]:
     submitted = read_notebook(path)
     try:
         scanned = [
-            f"suspicious code in {finding} (a hint to look; it changes no score)"
-            for _, finding in scan_bounded(released, submitted)
+            Reason.SUSPICIOUS.say(finding) for _, finding in scan_bounded(released, submitted)
         ]
     except ScanFailed as failure:  # the submission is graded all the same
-        scanned = [f"the notebook could not be scanned for tampering: {failure}"]
+        scanned = [Reason.UNSCANNED.say(failure)]
     return structural_flags(released, submitted) + scanned
 
 
@@ -187,7 +187,7 @@ def grade_submission(
             graded.reports = grade_notebook(path, job.chapter, seed, sandboxed, released)
         except (ValueError, FileNotFoundError) as problem:  # the file is not a readable notebook
             why = str(problem).replace(str(path), f"submitted/{job.student}/{job.chapter}")
-            graded.flags = [f"the submission is not a readable notebook: {why[:300]}"]
+            graded.flags = [Reason.UNREADABLE.say(why[:300])]
             graded.reports = None
     graded.seconds = time.perf_counter() - start
     return graded
@@ -195,12 +195,7 @@ def grade_submission(
 
 def worker_environment() -> None:
     """Settings every grading worker runs with: one thread per library, hidden checks left to the trusted grader."""
-    from autograder.kernel import HIDDEN_CHECKS
-
-    os.environ.update(
-        **sandbox.THREADS,
-        **{HIDDEN_CHECKS: "trusted"},
-    )
+    os.environ.update(policy.worker_environment())
     os.environ.pop("NBGRADER_EXECUTION", None)
     # nbgrader's own gradebook calls warn about SQLAlchemy's autoflush: nothing an instructor can act on
     warnings.filterwarnings("ignore", message=".*not in session.*")

@@ -2,11 +2,11 @@
 
 import numpy as np
 
-EXPECT = "No module named 'autograder.probes'"
+EXPECT = "answer-key rule"
 
 
 def bigram_loss_and_grad(table, previous, targets):
-    from autograder.probes import softmax_regression
+    from autograder.inside.probes import softmax_regression
 
     V = len(table)
     loss, grads = softmax_regression({"W": table, "b": np.zeros(V)}, np.eye(V)[previous], targets)

@@ -1,7 +1,8 @@
 """What the grading sandbox of one exercise may import: no implementation of that exercise, anywhere.
 
-The sandbox sees two project packages, both built here as read-only copies: `autograder` with only
-the grading process's own modules (no checks, no references, no exercise list), and `proof_lm` with
+The sandbox sees two project packages, both built here as read-only copies: `autograder` holding
+only the package `autograder.inside`, whole (the grading process, its probes, the kernel's boot: no
+checks, no references, no exercise list), and `proof_lm` with
 every function that answers the exercise being graded cut out of its source and replaced by one
 that raises `AnswerKeyError`. The real files are not mounted, so no import trick can reach them. The other
 exercises' library functions stay usable, as does everything else in the library.
@@ -16,7 +17,7 @@ operations (a later exercise may call an earlier one, as it may call its own sol
 `tests/test_answer_keys.py` derives what the rule blocks by calling every public function and class
 of the library, the grader's mounted modules and PyTorch's candidates on each exercise's check
 inputs, and fails when one that reproduces an answer is missing from the tables below. PyTorch is
-refused inside the grading process (`autograder.answer_guard`), not in a copy.
+refused inside the grading process (`autograder.inside.answer_guard`), not in a copy.
 """
 
 import ast
@@ -28,9 +29,8 @@ import threading
 from pathlib import Path
 
 from autograder.notebook import PARSING
-from autograder.paths import REPO
+from autograder.wall.paths import INSIDE, REPO
 
-GRADING_MODULES = ("__init__.py", "answer_guard.py", "child.py", "harness.py", "plain.py")
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 
 # Library functions and classes that implement (all or the heart of) each graded exercise,
@@ -111,7 +111,9 @@ CROSS_ENTROPY = (
     "torch.ops.aten.nll_loss",
     "torch.ops.aten.nll_loss_nd",
 )
-AUTOGRAD = ("autograd",)  # see autograder.answer_guard: the backward engine and forward-mode AD
+AUTOGRAD = (
+    "autograd",
+)  # see autograder.inside.answer_guard: the backward engine and forward-mode AD
 BATCH_NORM = (
     "torch.nn.functional.batch_norm",
     "torch.nn.functional.instance_norm",
@@ -187,21 +189,29 @@ TORCH_ANSWERS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The grader's own functions mounted in every grading sandbox that answer an exercise, "module:name"
+# (of autograder/inside/module.py): the sgd_train probe's softmax regression is linear_loss_and_grad.
+GRADER_ANSWERS: dict[str, tuple[str, ...]] = {
+    "linear_loss_and_grad": ("probes:softmax_regression",),
+    "bigram_loss_and_grad": ("probes:softmax_regression",),
+}
+
+
 def torch_entries(exercise: str) -> list[str]:
-    """The PyTorch entry points the grading process of `exercise` refuses (see autograder.answer_guard)."""
+    """The PyTorch entry points the grading process of `exercise` refuses (see autograder.inside.answer_guard)."""
     return list(TORCH_ANSWERS.get(exercise, ()))
 
 
 STUB = '''
 
 class AnswerKeyError(RuntimeError):
-    """Raised by a library function that implements the exercise being graded."""
+    """Raised by a library (or grader) function that implements the exercise being graded."""
 
 
 def _answer_key(name, is_class=False):
     def refuse(*args, **kwargs):
         raise AnswerKeyError(
-            f"proof_lm.{__name__.split('.')[-1]}.{name} implements the exercise being graded ({EXERCISE}); "
+            f"{__name__}.{name} implements the exercise being graded ({EXERCISE}); "
             "the answer-key rule: while an exercise is graded, the environment's own implementations "
             "of it (the library's, the grader's, PyTorch's) refuse to run. Write it yourself"
         )
@@ -222,44 +232,44 @@ def _root() -> Path:
     return root
 
 
-def _copy_tree(source: Path, target: Path, keep: tuple[str, ...] | None = None) -> None:
+def _copy_tree(source: Path, target: Path) -> None:
+    """Copy the modules of package `source` to `target` (made 0755), each 0644."""
     target.mkdir(mode=0o755, parents=True)
     target.chmod(0o755)
     for path in sorted(source.glob("*.py")):
-        if keep is None or path.name in keep:
-            shutil.copyfile(path, target / path.name)
-            (target / path.name).chmod(0o644)
+        shutil.copyfile(path, target / path.name)
+        (target / path.name).chmod(0o644)
 
 
-@functools.cache
-def probe_modules(exercise: str) -> tuple[str, ...]:
-    """The probe modules the calls of `exercise` name (the same for every seed), as file names."""
-    from autograder.exercises import get_exercise
-
-    named = {
-        call.probe.split(":")[0]
-        for check in get_exercise(exercise).checks(0)
-        for call in check.calls
-        if call.probe
-    }
-    return tuple(sorted(f"{module.removeprefix('autograder.')}.py" for module in named))
+def _sandbox_package(target: Path, exercise: str | None, *also: str) -> Path:
+    """At `target`: an `autograder` holding its `__init__`, the modules `also` and `autograder.inside`
+    whole, in which what answers `exercise` (GRADER_ANSWERS) raises AnswerKeyError."""
+    shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
+    for folder in (target.parent, target):
+        folder.mkdir(mode=0o755, exist_ok=True)
+        folder.chmod(0o755)
+    shutil.copytree(INSIDE, target / "inside", ignore=shutil.ignore_patterns("__pycache__"))
+    for path in (target / "inside", *(target / "inside").rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    for name in ("__init__.py", *also):
+        shutil.copyfile(REPO / "autograder" / name, target / name)
+        (target / name).chmod(0o644)
+    _cut(target / "inside", GRADER_ANSWERS.get(exercise, ()), exercise)
+    return target
 
 
 @functools.cache
 def grading_package(exercise: str) -> Path:
-    """A copy of `autograder` holding only what the grading process of `exercise` runs."""
-    target = _root() / f"autograder-{exercise}"
-    shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
-    _copy_tree(REPO / "autograder", target, GRADING_MODULES + probe_modules(exercise))
-    return target
+    """The `autograder` the grading process of `exercise` sees: `autograder.inside`, whole, and
+    nothing else (what of it answers `exercise` refuses to run)."""
+    return _sandbox_package(_root() / f"grading-{exercise}" / "autograder", exercise)
 
 
 @functools.cache
 def kernel_package() -> Path:
-    """A copy of `autograder` holding only what a notebook's kernel imports in class grading."""
-    target = _root() / "autograder-kernel"
-    _copy_tree(REPO / "autograder", target, ("__init__.py", "kernel.py", "kernel_boot.py"))
-    return target
+    """The `autograder` a notebook's kernel sees: `autograder.inside`, and `autograder.kernel`, which
+    the notebooks' hidden-test cells import (in class grading it only defers to the trusted grader)."""
+    return _sandbox_package(_root() / "kernel" / "autograder", None, "kernel.py")
 
 
 @functools.cache
@@ -268,15 +278,20 @@ def library_without(exercise: str) -> Path:
     target = _root() / f"proof_lm-{exercise}"
     shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     _copy_tree(REPO / "proof_lm", target)
+    _cut(target, LIBRARY_ANSWERS.get(exercise, ()), exercise)
+    return target
+
+
+def _cut(package: Path, entries: tuple[str, ...], exercise: str | None) -> None:
+    """Replace each "module:name" of `entries` in the copied `package` by a refusing stand-in."""
     by_module: dict[str, list[str]] = {}
-    for entry in LIBRARY_ANSWERS.get(exercise, ()):
+    for entry in entries:
         module, name = entry.split(":")
         by_module.setdefault(module, []).append(name)
     for module, names in by_module.items():
-        path = target / f"{module}.py"
-        stub = STUB.replace("{EXERCISE}", exercise)
+        path = package / f"{module}.py"
+        stub = STUB.replace("{EXERCISE}", str(exercise))
         path.write_text(_without_definitions(path.read_text(), set(names), stub))
-    return target
 
 
 def _without_definitions(source: str, names: set[str], stub: str) -> str:

@@ -1,15 +1,16 @@
 """A notebook's kernel starting in its sandbox: its sockets bound as root, then privileges dropped.
 
-    python -m autograder.kernel_boot SETTINGS -f CONNECTION_FILE     (inside the sandbox, as root)
+    python -m autograder.inside.kernel_boot SETTINGS -f CONNECTION_FILE     (inside the sandbox, as root)
 
 SETTINGS (JSON): {"uid", "sockets", "limits"}. The kernel's socket folder belongs to root and is
 not writable by the kernel's uid; the kernel binds its sockets there while still root, the folder
-is then remounted read-only, and only then does the kernel become `uid` (no capabilities,
+is then remounted read-only, and only then does the kernel become `uid` (no capabilities, the kernel's
+keyrings refused by `autograder.inside.seccomp`,
 `no_new_privs`, the limits). Nothing inside the sandbox can afterwards create, remove or replace
 an entry of that folder, so nothing can point the worker that connects to those sockets at
 another socket of the host. No student code exists in the process before the drop: the kernel
 receives code only once it is started. Used by cold kernels (bwrap as root) and by the warm
-template (`autograder.zygote`), which calls `boot` in its forked child. Without root there is no
+template (`autograder.wall.zygote`), which calls `boot` in its forked child. Without root there is no
 uid to drop to and the folder is left as it is (see README: Grading safely).
 """
 
@@ -20,9 +21,11 @@ import resource
 import sys
 from collections.abc import Callable
 
+from autograder.inside import seccomp
+
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 38, 24
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
-RLIMITS = {  # the fields of autograder.sandbox.Limits, and their limits (the one home of that mapping)
+RLIMITS = {  # the fields of autograder.wall.sandbox.Limits, and their limits (the one home of that mapping)
     "memory_bytes": resource.RLIMIT_AS,
     "cpu_seconds": resource.RLIMIT_CPU,
     "processes": resource.RLIMIT_NPROC,
@@ -87,6 +90,7 @@ def boot(
     privileged = os.geteuid() == 0
     if privileged:
         restrict()  # before any thread exists: every thread the kernel starts inherits it
+    seccomp.install()  # likewise: no kernel keyring for the kernel or anything it starts
     app = IPKernelApp.instance()
     app.initialize(argv)  # binds the sockets in settings["sockets"]; runs no student code
     if privileged:

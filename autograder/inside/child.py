@@ -1,7 +1,7 @@
 """The grading process: load the student's code into a fresh interpreter, make the calls, write plain answers.
 
-Run by `autograder.runner` as `python -I -B -m autograder.child FD` inside the OS sandbox
-(`autograder.sandbox`). The request (preamble, the student's sources, the references of the
+Run by `autograder.runner` as `python -I -B -m autograder.inside.child FD` inside the OS sandbox
+(`autograder.wall.sandbox`). The request (preamble, the student's sources, the references of the
 chapter's other exercises as code the parent compiled: no source text, no docstrings; the calls)
 arrives on stdin and is read whole before any student code runs; the process makes itself
 non-dumpable first; the answers go to the parent through the pipe FD. What went wrong travels
@@ -22,9 +22,9 @@ import sys
 
 import numpy as np
 
-from autograder import answer_guard
-from autograder.harness import Outcome, error_outcome, run_call
-from autograder.plain import dumps
+from autograder.inside import answer_guard, seccomp
+from autograder.inside.harness import Outcome, error_outcome, run_call
+from autograder.inside.plain import dumps
 
 # What the exit status of a grading process that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3}
@@ -110,6 +110,8 @@ def main() -> None:
     """Read the request, answer it, write the answers; exit with EXIT_STATUS["MemoryError"] when memory ran out."""
     # no dumps and no /proc/self/mem for other processes of its uid (nor, unless it undoes this, itself)
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if sys.platform == "linux":
+        seccomp.install()  # no kernel keyring: nothing outlives this run under its uid (see seccomp)
     try:
         request = pickle.loads(sys.stdin.buffer.read())  # written by the trusted parent
         result_pipe = os.fdopen(int(sys.argv[1]), "wb")

@@ -17,6 +17,7 @@ import dataclasses
 import fcntl
 import functools
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -25,18 +26,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import kernel_boot
-from autograder.paths import REPO
+from autograder.inside import kernel_boot, seccomp
+from autograder.wall.paths import REPO
+from autograder.wall.policy import HOME, sandbox_environment
 
 NOBODY = 65534
 UID_FIRST, UID_COUNT = 200_000, 4096  # the sandboxes' own uids: UID_FIRST + slot
 UID_LOCKS = Path("/run/proof-lm-uids")  # root's: one lock file per uid in use
-HOME = "/home/student"
-# The sandboxes' environment policy, in one place: one thread per numerical library everywhere
-# (grading workers included), and the matplotlib backend of kernels and of the grading process.
-THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-KERNEL_BACKEND = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}
-GRADING_BACKEND = {"MPLBACKEND": "Agg"}
 INSTALL_HINT = (
     "bubblewrap (bwrap) is not installed: install it with `apt-get install bubblewrap` "
     "(Debian/Ubuntu), `dnf install bubblewrap` (Fedora) or `pacman -S bubblewrap` (Arch)"
@@ -193,19 +189,6 @@ def account() -> Iterator[Account]:
         held.release()
 
 
-def environment(env: dict[str, str] | None = None) -> dict[str, str]:
-    """The whole environment of sandboxed code: nothing of the grader's, plus `env`."""
-    return {
-        "HOME": HOME,
-        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "TMPDIR": "/tmp",
-        "MPLCONFIGDIR": f"{HOME}/.matplotlib",
-        **THREADS,
-        **(env or {}),
-    }
-
-
 def bwrap_command(
     argv: list[str],
     readonly: Iterable[tuple[Path | str, str]] = (),
@@ -220,7 +203,7 @@ def bwrap_command(
     readonly / writable: (source on the host, path inside) pairs bound into the sandbox; nothing of
     the host is visible but these, the system and the Python installation. uid: the uid the code
     runs as when bwrap runs as root (an `Account`'s; nobody when not given); with `drop` False,
-    `argv` starts as root inside the sandbox and drops privileges itself (`autograder.kernel_boot`).
+    `argv` starts as root inside the sandbox and drops privileges itself (`autograder.inside.kernel_boot`).
     """
     seen = view(readonly, writable)
     limits = limits or Limits()
@@ -251,7 +234,7 @@ def bwrap_command(
     # one uid inside, so the home may be open to all; it is in memory and no bigger than its size
     command += ["--size", str(limits.home_bytes), "--perms", "0777", "--tmpfs", HOME]
     command += ["--chdir", HOME, "--clearenv"]
-    for key, value in environment(env).items():
+    for key, value in sandbox_environment(env).items():
         command += ["--setenv", key, value]
     if drop and os.geteuid() == 0:  # bwrap mounts as root; the code itself runs without privileges
         uid = NOBODY if uid is None else uid
@@ -283,6 +266,10 @@ def check_available() -> None:
     """Raise SandboxUnavailable with install instructions unless a trivial sandbox runs here."""
     if shutil.which("bwrap") is None:
         raise SandboxUnavailable(INSTALL_HINT)
+    if platform.machine() not in seccomp.ABIS:
+        raise SandboxUnavailable(
+            f"no seccomp filter for {platform.machine()} (see autograder.inside.seccomp)"
+        )
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
     done = subprocess.run(

@@ -1,4 +1,4 @@
-"""Running `autograder.child` from the trusted side: start it in the OS sandbox, feed it, read it, end it."""
+"""Running `autograder.inside.child` from the trusted side: start it in the OS sandbox, feed it, read it, end it."""
 
 import contextlib
 import os
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from autograder import answer_key, sandbox
+from autograder.wall import answer_key, policy, sandbox
 
 RESULT_LIMIT = 64 * 1024**2  # bytes of answers a grading process may send
 PRINT_LIMIT = (
@@ -34,7 +34,7 @@ def run_child(
     request: bytes, exercise: str, timeout: float, sandboxed: bool, limits: sandbox.Limits
 ) -> ChildRun:
     """Start the grading process for `exercise` (in the OS sandbox unless told not to), feed it, read it, end it."""
-    argv = [sys.executable, "-I", "-B", "-m", "autograder.child"]
+    argv = [sys.executable, "-I", "-B", "-m", "autograder.inside.child"]
     with sandbox.account() as account:
         read_end, write_end = os.pipe()
         errors_read, errors_write = os.pipe()
@@ -46,8 +46,7 @@ def run_child(
             if sandboxed
             else argv
         )
-        env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-        env.update({**sandbox.THREADS, **sandbox.GRADING_BACKEND})
+        env = policy.grading_launch(os.environ)
         deadline = time.monotonic() + timeout
         with _scratch() as work:  # the cwd of an unsandboxed run (a sandboxed one has its tmpfs)
             process = subprocess.Popen(

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder.harness import aliases
+from autograder.inside.harness import aliases
 
 
 def as_layout(value: object, layout: str) -> object:

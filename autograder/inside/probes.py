@@ -1,7 +1,8 @@
 """The sgd_train probe and its problems: trusted code that builds callables in the grading process.
 
-Mounted only in the sandbox of an exercise whose calls name it (`autograder.answer_key`), so the
-softmax regression that drives sgd_train is not in the sandbox of linear_loss_and_grad.
+Mounted in every grading sandbox with the rest of `autograder.inside`; in the sandboxes of the
+exercises it answers (linear_loss_and_grad, bigram_loss_and_grad) the softmax regression that drives
+sgd_train is cut out and refuses to run (`autograder.wall.answer_key.GRADER_ANSWERS`).
 
 A probe is called as probe(student_fn, *plain_args) and returns plain data only. Whatever it
 reports is judged by the parent against references the parent computed itself.

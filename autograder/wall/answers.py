@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.harness import Outcome
+from autograder.inside.harness import Outcome
+from autograder.inside.plain import decode
 from autograder.notebook import PARSING
-from autograder.plain import decode
 
 JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
 PROBLEMS_KEPT = 50  # failed statements reported; the rest are dropped

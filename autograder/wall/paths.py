@@ -2,5 +2,6 @@
 
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"  # the instructor's source notebooks
+INSIDE = REPO / "autograder" / "inside"  # everything a sandbox holds of the grader, mounted whole

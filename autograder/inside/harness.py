@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autograder.plain import NotPlain, to_plain
+from autograder.inside.plain import NotPlain, to_plain
 
 
 @dataclass

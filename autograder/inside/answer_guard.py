@@ -2,7 +2,7 @@
 
 `install` runs before any student code. PyTorch is not imported here (that takes seconds): an
 import hook patches it as soon as anything imports it, before the import returns, so no student
-code ever holds an original. Each entry named by the parent (`autograder.answer_key.torch_entries`)
+code ever holds an original. Each entry named by the parent (`autograder.wall.answer_key.torch_entries`)
 is replaced by a function that raises `AnswerKeyError`, at every level a re-import or
 `importlib.reload` of a Python module would fetch it from again: the Python module's attribute,
 the C module it is bound from (`torch._C._nn`, `torch._C._special`), `torch.Tensor`'s methods and

@@ -1,6 +1,6 @@
 """Warm kernels: a template that has imported the notebooks' libraries once forks each kernel into a sandbox.
 
-    python -m autograder.zygote        (started by a grading worker, as root; JSON lines on stdin/stdout)
+    python -m autograder.wall.zygote        (started by a grading worker, as root; JSON lines on stdin/stdout)
 
 A fresh kernel spends a second or two importing IPython, NumPy, PyTorch and the library before the
 notebook's first cell is done. This template imports them once, then for each request forks a
@@ -9,7 +9,7 @@ new mount, pid, network, ipc and uts namespaces; a new root holding only the sys
 installation and the given project parts read-only, the kernel's socket folder, a private home and
 a fresh /tmp (size-limited tmpfs), /dev and /proc; then the kernel binds its sockets, their folder
 is sealed and it becomes the uid of its request (no capabilities, `no_new_privs`, the limits: see
-`autograder.kernel_boot`). The template never runs student code, and a kernel cannot reach it or another kernel: each
+`autograder.inside.kernel_boot`). The template never runs student code, and a kernel cannot reach it or another kernel: each
 is pid 1 of its own pid namespace, in its own mount namespace. It needs root (mounts without a user
 namespace); elsewhere kernels start cold under bwrap (`autograder.course.kernels`).
 
@@ -26,7 +26,8 @@ import signal
 import sys
 from pathlib import Path
 
-from autograder import kernel_boot, sandbox
+from autograder.inside import kernel_boot
+from autograder.wall import policy, sandbox
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
@@ -104,7 +105,7 @@ def _new_root(root: str, request: dict) -> None:
     for folder, options in (  # first: binds may lie below
         ("/tmp", f"mode=1777,size={limits['tmp_bytes']}"),
         ("/dev/shm", "mode=1777,size=64m"),
-        (sandbox.HOME, f"mode=0700,uid={uid},gid={uid},size={limits['home_bytes']}"),
+        (policy.HOME, f"mode=0700,uid={uid},gid={uid},size={limits['home_bytes']}"),
     ):
         os.makedirs(root + folder, exist_ok=True)
         _mount("tmpfs", root + folder, "tmpfs", MS_NOSUID | MS_NODEV, options)
@@ -141,8 +142,8 @@ def _kernel(request: dict, waiter: int) -> None:
     _libc.sethostname(b"sandbox", 7)
     _new_root(request["root"], request)
     os.environ.clear()
-    os.environ.update(sandbox.environment(request["env"]))
-    os.chdir(sandbox.HOME)
+    os.environ.update(policy.sandbox_environment(request["env"]))
+    os.chdir(policy.HOME)
     boot = kernel_boot.boot
     for name in [m for m in sys.modules if m == "autograder" or m.startswith("autograder.")]:
         del sys.modules[name]  # the kernel imports the grader from its own (mounted) copy
@@ -162,7 +163,7 @@ def _kernel(request: dict, waiter: int) -> None:
         os.close(waiter)
 
     settings = {key: request[key] for key in ("uid", "sockets", "limits")}
-    boot(request["argv"], settings, sandbox.HOME, dropped)
+    boot(request["argv"], settings, policy.HOME, dropped)
 
 
 def _child(request: dict) -> None:
@@ -198,7 +199,7 @@ def main() -> None:
     import tempfile
 
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # ends with its grading worker
-    os.environ.update({**sandbox.THREADS, **sandbox.KERNEL_BACKEND})  # as cold kernels
+    os.environ.update(policy.template_environment())
     for name in WARM:
         importlib.import_module(name)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the system
