@@ -70,8 +70,11 @@ def train_on_text(
 ) -> History:
     """Train with AdamW on random windows, warm-up then cosine; dev loss every eval_every steps and at the end.
 
-    With `seconds`, train for that much time (CPU time on the CPU; evaluation not counted) with
-    the cosine running on the time spent; recipe.steps is then only a cap. `batcher(data,
+    With `seconds`, train for that much time (evaluation not counted) with the cosine running on
+    the time spent; recipe.steps is then only a cap. On the CPU the clock is the process's CPU
+    time (`time.process_time`): other programs on a shared machine do not inflate it, and unlike
+    the calling thread's CPU time it also counts PyTorch's intra-op threads, so a model gains
+    nothing from more threads (on a GPU, whose work no CPU clock sees, it is wall time). `batcher(data,
     block_size, batch_size, generator)` draws the windows (the chapter passes the student's
     `get_batch`), from a generator seeded with recipe.seed. `dev_tokens` limits the evaluations
     before the last to the start of dev; the last one reads all of it.
