@@ -22,9 +22,11 @@ import math
 import os
 import pkgutil
 import re
+import select
 import signal
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -530,12 +532,19 @@ def test_no_library_or_grader_answer_key_gets_through(exercise):
         assert callable(getattr(importlib.import_module(f"autograder.inside.{module}"), name))
 
 
+# A forked search that has not answered by then is stuck, not slow (one takes seconds).
+FORK_SECONDS = 600
+
+
 def _in_a_fork(job) -> object:
     """Run `job()` in a forked copy of this process (the guard patches PyTorch for good) and return its JSON."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         os.close(read)
+        # OpenMP's thread pool does not survive a fork: a parallel region of the parent's pool
+        # would wait for ever at its barrier (measured: a matmul in MKL's dgemm). One thread has no pool.
+        torch.set_num_threads(1)
         try:
             payload = json.dumps(job()).encode()
         except BaseException as error:
@@ -544,7 +553,16 @@ def _in_a_fork(job) -> object:
         os._exit(0)
     os.close(write)
     chunks = []
-    while chunk := os.read(read, 1 << 16):
+    deadline = time.monotonic() + FORK_SECONDS
+    while True:
+        ready, _, _ = select.select([read], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(read)
+            pytest.fail(f"the forked search gave no answer in {FORK_SECONDS} s (killed)")
+        if not (chunk := os.read(read, 1 << 16)):
+            break
         chunks.append(chunk)
     os.close(read)
     os.waitpid(pid, 0)
