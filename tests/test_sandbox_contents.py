@@ -66,9 +66,12 @@ def test_the_sandbox_copy_is_the_whole_folder() -> None:
     }
 
 
-def test_what_answers_the_exercise_is_cut_from_its_copy_alone() -> None:
+def test_what_answers_the_exercise_is_cut_from_its_copy_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """linear_loss_and_grad's sandbox holds every module, but the sgd_train probe's softmax
     regression in it refuses (the answer-key rule); its other problems still work."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # the copy stays as a sandbox mounts it
     package = answer_key.grading_package("linear_loss_and_grad")
     assert {p.relative_to(package) for p in package.rglob("*.py")} == {
         p.relative_to(answer_key.grading_package("softmax"))
@@ -107,7 +110,7 @@ def test_the_sandbox_copy_imports_alone() -> None:
     modules = [name.removesuffix(".__init__") for name in modules]
     path = [str(package.parent), *site.getsitepackages()]
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", PROBE, json.dumps(path), json.dumps(modules)],
+        [sys.executable, "-I", "-S", "-B", "-c", PROBE, json.dumps(path), json.dumps(modules)],
         capture_output=True,
         text=True,
         timeout=300,
