@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from autograder.server.db import Person, Submission, now, open_database
 from autograder.server.grading import Outcome
-from autograder.server.grading_loop import store_result
+from autograder.server.grading_loop import claim, requeue, store_result
 from autograder.server.service import Settings
 from autograder.server.tokens import authenticate, bearer, check_name, issue
 from autograder.server.uploads import Refused, chapter_of
@@ -115,3 +115,39 @@ def test_the_tokens_command_refuses_bad_input(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert [line.split(",")[0] for line in done.stdout.splitlines()] == ["alice", "prof"]
+
+
+def test_two_server_processes_on_one_database_store_one_result(tmp_path):
+    """Two engines on one SQLite file (two server processes): one claims a row, a stale result is refused."""
+    url = f"sqlite:///{tmp_path / 'submissions.db'}"
+    first, second = open_database(url), open_database(url)
+    with first() as session:
+        issue(session, "alice")
+        person = session.scalar(select(Person))
+        row = Submission(
+            person_id=person.id,
+            chapter="01_bigram_counting",
+            notebook=b"{}",
+            sha256=hashlib.sha256(b"{}").hexdigest(),
+            seed=7,
+            submitted_at=now(),
+        )
+        session.add(row)
+        session.commit()
+        number = row.id
+    with first() as a, second() as b:
+        assert claim(a, number) == 1
+        assert claim(b, number) is None  # already grading: the second process does not take it
+        assert requeue(b) == 1  # the second process starts (after a crash, it thinks): queued again
+        assert claim(b, number) == 2
+        assert claim(a, number) is None
+        late = Outcome(True, 7.0, 7.0, [], [], "<html>first process</html>")
+        assert not store_result(a, number, late, attempt=1)  # its claim was taken over: refused
+        mine = Outcome(True, 5.0, 7.0, [], [], "<html>second process</html>")
+        assert store_result(b, number, mine, attempt=2)
+        assert not store_result(a, number, late, attempt=1)
+        assert not store_result(b, number, late, attempt=2)  # stored once
+    with first() as session:
+        stored = session.get(Submission, number)
+        assert (stored.status, stored.points, stored.attempts) == ("graded", 5.0, 2)
+        assert stored.feedback == "<html>second process</html>"

@@ -90,13 +90,7 @@ class GradingLoop:
     def start(self) -> None:
         """Queue again what an earlier run left queued or grading; start the thread."""
         with self.sessions() as session:
-            session.execute(
-                update(Submission).where(Submission.status == "grading").values(status="queued")
-            )
-            session.commit()
-            waiting = session.scalar(
-                select(func.count()).select_from(Submission).where(Submission.status == "queued")
-            )
+            waiting = requeue(session)
         if waiting:
             self.log(f"queued again: {waiting} submissions left waiting by an earlier run")
         self._thread = threading.Thread(target=self._main, name="grading-loop", daemon=True)
@@ -213,6 +207,17 @@ class GradingLoop:
                     self.log(f"submission {submission_id} could not be graded: {why}")
                     outcome = Outcome(False, None, None, [], [_failure(error)])
                 store_result(session, submission_id, outcome, attempt=attempt)
+
+
+def requeue(session: Session) -> int:
+    """Queue again every row left `grading` (by a run that crashed); how many are queued now. Commits."""
+    session.execute(
+        update(Submission).where(Submission.status == "grading").values(status="queued")
+    )
+    session.commit()
+    return session.scalar(
+        select(func.count()).select_from(Submission).where(Submission.status == "queued")
+    )
 
 
 def claim(session: Session, submission_id: int) -> int | None:
