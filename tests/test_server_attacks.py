@@ -457,3 +457,31 @@ def test_collect_from_server_refuses_student_names_that_are_paths(served, tmp_pa
     assert not {student for student, _ in result.collected.notebooks} & set(hostile)
     manifest = json.loads((served["course"] / "collected.json").read_text())
     assert set(hostile) <= {entry["student"] for entry in manifest["_refused"]}
+
+
+@pytest.mark.browser
+def test_a_hostile_file_name_shows_as_text_in_chromium(served):
+    """The 422 page repeats the file name a student chose: in a real browser, nothing of it runs."""
+    from browser import browser_page, chromium
+    from test_page_safety import watch
+
+    server, token = served["server"], served["tokens"]["dave"]
+    name = "<img src=x onerror=alert(1)><svg onload=alert(2)><script>alert(3)</script>.ipynb"
+    with browser_page(chromium()) as page:
+        dialogs = watch(page)
+        page.goto(f"{server.url}/")
+        page.fill("#token", token)
+        page.click("#signin button[type=submit]")
+        page.locator("#who").wait_for()
+        title = page.title()
+        files = {"name": name, "mimeType": "application/json", "buffer": served["notebook"]}
+        page.set_input_files("#notebook", files=[files])
+        with page.expect_response(f"{server.url}/upload") as answer:
+            page.click("#upload button[type=submit]")
+        assert answer.value.status == 422
+        error = page.locator("#error")
+        assert "<img src=x onerror=alert(1)>" in error.inner_text()
+        assert page.locator("main img, main svg, main script").count() == 0
+        page.hover("#error")
+        page.wait_for_timeout(500)
+        assert not dialogs and page.title() == title
