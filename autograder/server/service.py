@@ -223,8 +223,8 @@ async def receive(
 
     Refused before anything is read: an instructor (403), another upload of theirs still being
     received (409), a full queue (503). Refused as soon as the file part's headers came, before its
-    data is read: `check_fields` on the fields sent before it (the web form's CSRF token), a file
-    name that is no released chapter (422), the hourly limit (429). Then the size cap (413) while
+    data is read: by `check_fields` of the fields sent before it (the web form's CSRF token), for a
+    file name that is no released chapter (422), by the hourly limit (429). Then the size cap (413) while
     reading, the notebook parsed with at most `reading`'s number of others at once (422), stored.
     """
     if person.instructor:
@@ -232,11 +232,11 @@ async def receive(
     with service.receiving(person):
         await run_in_threadpool(service.check_queue)
 
-        async def gate(fields: dict[str, str], chapter: str) -> None:
-            if check_fields is not None:
-                check_fields(fields)
+        async def gate(chapter: str) -> None:
             await run_in_threadpool(service.check_rate, person, chapter)
 
-        upload = await read_upload(request, service.settings.max_bytes, service.released(), gate)
+        upload = await read_upload(
+            request, service.settings.max_bytes, service.released(), gate, check_fields
+        )
         await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=reading)
         return await run_in_threadpool(service.accept, person, upload)

@@ -8,10 +8,11 @@ The file name must be `<chapter>.ipynb` for a released chapter (it is compared w
 the course's release folders, never joined into a path), and the bytes must be a notebook that
 `autograder.notebook` can read.
 
-Before the file's data is read, `read_upload` calls `gate(fields, chapter)`: as soon as the file
-part's headers have come (the fields before it, such as the web form's CSRF token, are complete
-by then), between two chunks of the body, so a refusal there (a forged form, the hourly limit)
-answers right away, with at most one network chunk of the file read and nothing parsed.
+Before the file's data is read, as soon as the file part's headers have come (between two chunks
+of the body), `read_upload` calls `fields(...)` with the fields sent before the file (the web
+form's CSRF token), then checks the file name, then calls `gate(chapter)`, so a refusal there (a
+forged form, a wrong name, the hourly limit) answers right away, with at most one network chunk of
+the file read and nothing parsed.
 """
 
 import json
@@ -27,8 +28,9 @@ from starlette.requests import Request
 HEADROOM = 64 * 1024  # multipart boundaries and part headers beside the file itself
 FIELD = "notebook"
 MAX_PARTS = 2000  # cells and outputs in one notebook at most (the course's have fewer than 100)
-# what read_upload asks before it reads the file: the fields sent before it, the file's chapter
-Gate = Callable[[dict[str, str], str], Awaitable[None]]
+# what read_upload asks before it reads the file: of the fields sent before it, of its chapter
+Fields = Callable[[dict[str, str]], None]
+Gate = Callable[[str], Awaitable[None]]
 
 
 class Refused(Exception):
@@ -68,7 +70,8 @@ class _Watched(MultiPartParser):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields: dict[str, str] = {}  # the fields complete so far
-        self.files: list[tuple[str, str | None]] = []  # (field name, file name) of files begun
+        # (field name, file name, the fields complete before it) of each file begun
+        self.files: list[tuple[str, str | None, dict[str, str]]] = []
 
     def on_part_end(self) -> None:
         super().on_part_end()
@@ -79,30 +82,41 @@ class _Watched(MultiPartParser):
     def on_headers_finished(self) -> None:
         super().on_headers_finished()
         if self._current_part.file is not None:
-            self.files.append((self._current_part.field_name, self._current_part.file.filename))
+            part = self._current_part
+            self.files.append((part.field_name, part.file.filename, dict(self.fields)))
 
 
 async def _gated(
-    stream: AsyncIterator[bytes], parser: _Watched, released: set[str], gate: Gate | None
+    stream: AsyncIterator[bytes],
+    parser: _Watched,
+    released: set[str],
+    fields: Fields | None,
+    gate: Gate | None,
 ) -> AsyncIterator[bytes]:
-    """`stream`; once the parser has begun the notebook's file part, `gate` runs before the next chunk."""
+    """`stream`; once the parser has begun the file part, `fields` and `gate` run before the next chunk."""
     opened = False
     async for chunk in stream:
         yield chunk  # the parser has taken this chunk when the next one is asked for
         if not opened and parser.files:
             opened = True
-            name, filename = parser.files[0]
+            name, filename, before = parser.files[0]
+            if fields is not None:
+                fields(before)
             if name != FIELD:
                 raise Refused(422, f"expected a file in the multipart field {FIELD!r}")
             chapter = chapter_of(filename, released)
             if gate is not None:
-                await gate(dict(parser.fields), chapter)
+                await gate(chapter)
 
 
 async def read_upload(
-    request: Request, max_bytes: int, released: set[str], gate: Gate | None = None
+    request: Request,
+    max_bytes: int,
+    released: set[str],
+    gate: Gate | None = None,
+    fields: Fields | None = None,
 ) -> Upload:
-    """The uploaded notebook of `request`; Refused (413 or 422, or `gate`'s) saying what is wrong."""
+    """The uploaded notebook of `request`; Refused (413 or 422, or `fields`' or `gate`'s) saying what is wrong."""
     limit = max_bytes + HEADROOM
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -111,7 +125,7 @@ async def read_upload(
         raise Refused(422, f"expected a multipart/form-data upload with a file field {FIELD!r}")
     chunks = capped(request.stream(), limit, max_bytes)
     parser = _Watched(request.headers, chunks, max_files=1, max_fields=8, max_part_size=HEADROOM)
-    parser.stream = _gated(chunks, parser, released, gate)
+    parser.stream = _gated(chunks, parser, released, fields, gate)
     try:
         form = await parser.parse()
     except MultiPartException as error:

@@ -303,15 +303,20 @@ class Web:
         if session is None or person is None or not same_origin(request):
             return self.refused(request)
 
+        verified = []
+
         def check_fields(fields: dict[str, str]) -> None:  # before the file's data is read
             if not equal(fields.get("csrf", ""), session["csrf"]):
                 raise Forged
+            verified.append(True)
 
         try:
             answer = await receive(self.service, request, person, self.reading, check_fields)
         except Forged:
             return self.refused(request)
         except Refused as error:
+            if error.status == 422 and not verified:  # no file after a CSRF field: not our form
+                return self.refused(request)
             page = await self.student_page(person, session, error.status, error=error.detail)
             page.headers.update(error.headers)
             return page
