@@ -21,7 +21,7 @@ where the attack is in the bytes: a stalled body, a header that is not ASCII):
   422, nothing stored, no injected header; a notebook of 150,000 cells is refused before nbformat
   validates it; slow connections that never finish their headers do not stop the server answering;
 - `collect --from-server` with student names in the database that are paths writes nothing
-  outside its scratch folder and refuses them by name.
+  outside its scratch folder and refuses them by name; chapters no release has are not collected.
 """
 
 import datetime as dt
@@ -447,8 +447,23 @@ def test_collect_from_server_refuses_student_names_that_are_paths(served, tmp_pa
                     status="graded",
                 )
             )
+        frank = session.scalar(select(Person).where(Person.name == "frank"))
+        for chapter in ("../../chapter-escaped", "/absolute-chapter"):  # chapters no release has
+            session.add(
+                Submission(
+                    person_id=frank.id,
+                    chapter=chapter,
+                    notebook=served["notebook"],
+                    sha256="0" * 64,
+                    seed=1,
+                    submitted_at=now(),
+                    status="graded",
+                )
+            )
         session.commit()
     result = collect_from_server(served["course"])
+    assert not list(served["course"].rglob("*chapter-escaped*"))
+    assert not (served["course"] / "submitted" / "frank").exists()
     assert not (scratch / "escaped").exists() and not (tmp_path / "escaped").exists()
     assert not (tmp_path / "absolute").exists()
     assert not list(tmp_path.rglob(NOTEBOOK)), "a hostile name wrote a notebook outside"
