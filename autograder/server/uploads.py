@@ -26,6 +26,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
 HEADROOM = 64 * 1024  # multipart boundaries and part headers beside the file itself
+FIELD_BYTES = 4096  # a form field beside the file (the web form's CSRF token): at most two of these
 FIELD = "notebook"
 MAX_PARTS = 2000  # cells and outputs in one notebook at most (the course's have fewer than 100)
 # what read_upload asks before it reads the file: of the fields sent before it, of its chapter
@@ -124,7 +125,7 @@ async def read_upload(
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise Refused(422, f"expected a multipart/form-data upload with a file field {FIELD!r}")
     chunks = capped(request.stream(), limit, max_bytes)
-    parser = _Watched(request.headers, chunks, max_files=1, max_fields=8, max_part_size=HEADROOM)
+    parser = _Watched(request.headers, chunks, max_files=1, max_fields=2, max_part_size=FIELD_BYTES)
     parser.stream = _gated(chunks, parser, released, fields, gate)
     try:
         form = await parser.parse()
