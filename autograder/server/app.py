@@ -6,7 +6,8 @@ Adding routes from another module (the web pages): write `routes(service) -> lis
 in that module and add it to `routes` in `create_app`, one line (`*web.routes(service)`). Those routes reach
 the same state as the API: `request.app.state.service` (`service.Service`: `authenticate`,
 `accept`, `submissions`, `get`, `feedback`, `latest`, `check_queue`, `released`, `settings`) and
-`uploads.read_upload`; run the service's (synchronous, database) methods in the thread pool.
+`service.receive` (the one path of an upload); run the service's (synchronous, database) methods in
+the thread pool.
 Middleware (sessions) goes into `middleware` there.
 
 API (Authorization: Bearer <token> on every route but health):
