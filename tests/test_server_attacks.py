@@ -66,19 +66,25 @@ def database(served: dict):
     return open_database(database_url(served["course"]))
 
 
+def graded_row(person: Person, ago: float = 0, **values: object) -> Submission:
+    """A graded submission of `person` made `ago` seconds back (chapter 01 unless `values` say)."""
+    return Submission(
+        person_id=person.id,
+        chapter=values.pop("chapter", CHAPTER),
+        notebook=values.pop("notebook", b"{}"),
+        sha256="0" * 64,
+        seed=1,
+        submitted_at=now() - dt.timedelta(seconds=ago),
+        status="graded",
+        **values,
+    )
+
+
 def add_row(served: dict, student: str, ago: float, **values: object) -> int:
     """A submission of `student` made `ago` seconds back, written straight into the database."""
     with database(served)() as session:
-        person = session.scalar(select(Person).where(Person.name == student))
-        row = Submission(
-            person_id=person.id,
-            chapter=CHAPTER,
-            notebook=b"{}",
-            sha256="0" * 64,
-            seed=1,
-            submitted_at=now() - dt.timedelta(seconds=ago),
-            status=values.pop("status", "graded"),
-            **values,
+        row = graded_row(
+            session.scalar(select(Person).where(Person.name == student)), ago, **values
         )
         session.add(row)
         session.commit()
@@ -436,30 +442,10 @@ def test_collect_from_server_refuses_student_names_that_are_paths(served, tmp_pa
             person = Person(name=name, token_hash=token)
             session.add(person)
             session.flush()
-            session.add(
-                Submission(
-                    person_id=person.id,
-                    chapter=CHAPTER,
-                    notebook=served["notebook"],
-                    sha256="0" * 64,
-                    seed=1,
-                    submitted_at=now(),
-                    status="graded",
-                )
-            )
+            session.add(graded_row(person, notebook=served["notebook"]))
         frank = session.scalar(select(Person).where(Person.name == "frank"))
         for chapter in ("../../chapter-escaped", "/absolute-chapter"):  # chapters no release has
-            session.add(
-                Submission(
-                    person_id=frank.id,
-                    chapter=chapter,
-                    notebook=served["notebook"],
-                    sha256="0" * 64,
-                    seed=1,
-                    submitted_at=now(),
-                    status="graded",
-                )
-            )
+            session.add(graded_row(frank, chapter=chapter, notebook=served["notebook"]))
         session.commit()
     result = collect_from_server(served["course"])
     assert not list(served["course"].rglob("*chapter-escaped*"))

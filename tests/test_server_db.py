@@ -9,6 +9,7 @@ import sys
 import pytest
 from conftest import REPO
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from autograder.server.db import Person, Submission, now, open_database
 from autograder.server.grading import Outcome
@@ -54,27 +55,32 @@ def test_names_must_be_plain(sessions):
         issue(session, "../../etc")
 
 
+def empty_submission(session: Session, status: str) -> int:
+    """A new person alice's submission (an empty notebook) in `status`, committed; its id."""
+    issue(session, "alice")
+    row = Submission(
+        person_id=session.scalar(select(Person)).id,
+        chapter="01_bigram_counting",
+        notebook=b"{}",
+        sha256=hashlib.sha256(b"{}").hexdigest(),
+        seed=7,
+        submitted_at=now(),
+        status=status,
+    )
+    session.add(row)
+    session.commit()
+    return row.id
+
+
 def test_a_result_is_stored_once(sessions):
     with sessions() as session:
-        issue(session, "alice")
-        person = session.scalar(select(Person))
-        row = Submission(
-            person_id=person.id,
-            chapter="01_bigram_counting",
-            notebook=b"{}",
-            sha256=hashlib.sha256(b"{}").hexdigest(),
-            seed=7,
-            submitted_at=now(),
-            status="grading",
-        )
-        session.add(row)
-        session.commit()
+        number = empty_submission(session, "grading")
         first = Outcome(True, 7.0, 7.0, [], [], "<html>first</html>")
         second = Outcome(True, 5.0, 7.0, [], ["other"], "<html>second</html>")
-        assert store_result(session, row.id, first)
-        assert not store_result(session, row.id, second)  # graded already: nothing changes
+        assert store_result(session, number, first)
+        assert not store_result(session, number, second)  # graded already: nothing changes
         session.expire_all()
-        stored = session.get(Submission, row.id)
+        stored = session.get(Submission, number)
         assert (stored.status, stored.points, stored.feedback) == (
             "graded",
             7.0,
@@ -122,19 +128,7 @@ def test_two_server_processes_on_one_database_store_one_result(tmp_path):
     url = f"sqlite:///{tmp_path / 'submissions.db'}"
     first, second = open_database(url), open_database(url)
     with first() as session:
-        issue(session, "alice")
-        person = session.scalar(select(Person))
-        row = Submission(
-            person_id=person.id,
-            chapter="01_bigram_counting",
-            notebook=b"{}",
-            sha256=hashlib.sha256(b"{}").hexdigest(),
-            seed=7,
-            submitted_at=now(),
-        )
-        session.add(row)
-        session.commit()
-        number = row.id
+        number = empty_submission(session, "queued")
     with first() as a, second() as b:
         assert claim(a, number) == 1
         assert claim(b, number) is None  # already grading: the second process does not take it
