@@ -486,3 +486,28 @@ def test_a_hostile_file_name_shows_as_text_in_chromium(served):
         page.hover("#error")
         page.wait_for_timeout(500)
         assert not dialogs and page.title() == title
+
+
+@pytest.mark.browser
+def test_the_hourly_limit_page_shows_in_chromium_for_a_large_notebook(served):
+    """Refused as the file begins, a 3 MB upload still gets its 429 page (not a reset connection)."""
+    from browser import browser_page, chromium
+
+    server, token = served["server"], served["tokens"]["alice"]
+    add_row(served, "alice", ago=60)  # alice's hour is used (PER_HOUR=1)
+    notebook = json.loads(served["notebook"])
+    notebook["cells"].append(
+        {"cell_type": "markdown", "id": "padding", "metadata": {}, "source": "x" * 3_000_000}
+    )
+    with browser_page(chromium()) as page:
+        page.goto(f"{server.url}/")
+        page.fill("#token", token)
+        page.click("#signin button[type=submit]")
+        page.locator("#who").wait_for()
+        files = {"name": NOTEBOOK, "mimeType": "application/json"}
+        files["buffer"] = json.dumps(notebook).encode()
+        page.set_input_files("#notebook", files=[files])
+        with page.expect_response(f"{server.url}/upload") as answer:
+            page.click("#upload button[type=submit]")
+        assert answer.value.status == 429
+        assert "in the last hour" in page.locator("#error").inner_text()
