@@ -3,6 +3,7 @@ replaces the old, a result is stored once per submission, bad names and settings
 """
 
 import hashlib
+import re
 import subprocess
 import sys
 
@@ -145,3 +146,39 @@ def test_two_server_processes_on_one_database_store_one_result(tmp_path):
         stored = session.get(Submission, number)
         assert (stored.status, stored.points, stored.attempts) == ("graded", 5.0, 2)
         assert stored.feedback == "<html>second process</html>"
+
+
+def test_a_guessed_token_is_only_ever_looked_up_and_compared_by_its_hash(sessions, monkeypatch):
+    """No timing of ours depends on the stored token's characters: the database and the comparison see SHA-256s."""
+    from sqlalchemy import event
+
+    from autograder.server import tokens
+
+    with sessions() as session:
+        real = issue(session, "alice")
+        guesses = [real[:-1] + ("A" if real[-1] != "A" else "B"), real[:20] + "x" * 23, real]
+        seen, compared = [], []
+        engine = session.get_bind()
+
+        def record(_conn, _cursor, statement, parameters, _context, _many):
+            seen.append(repr(parameters))
+
+        real_compare = tokens.hmac.compare_digest
+        monkeypatch.setattr(
+            tokens.hmac,
+            "compare_digest",
+            lambda a, b: compared.append((a, b)) or real_compare(a, b),
+        )
+        event.listen(engine, "before_cursor_execute", record)
+        try:
+            found = [authenticate(session, guess) for guess in guesses]
+        finally:
+            event.remove(engine, "before_cursor_execute", record)
+    assert [person and person.name for person in found] == [None, None, "alice"]
+    assert seen, "no query was recorded"
+    for guess in guesses:
+        assert not any(guess in parameters for parameters in seen), "a guess reached the database"
+        assert not any(guess in pair for pair in compared), "a guess was compared as it is"
+    assert all(
+        re.fullmatch("[0-9a-f]{64}", a) and re.fullmatch("[0-9a-f]{64}", b) for a, b in compared
+    )
