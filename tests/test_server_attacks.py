@@ -511,3 +511,24 @@ def test_the_hourly_limit_page_shows_in_chromium_for_a_large_notebook(served):
             page.click("#upload button[type=submit]")
         assert answer.value.status == 429
         assert "in the last hour" in page.locator("#error").inner_text()
+
+
+@pytest.mark.browser
+def test_with_secure_cookies_forced_chromium_signs_in_over_loopback_http(tmp_path, monkeypatch):
+    """PROOF_LM_SECURE_COOKIE=1 on plain http: Chromium keeps a `__Host-` Secure cookie from loopback."""
+    from browser import browser_page, chromium
+
+    course = tmp_path / "course"
+    course_with_chapter01(course)
+    token = issue_tokens(course, "alice")["alice"]
+    monkeypatch.setenv("PROOF_LM_SECURE_COOKIE", "1")
+    with (
+        Server(course, tmp_path / "server.log", "--workers", "1") as server,
+        browser_page(chromium()) as page,
+    ):
+        page.goto(f"{server.url}/")
+        page.fill("#token", token)
+        page.click("#signin button[type=submit]")
+        assert page.locator("#who").inner_text() == "alice"
+        (cookie,) = page.context.cookies()
+        assert cookie["name"] == SECURE_COOKIE and cookie["secure"] and cookie["httpOnly"]

@@ -12,9 +12,9 @@
 A session is a cookie signed with HMAC-SHA256 by a key made when the server starts (a restart signs
 everyone out): HttpOnly, SameSite=Strict, and when the request came over https (behind a TLS proxy
 that says so) or always with PROOF_LM_SECURE_COOKIE=1, Secure and named with the `__Host-` prefix
-(so no other host, not even a sibling subdomain, can set it; over plain http, on loopback, a
-browser refuses `__Host-` cookies, so there it is named without the prefix and only that name is
-read). It holds a person's id, the time their token was issued (a new token ends the sessions of
+(so no other host, not even a sibling subdomain, can set it); otherwise (plain http, where a
+browser keeps neither a Secure nor a `__Host-` cookie from a host that is not loopback) it is
+named without the prefix, and only the name of the request's kind is read. It holds a person's id, the time their token was issued (a new token ends the sessions of
 the old one) and a random CSRF token that every POST must carry in a form field (for the upload,
 the multipart field `csrf` before the file, checked as soon as the file's headers come, before its
 data is read or parsed); a POST whose Origin (or Referer) is another host is refused too. Pages are
