@@ -4,8 +4,8 @@
 
 Releases chapter 01 (the cheapest to grade) into a scratch course, issues one token per student,
 starts `python -m autograder.course serve` on loopback (the default local Dask cluster: one worker
-per core; every kernel and trusted grading process sandboxed), and has every student upload three
-notebooks at once (`autograder.server.load`: one buggy, two correct). It prints the submissions
+per core; every kernel and trusted grading process sandboxed), and has every student at once upload
+three notebooks, one after the other (`autograder.server.load`: one buggy, two correct). It prints the submissions
 graded per minute, the time from each upload's 202 to its feedback page (median and 95th
 percentile; the student's client polls every 2 s, so each figure includes up to 2 s of polling),
 and the slowest `GET /api/health` probe. On a machine shared with other work the figures say more

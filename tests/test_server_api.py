@@ -3,8 +3,8 @@ loopback, real sandboxed grading on the local Dask cluster, tokens from the real
 
 A correct, a buggy and a tampering notebook get their scores and feedback pages (no hidden test,
 reference or server path in them); every refusal answers with its code (401, 403, 404, 413 by
-Content-Length and while streaming a chunked body, 422, 429 with Retry-After, 503 when the queue is
-full); another student's submission is 404; tokens never reach the server's log; a grading
+Content-Length and while streaming a chunked body, 422, 429 with Retry-After, 409 beyond a
+student's bound on waiting submissions, 503 when the queue is full); another student's submission is 404; tokens never reach the server's log; a grading
 worker killed in the middle of a notebook loses nothing; and after a SIGKILL of the server with
 submissions queued, a restart grades every one of them, once.
 """
@@ -265,7 +265,9 @@ def test_restart_after_sigkill_grades_every_queued_submission_once(tmp_path):
     notebook = correct(released, tmp_path / "correct" / NOTEBOOK)
     students = [f"student{n}" for n in range(4)]
     tokens = issue_tokens(course, *students)
-    server = Server(course, tmp_path / "server.log", "--queue", "3", "--workers", "1")
+    server = Server(
+        course, tmp_path / "server.log", "--queue", "3", "--waiting", "1", "--workers", "1"
+    )
     server.start()
     ids = {}
     try:
@@ -274,6 +276,9 @@ def test_restart_after_sigkill_grades_every_queued_submission_once(tmp_path):
                 answer = upload(client, notebook)
                 assert answer.status_code == 202, answer.text
                 ids[student] = answer.json()["id"]
+                again = upload(client, notebook)  # one of theirs waiting: --waiting 1 refuses
+                assert again.status_code == 409 and "waiting" in again.text, again.text
+                assert int(again.headers["retry-after"]) > 0
         with server.client(tokens[students[3]]) as client:
             full = upload(client, notebook)  # three waiting: the queue is full
             assert full.status_code == 503, full.text

@@ -1,4 +1,4 @@
-"""40 students submit 3 notebooks each at once to a real server on loopback (real sandboxed grading
+"""40 students at once each submit 3 notebooks, one after the other, to a real server on loopback (real sandboxed grading
 on the local Dask cluster): every submission is graded with the score its code deserves, none is
 lost or duplicated, and `GET /api/health` answers within 1 s throughout.
 

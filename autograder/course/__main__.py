@@ -86,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
         "--queue", type=int, default=500, help="serve: submissions waiting at most (then 503)"
     )
     server.add_argument(
+        "--waiting",
+        type=int,
+        default=3,
+        help="serve: one student's submissions waiting to be graded at most (then 409)",
+    )
+    server.add_argument(
         "--db",
         help="serve, tokens: SQLAlchemy URL (default: $DATABASE_URL or COURSE/submissions.db)",
     )

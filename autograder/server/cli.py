@@ -58,6 +58,7 @@ def serve(args: argparse.Namespace) -> int:
             db=args.db,
             workers=args.workers,
             queue=args.queue,
+            waiting=args.waiting,
         )
     except ValueError as error:
         print(f"ERROR: {error}", file=sys.stderr)

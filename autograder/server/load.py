@@ -87,24 +87,25 @@ def run_class(
     probe_every: float = 0.25,
     poll_every: float = 2.0,
 ) -> ClassLoad:
-    """Upload every student's notebooks at once, wait for every result; what was measured."""
+    """Every student at once uploads their notebooks, one after the other as the kit's submit.py
+    does (the server takes one upload at a time per student); wait for every result."""
     load = ClassLoad()
     lock = threading.Lock()
     done = threading.Event()
-    jobs = [(student, data) for student, datas in notebooks.items() for data in datas]
-    barrier = threading.Barrier(len(jobs) + 1)
+    barrier = threading.Barrier(len(notebooks) + 1)
 
-    def upload(student: str, data: bytes) -> None:
+    def upload(student: str, datas: list[bytes]) -> None:
         headers = {"Authorization": f"Bearer {tokens[student]}"}
         with httpx.Client(base_url=url, headers=headers, timeout=300) as client:
             barrier.wait()
-            answer = client.post("/api/submissions", files={"notebook": (filename, data)})
-            with lock:
-                if answer.status_code == 202:
-                    load.accepted[answer.json()["id"]] = (student, data)
-                    load.uploaded[answer.json()["id"]] = time.monotonic()
-                else:
-                    load.refused.append((student, answer.status_code, answer.text[:300]))
+            for data in datas:
+                answer = client.post("/api/submissions", files={"notebook": (filename, data)})
+                with lock:
+                    if answer.status_code == 202:
+                        load.accepted[answer.json()["id"]] = (student, data)
+                        load.uploaded[answer.json()["id"]] = time.monotonic()
+                    else:
+                        load.refused.append((student, answer.status_code, answer.text[:300]))
 
     def probe() -> None:
         with httpx.Client(base_url=url, timeout=30) as client:
@@ -141,7 +142,7 @@ def run_class(
                                 load.feedback[number] = time.monotonic()
                 done.wait(poll_every)
 
-    uploaders = [threading.Thread(target=upload, args=job) for job in jobs]
+    uploaders = [threading.Thread(target=upload, args=item) for item in notebooks.items()]
     for thread in uploaders:
         thread.start()
     prober = threading.Thread(target=probe)

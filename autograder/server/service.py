@@ -43,10 +43,11 @@ class Settings:
     db: str | None = None  # a SQLAlchemy URL; None: $DATABASE_URL, else COURSE/submissions.db
     workers: int | None = None  # local cluster: worker processes (default: one per core)
     queue: int = 500  # submissions queued or grading at most; beyond, uploads get 503
+    waiting: int = 3  # one student's submissions queued or grading at most; beyond, 409
     sandboxed: bool = True  # every run of student code in the OS sandbox (always, when served)
 
     def __post_init__(self) -> None:
-        for name in ("per_hour", "max_bytes", "queue"):
+        for name in ("per_hour", "max_bytes", "queue", "waiting"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
 
@@ -74,19 +75,27 @@ class Service:
         with self.sessions() as session:
             return tokens.authenticate(session, token)
 
-    def check_queue(self) -> None:
-        """Refused (503) when the queue is full: checked before an upload is read, and again after."""
+    def check_queue(self, person: Person) -> None:
+        """Refused (409) when `person` has `waiting` submissions waiting, (503) when the queue is full:
+        checked before an upload is read, and again after."""
         with self.sessions() as session:
-            self._check_queue(session)
+            self._check_queue(session, person)
 
-    def _check_queue(self, session: object) -> None:
-        pending = session.scalar(
-            select(func.count()).select_from(Submission).where(Submission.status.in_(PENDING))
-        )
-        if pending >= self.settings.queue:
+    def _check_queue(self, session: object, person: Person) -> None:
+        pending = select(func.count()).select_from(Submission).where(Submission.status.in_(PENDING))
+        theirs = session.scalar(pending.where(Submission.person_id == person.id))
+        if theirs >= self.settings.waiting:
+            raise Refused(
+                409,
+                f"{theirs} submissions of yours are waiting to be graded already: submit again "
+                "once one of them is graded",
+                {"Retry-After": "30"},
+            )
+        everyone = session.scalar(pending)
+        if everyone >= self.settings.queue:
             raise Refused(
                 503,
-                f"the grading queue is full ({pending} submissions waiting); try again in a minute",
+                f"the grading queue is full ({everyone} submissions waiting); try again in a minute",
                 {"Retry-After": "60"},
             )
 
@@ -140,7 +149,7 @@ class Service:
             raise Refused(403, "an instructor's token does not submit notebooks")
         with self._accepting, self.sessions() as session:
             self._check_rate(session, person, upload.chapter)
-            self._check_queue(session)
+            self._check_queue(session, person)
             submission = Submission(
                 person_id=person.id,
                 chapter=upload.chapter,
@@ -222,7 +231,7 @@ async def receive(
     """Take `person`'s upload in `request`: its id and status once stored; Refused saying why not.
 
     Refused before anything is read: an instructor (403), another upload of theirs still being
-    received (409), a full queue (503). Refused as soon as the file part's headers came, before its
+    received or `waiting` of theirs waiting to be graded (409), a full queue (503). Refused as soon as the file part's headers came, before its
     data is read: by `check_fields` of the fields sent before it (the web form's CSRF token), for a
     file name that is no released chapter (422), by the hourly limit (429). Then the size cap (413) while
     reading, the notebook parsed with at most `reading`'s number of others at once (422), stored.
@@ -230,7 +239,7 @@ async def receive(
     if person.instructor:
         raise Refused(403, "an instructor's token does not submit notebooks")
     with service.receiving(person):
-        await run_in_threadpool(service.check_queue)
+        await run_in_threadpool(service.check_queue, person)
 
         async def gate(chapter: str) -> None:
             await run_in_threadpool(service.check_rate, person, chapter)
