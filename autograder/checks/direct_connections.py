@@ -7,7 +7,7 @@ The reference is PyTorch autograd in float64; the diagnoses read the shape of th
 import numpy as np
 import torch
 
-from autograder.expect import as_array, expect_unchanged, value_of
+from autograder.expect import as_array, close_entries, expect_unchanged, matches, value_of
 from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
 NAMES = ("E", "W1", "b1", "W2", "b2", "W3")
@@ -51,7 +51,7 @@ def random_direct_params(
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-10))
+    return matches(a, b, 1e-6, 1e-10)  # to float32's precision (autograder.expect.FLOAT32_RTOL)
 
 
 def _judge(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
@@ -98,7 +98,7 @@ def _judge(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
                 )
             if name == "E":
                 counts = np.bincount(X.ravel(), minlength=P["E"].shape[0])
-                wrong_rows = ~np.isclose(got, expected, rtol=1e-6, atol=1e-10).all(axis=1)
+                wrong_rows = ~close_entries(got, expected, 1e-6, 1e-10).all(axis=1)
                 if wrong_rows.any() and (counts[wrong_rows] > 1).all():
                     raise CheckFailed(
                         "only rows of tokens that occur more than once are wrong: accumulate "
