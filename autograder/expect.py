@@ -81,41 +81,55 @@ FLOAT32_RTOL = 1e-5
 
 
 def tolerance(
-    expected: object, rtol: float, atol: float, strict: bool = False
+    expected: object, rtol: float, atol: float, strict: bool = False, inputs: float = 0.0
 ) -> tuple[float, float]:
-    """(rtol, atol) widened to float32's precision unless `strict` or exact (rtol = atol = 0)."""
+    """(rtol, atol) widened to float32's precision unless `strict` or exact (rtol = atol = 0);
+    `inputs`: the size of the values that went through exp (logits, scores), see float32_rtol."""
     if strict or (rtol == 0 and atol == 0):
         return rtol, atol
     expected = np.asarray(expected, dtype=np.float64)
     finite = np.abs(expected[np.isfinite(expected)])
     scale = float(finite.max()) if finite.size else 0.0
-    return max(rtol, FLOAT32_RTOL), max(atol, FLOAT32_RTOL * scale)
+    floor = float32_rtol(inputs)
+    return max(rtol, floor), max(atol, floor * scale)
 
 
 def float32_rtol(input_scale: float) -> float:
     """The relative tolerance for an answer computed from inputs as large as `input_scale` that
     pass through exp (a softmax): float32 holds them to 6e-8 of their size, an absolute error
-    that exp turns into a relative one (measured: 5.4e-5 for logits near 1000; this gives 2.4e-4)."""
-    return max(FLOAT32_RTOL, 4 * 2.0**-24 * input_scale)
+    that exp turns into a relative one (measured: 5.4e-5 for logits near 1000; this gives 2.4e-4).
+    At most 0.05: larger inputs saturate the softmax (weights of exactly 0 and 1), and a slip
+    there (a finite fill, a wrong kept set) is off by far more."""
+    return min(max(FLOAT32_RTOL, 4 * 2.0**-24 * input_scale), 0.05)
 
 
 def matches(
-    actual: object, expected: object, rtol: float, atol: float, strict: bool = False
+    actual: object,
+    expected: object,
+    rtol: float,
+    atol: float,
+    strict: bool = False,
+    inputs: float = 0.0,
 ) -> bool:
     """True when two answers agree elementwise within tolerance (inf must match inf, nan never
     matches); a tight tolerance is widened to float32's precision unless `strict`."""
     actual, expected = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     if actual.shape != expected.shape:
         return False
-    rtol, atol = tolerance(expected, rtol, atol, strict)
+    rtol, atol = tolerance(expected, rtol, atol, strict, inputs)
     return bool(np.all(np.isclose(actual, expected, rtol=rtol, atol=atol)))
 
 
 def close_entries(
-    actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float, strict: bool = False
+    actual: np.ndarray,
+    expected: np.ndarray,
+    rtol: float,
+    atol: float,
+    strict: bool = False,
+    inputs: float = 0.0,
 ) -> np.ndarray:
     """Elementwise `matches` of two arrays of one shape (the same widened tolerance)."""
-    rtol, atol = tolerance(expected, rtol, atol, strict)
+    rtol, atol = tolerance(expected, rtol, atol, strict, inputs)
     return np.isclose(actual, expected, rtol=rtol, atol=atol)
 
 
@@ -149,18 +163,19 @@ def expect_close(
     diagnoses: list[tuple[str, object]] = (),
     note: str = "",
     strict: bool = False,
+    inputs: float = 0.0,
 ) -> None:
-    """Pass when `actual` matches `expected` (to float32's precision unless `strict`); otherwise
-    name every known mistake it matches.
+    """Pass when `actual` matches `expected` (to float32's precision unless `strict`; `inputs` as
+    in `tolerance`); otherwise name every known mistake it matches.
 
     `note` is added to a failure that matches no known mistake.
     """
-    if matches(actual, expected, rtol, atol, strict):
+    if matches(actual, expected, rtol, atol, strict, inputs):
         return
     known = [
         hint
         for hint, candidate in diagnoses
-        if candidate is not None and matches(actual, candidate, rtol, atol, strict)
+        if candidate is not None and matches(actual, candidate, rtol, atol, strict, inputs)
     ]
     if known:
         raise CheckFailed("; or ".join(known))
@@ -168,7 +183,7 @@ def expect_close(
         hint = precision_hint(actual, expected, strict)
         if hint:
             raise CheckFailed(hint)
-    rtol, atol = tolerance(expected, rtol, atol, strict)
+    rtol, atol = tolerance(expected, rtol, atol, strict, inputs)
     actual_arr, expected_arr = (
         np.asarray(actual, dtype=np.float64),
         np.asarray(expected, dtype=np.float64),

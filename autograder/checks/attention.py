@@ -62,6 +62,11 @@ def reference_attention(
     return weights @ v, weights
 
 
+def score_size(q: np.ndarray, k: np.ndarray) -> float:
+    """The largest |q_t . k_j| / sqrt(d) of a batch of heads (..., T, d)."""
+    return float(np.abs(q @ np.swapaxes(k, -1, -2)).max(initial=0)) / math.sqrt(q.shape[-1])
+
+
 def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     shifted = scores - scores.max(axis=axis, keepdims=True)
     exps = np.exp(shifted)
@@ -166,6 +171,7 @@ def _judge_attention(
     out, weights = reference_attention(q, k, v)
     B, T, dv = v.shape
     diagnoses = attention_diagnoses(q, k, v)
+    size = score_size(q, k)  # float32 inside loses more at large scores: expect.tolerance
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -175,16 +181,16 @@ def _judge_attention(
         with labelled("output"):
             got_out = as_array(got_out, (B, T, dv))
         for hint, (_, weights_known) in diagnoses:
-            if matches(got_weights, weights_known, RTOL, ATOL) and not matches(
-                got_weights, weights, RTOL, ATOL
+            if matches(got_weights, weights_known, RTOL, ATOL, inputs=size) and not matches(
+                got_weights, weights, RTOL, ATOL, inputs=size
             ):
                 raise CheckFailed(hint)
-        if not matches(got_weights, weights, RTOL, ATOL):
+        if not matches(got_weights, weights, RTOL, ATOL, inputs=size):
             structure = _weights_structure(got_weights)
             if structure:
                 raise CheckFailed(f"weights: {structure}")
         with labelled("weights"):
-            expect_close(got_weights, weights, RTOL, ATOL)
+            expect_close(got_weights, weights, RTOL, ATOL, inputs=size)
         with labelled("output"):
             expect_close(
                 got_out,
@@ -195,6 +201,7 @@ def _judge_attention(
                 if q.shape == v.shape
                 else [],
                 note=" (the weights are right: the output is weights @ v)",
+                inputs=size,
             )
         expect_unchanged(outcome, (q, k, v))
         expect_fresh(outcome, ("q", "k", "v"))
@@ -371,6 +378,12 @@ def _judge_mha(
 ) -> Check:
     expected = torch_mha(x, *W, n_heads) if against_torch else reference_mha(x, *W, n_heads)
     H = n_heads
+    B, T, C = x.shape
+
+    def heads(a: np.ndarray) -> np.ndarray:
+        return a.reshape(B, T, H, C // H).transpose(0, 2, 1, 3)
+
+    size = score_size(heads(x @ W[0]), heads(x @ W[1]))  # float32 inside: expect.tolerance
     found = [
         (
             "a plain reshape of x @ Wq to (B, H, T, D) mixes positions and heads: look at which "
@@ -418,7 +431,7 @@ def _judge_mha(
     diagnoses = [
         (hint, candidate)
         for hint, candidate in found
-        if not matches(candidate, expected, RTOL, ATOL)
+        if not matches(candidate, expected, RTOL, ATOL, inputs=size)
     ]
 
     def judge(outcomes: list[Outcome]) -> None:
@@ -429,7 +442,7 @@ def _judge_mha(
                 "got nan or inf: at large scores exp overflows (or every past entry underflows): "
                 "in every head, subtract the max of each row's unmasked scores before exp"
             )
-        expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses)
+        expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses, inputs=size)
         expect_unchanged(outcome, (x, *W, n_heads))
         expect_fresh(outcome, ("x", "Wq", "Wk", "Wv", "Wo"))
 

@@ -192,6 +192,7 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
     probs = torch.softmax(torch.tensor(inputs @ weights + bias, dtype=torch.float64), dim=1).numpy()
     probs[:, targets] -= 1.0  # the block-indexing slip
     block = {"dW": inputs.T @ probs / B, "db": probs.sum(axis=0) / B}
+    size = float(np.abs(inputs @ weights + bias).max(initial=0))  # see autograder.expect.tolerance
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -203,6 +204,7 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
                 rtol=1e-8,
                 atol=1e-10,
                 diagnoses=[("the loss is the sum over the batch; return the mean", loss * B)],
+                inputs=size,
             )
         if isinstance(got_db, np.ndarray) and got_db.shape == (B, len(bias)) and B > 1:
             raise CheckFailed(
@@ -233,6 +235,7 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
                             block[name],
                         )
                     ],
+                    inputs=size,
                 )
         expect_unchanged(outcome, (weights, bias, inputs, targets))
 
