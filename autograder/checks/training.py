@@ -345,7 +345,9 @@ def bn_reference(
         centre, spread = (mu, biased) if use_batch else (mean[j], var[j])
         if slip == "unbiased normalise" and use_batch:
             spread = unbiased
-        denominator = np.sqrt(spread) + eps if slip == "eps outside" else np.sqrt(spread + eps)
+        denominator = {"eps outside": np.sqrt(spread) + eps, "no eps": np.sqrt(spread)}.get(
+            slip, np.sqrt(spread + eps)
+        )
         scale, shift = (beta[j], gamma[j]) if slip == "swap gamma beta" else (gamma[j], beta[j])
         out[:, j] = scale * (column - centre) / denominator + shift
         if training or slip == "update in eval":
@@ -362,6 +364,7 @@ FORWARD_SLIPS = {
     "biased running": "update the running variance with the unbiased batch variance (divide by B - 1)",
     "swap momentum": "the new running statistic is (1 - momentum) * old + momentum * batch",
     "eps outside": "add eps to the variance inside the square root: (x - mean) / sqrt(var + eps)",
+    "no eps": "eps was left out: divide by sqrt(var + eps)",
     "swap gamma beta": "scale by gamma, then shift by beta",
     "swap modes": "training mode normalises with the batch's statistics, evaluation mode with the "
     "running ones",
