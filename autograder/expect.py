@@ -285,30 +285,3 @@ def expect_fresh(outcome: Outcome, names: tuple[str, ...]) -> None:
             f"{where} is {name} itself (or a view of it): return a new array (e.g. {name}.copy()), "
             f"so that changing one later cannot change the other"
         )
-
-
-def expect_float64(
-    actual: np.ndarray,
-    expected: np.ndarray,
-    rtol: float,
-    atol: float,
-    diagnoses: list[tuple[str, object]] = (),
-    strict: bool = False,
-) -> None:
-    """Fail, naming float32, when `actual` is within float32's precision of `expected` but not
-    within (rtol, atol) and matches no diagnosis; otherwise leave the verdict to expect_close.
-    Only for strict checks: elsewhere float32's precision passes."""
-    if not strict or (
-        matches(actual, expected, rtol, atol, strict)
-        or any(
-            candidate is not None and matches(actual, candidate, rtol, atol, strict)
-            for _, candidate in diagnoses
-        )
-    ):
-        return
-    scale = float(np.max(np.abs(expected), initial=1.0, where=np.isfinite(expected)))
-    if matches(actual, expected, 1e-4, 1e-6 * scale, strict=True):
-        raise CheckFailed(
-            "right to about 6 digits only, the precision of float32: compute in float64 "
-            "(this check needs float64's 16 digits)"
-        )
