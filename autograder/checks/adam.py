@@ -45,8 +45,8 @@ def _variant(param, grad, m, v, t, lr, betas, eps, wd, slip: str) -> tuple:
     g = grad + wd * param if slip not in ("decoupled", "no_decay") else grad
     m_new = b1 * m + (1 - b1) * g
     v_new = b2 * v + (1 - b2) * (np.abs(g) if slip == "abs" else g * g)
-    c1 = 1 - b1 ** (t - 1 if slip == "t_minus_1" else t)
-    c2 = 1 - b2 ** (t - 1 if slip == "t_minus_1" else t)
+    step = {"t_minus_1": t - 1, "t_plus_1": t + 1}.get(slip, t)
+    c1, c2 = 1 - b1**step, 1 - b2**step
     if slip == "no_correction":
         c1 = c2 = 1.0
     with np.errstate(all="ignore"):
@@ -62,6 +62,7 @@ HINTS = {
     "no_correction": "the moments need bias correction: divide m by 1 - beta1**t and v by "
     "1 - beta2**t before the update",
     "t_minus_1": "t counts this step (the first step has t = 1): correct with beta**t, not beta**(t - 1)",
+    "t_plus_1": "t counts this step (the first step has t = 1): correct with beta**t, not beta**(t + 1)",
     "eps_inside": "eps is added to the square root of the corrected v, not inside it",
     "decoupled": "torch.optim.Adam's weight_decay adds weight_decay * param to the gradient (L2); "
     "shrinking the parameter directly is AdamW",
@@ -132,6 +133,11 @@ def adam_step_checks(rng: np.random.Generator) -> list[Check]:
         ),
         _check(
             *state((3,)), 1000, {"lr": 1e-3, "betas": (0.5, 0.9)}, "step 1000, betas (0.5, 0.9)"
+        ),
+        # an update as large as the parameter: a slip in the bias correction or eps moves it by
+        # far more than float32's rounding of the parameter (1e-5 of it) that the checks allow
+        _check(
+            *state((4,)), 2, {"lr": 0.5}, "step 2, lr 0.5 (an update as large as the parameter)"
         ),
         _rejects((param, grad, zeros, zeros, 0), "t = 0 raises ValueError"),
     ]

@@ -20,7 +20,6 @@ from autograder.expect import (
     as_array,
     exact_count,
     expect_close,
-    expect_float64,
     expect_fresh,
     expect_raises,
     expect_unchanged,
@@ -32,7 +31,9 @@ from autograder.expect import (
 from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 from proof_lm.gpt import TinyGPT
 
-RTOL, ATOL = 1e-9, 1e-9  # float64 answers agree to ~1e-13 here; float32 is off by ~1e-7
+# float64 answers agree to ~1e-13 here; float32 inside is off by ~5e-7 of the answer's size,
+# which passes: `matches` widens this to autograder.expect.FLOAT32_RTOL unless strict
+RTOL, ATOL = 1e-9, 1e-9
 
 
 def _rejects(args: tuple, kwargs: dict, what: str, hint: str) -> Check:
@@ -59,6 +60,11 @@ def reference_attention(
             total = math.fsum(exps)
             weights[b, t, : t + 1] = [e / total for e in exps]
     return weights @ v, weights
+
+
+def score_size(q: np.ndarray, k: np.ndarray) -> float:
+    """The largest |q_t . k_j| / sqrt(d) of a batch of heads (..., T, d)."""
+    return float(np.abs(q @ np.swapaxes(k, -1, -2)).max(initial=0)) / math.sqrt(q.shape[-1])
 
 
 def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -153,8 +159,8 @@ def _weights_structure(weights: np.ndarray) -> str | None:
             "set the scores of j > t to -inf before the softmax"
         )
     sums = weights.sum(axis=-1)
-    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
-        b, t = np.argwhere(~np.isclose(sums, 1.0, rtol=0, atol=1e-9))[0].tolist()
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-5):  # float32 rows sum to 1 within ~1e-7
+        b, t = np.argwhere(~np.isclose(sums, 1.0, rtol=0, atol=1e-5))[0].tolist()
         return f"row {t} of the weights sums to {sums[b, t]:.6g}, not 1: softmax over the keys"
     return None
 
@@ -165,6 +171,7 @@ def _judge_attention(
     out, weights = reference_attention(q, k, v)
     B, T, dv = v.shape
     diagnoses = attention_diagnoses(q, k, v)
+    size = score_size(q, k)  # float32 inside loses more at large scores: expect.tolerance
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -174,18 +181,16 @@ def _judge_attention(
         with labelled("output"):
             got_out = as_array(got_out, (B, T, dv))
         for hint, (_, weights_known) in diagnoses:
-            if matches(got_weights, weights_known, RTOL, ATOL) and not matches(
-                got_weights, weights, RTOL, ATOL
+            if matches(got_weights, weights_known, RTOL, ATOL, inputs=size) and not matches(
+                got_weights, weights, RTOL, ATOL, inputs=size
             ):
                 raise CheckFailed(hint)
-        with labelled("weights"):
-            expect_float64(got_weights, weights, RTOL, ATOL)
-        if not matches(got_weights, weights, RTOL, ATOL):
+        if not matches(got_weights, weights, RTOL, ATOL, inputs=size):
             structure = _weights_structure(got_weights)
             if structure:
                 raise CheckFailed(f"weights: {structure}")
         with labelled("weights"):
-            expect_close(got_weights, weights, RTOL, ATOL)
+            expect_close(got_weights, weights, RTOL, ATOL, inputs=size)
         with labelled("output"):
             expect_close(
                 got_out,
@@ -196,6 +201,7 @@ def _judge_attention(
                 if q.shape == v.shape
                 else [],
                 note=" (the weights are right: the output is weights @ v)",
+                inputs=size,
             )
         expect_unchanged(outcome, (q, k, v))
         expect_fresh(outcome, ("q", "k", "v"))
@@ -372,6 +378,12 @@ def _judge_mha(
 ) -> Check:
     expected = torch_mha(x, *W, n_heads) if against_torch else reference_mha(x, *W, n_heads)
     H = n_heads
+    B, T, C = x.shape
+
+    def heads(a: np.ndarray) -> np.ndarray:
+        return a.reshape(B, T, H, C // H).transpose(0, 2, 1, 3)
+
+    size = score_size(heads(x @ W[0]), heads(x @ W[1]))  # float32 inside: expect.tolerance
     found = [
         (
             "a plain reshape of x @ Wq to (B, H, T, D) mixes positions and heads: look at which "
@@ -419,7 +431,7 @@ def _judge_mha(
     diagnoses = [
         (hint, candidate)
         for hint, candidate in found
-        if not matches(candidate, expected, RTOL, ATOL)
+        if not matches(candidate, expected, RTOL, ATOL, inputs=size)
     ]
 
     def judge(outcomes: list[Outcome]) -> None:
@@ -430,8 +442,7 @@ def _judge_mha(
                 "got nan or inf: at large scores exp overflows (or every past entry underflows): "
                 "in every head, subtract the max of each row's unmasked scores before exp"
             )
-        expect_float64(answer, expected, RTOL, ATOL, diagnoses)
-        expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses)
+        expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses, inputs=size)
         expect_unchanged(outcome, (x, *W, n_heads))
         expect_fresh(outcome, ("x", "Wq", "Wk", "Wv", "Wo"))
 
@@ -604,10 +615,11 @@ def _judge_layer_norm(
 ) -> Check:
     e = 1e-5 if eps is None else eps
     expected = reference_layer_norm(x, gamma, beta, e)
+    strict = bool(note)  # a row of mean 1e6 times its spread needs float64: float32 cannot hold it
     diagnoses = [
         (hint, candidate)
         for hint, candidate in layer_norm_variants(x, gamma, beta, e)
-        if candidate is not None and not matches(candidate, expected, RTOL, atol)
+        if candidate is not None and not matches(candidate, expected, RTOL, atol, strict)
     ]
     call = Call((x, gamma, beta), {} if eps is None else {"eps": eps})
 
@@ -619,9 +631,7 @@ def _judge_layer_norm(
                 "got nan or inf: put eps inside the square root, and compute the variance as "
                 "mean((x - mean)^2), which cannot go negative (mean(x^2) - mean^2 can)"
             )
-        if not note:  # with a note, a small miss is the variance's cancellation
-            expect_float64(answer, expected, RTOL, atol, diagnoses)
-        expect_close(answer, expected, RTOL, atol, diagnoses=diagnoses, note=note)
+        expect_close(answer, expected, RTOL, atol, diagnoses=diagnoses, note=note, strict=strict)
         expect_unchanged(outcome, (x, gamma, beta))
         expect_fresh(outcome, ("x", "gamma", "beta"))
 
@@ -662,7 +672,8 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
             np.zeros(6),
             1e-5,
             "a mean of 1e8 with unit spread",
-            note=" (with a mean of 1e8, mean(x^2) - mean^2 loses every digit: use mean((x - mean)^2))",
+            note=" (with a mean of 1e8, mean(x^2) - mean^2 loses every digit: use mean((x - mean)^2);"
+            " float32 loses them too, its 7 digits cannot hold 1e8 + x: compute in float64)",
             # x itself holds only ~1.5e-8 of absolute precision at 1e8: correct ways of taking the
             # mean differ by that much after normalising; the cancellation bug is off by O(1)
             atol=1e-6,
@@ -679,7 +690,8 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
             rng.normal(size=6),
             1e-5,
             "rows of very different means and spreads (1e6 beside 0, spreads 1e-2 to 1e4)",
-            note=" (a row of mean 1e6 or -3e4: compute the variance as mean((x - mean)^2))",
+            note=" (a row of mean 1e6 or -3e4: compute the variance as mean((x - mean)^2), and "
+            "in float64: float32's 7 digits cannot hold such a row)",
         )
     )
     x = rng.normal(size=(2, 3, 5))
@@ -861,10 +873,18 @@ def _judge_ln_backward(
     # must then agree with them); where x is far from 0 they lose digits, and only the closed form
     # (checked against them in the other cases) is the reference
     rtol, atol = (1e-5, 1e-7) if finite_differences else (1e-6, 1e-7)
+    strict = not finite_differences  # rows of mean 1e6 times their spread: float32 cannot hold them
+    note = (
+        ""
+        if finite_differences
+        else " (a row of mean 1e6 or -3e4: compute the variance as mean((x - mean)^2), and in "
+        "float64: float32's 7 digits cannot hold such a row)"
+    )
     if finite_differences:
         dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
         assert all(
-            matches(a, b, rtol, atol) for a, b in zip(exact, (dx, dgamma, dbeta), strict=True)
+            matches(a, b, rtol, atol, strict=True)
+            for a, b in zip(exact, (dx, dgamma, dbeta), strict=True)
         ), what
     else:
         dx, dgamma, dbeta = exact
@@ -887,7 +907,11 @@ def _judge_ln_backward(
                 dx,
                 rtol,
                 atol,
-                diagnoses=[(h, c) for h, c in dx_diagnoses if not matches(c, dx, rtol, atol)],
+                diagnoses=[
+                    (h, c) for h, c in dx_diagnoses if not matches(c, dx, rtol, atol, strict)
+                ],
+                note=note,
+                strict=strict,
             )
         with labelled("dgamma"):
             expect_close(
@@ -896,8 +920,12 @@ def _judge_ln_backward(
                 rtol,
                 atol,
                 diagnoses=[
-                    (h, c) for h, c in dgamma_diagnoses if not matches(c, dgamma, rtol, atol)
+                    (h, c)
+                    for h, c in dgamma_diagnoses
+                    if not matches(c, dgamma, rtol, atol, strict)
                 ],
+                note=note,
+                strict=strict,
             )
         with labelled("dbeta"):
             expect_close(
@@ -906,8 +934,10 @@ def _judge_ln_backward(
                 rtol,
                 atol,
                 diagnoses=[("dbeta is sum(dout): swapped with dgamma", dgamma)]
-                if not matches(dgamma, dbeta, rtol, atol)
+                if not matches(dgamma, dbeta, rtol, atol, strict)
                 else [],
+                note=note,
+                strict=strict,
             )
         for label, got, want in zip(
             ("dx", "dgamma", "dbeta"), (got_dx, got_dgamma, got_dbeta), exact, strict=True
@@ -917,9 +947,7 @@ def _judge_ln_backward(
             tight = (1e-8, 1e-10) if finite_differences else (1e-7, 1e-8)
             tolerance = tight[0], tight[1] * float(np.max(np.abs(want), initial=1.0))
             with labelled(label):
-                if finite_differences:  # else a small miss is the variance's cancellation
-                    expect_float64(got, want, *tolerance)
-                expect_close(got, want, *tolerance)
+                expect_close(got, want, *tolerance, note=note, strict=strict)
         expect_unchanged(outcome, (dout, x, gamma))
         expect_fresh(outcome, ("dout", "x", "gamma"))
 

@@ -74,6 +74,13 @@ HINTS = {
 def _check(q, k, v, dout, what: str) -> Check:
     expected = torch_attention_grads(q, k, v, dout)
     slips = _slips(q, k, v, dout)
+    # what a gradient would be worth if no weight saturated: float32 inside is off by ~1e-7 of
+    # that, even where saturated weights make the true dq and dk tiny (1e-11 at scores near 20)
+    reach = float(np.abs(dout).max(initial=0) * np.abs(v).max(initial=0))
+    scores = (
+        reach * max(np.abs(q).max(initial=0), np.abs(k).max(initial=0)) / math.sqrt(q.shape[-1])
+    )
+    natural = (scores, scores, float(np.abs(dout).max(initial=0)))  # for dq, dk, dv
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -91,7 +98,7 @@ def _check(q, k, v, dout, what: str) -> Check:
                     grads[index],
                     expected[index],
                     rtol=1e-7,
-                    atol=1e-11,
+                    atol=max(1e-11, 1e-6 * natural[index]),
                     diagnoses=[(HINTS[s], slips[s][index]) for s in HINTS],
                 )
         expect_unchanged(outcome, (q, k, v, dout))

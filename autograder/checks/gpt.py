@@ -16,7 +16,7 @@ import torch
 from autograder.expect import expect_close, expect_raises, labelled, matches, value_of
 from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 
-RTOL, ATOL = 1e-7, 1e-9
+RTOL, ATOL = 1e-7, 1e-9  # strict: chapter 08 keeps its float64 tolerances (see expect.py)
 PROBES = "autograder.inside.torch_probes"
 MODULE = f"{PROBES}:module_probe"
 
@@ -318,7 +318,7 @@ def _first_output(output: object, tuple_expected: bool, shape: tuple) -> object:
 def _diagnose(
     got: np.ndarray, expected: np.ndarray, diagnoses: list[tuple[str, np.ndarray]]
 ) -> None:
-    expect_close(got, expected, RTOL, ATOL, diagnoses=diagnoses)
+    expect_close(got, expected, RTOL, ATOL, diagnoses=diagnoses, strict=True)
 
 
 def _expect_causal(first: np.ndarray, second: np.ndarray, t: int, what: str) -> None:
@@ -639,7 +639,12 @@ def _judge_attention_dropout(rng: np.random.Generator) -> Check:
         outs = [_first_output(o, False, (B, T, C)) for o in report["outputs"]]
         with labelled("eval mode, dropout=0.5"):
             expect_close(
-                outs[0], expected, RTOL, ATOL, note=" (dropout must do nothing in eval mode)"
+                outs[0],
+                expected,
+                RTOL,
+                ATOL,
+                note=" (dropout must do nothing in eval mode)",
+                strict=True,
             )
         if np.allclose(outs[2], expected) or np.array_equal(outs[2], outs[3]):
             raise CheckFailed(
@@ -652,7 +657,10 @@ def _judge_attention_dropout(rng: np.random.Generator) -> Check:
                 "attn_dropout is never applied in training: apply it to the attention weights "
                 "after the softmax"
             )
-        if not (isinstance(attn_in, np.ndarray) and matches(attn_in, expected_weights, 1e-6, 1e-9)):
+        if not (
+            isinstance(attn_in, np.ndarray)
+            and matches(attn_in, expected_weights, 1e-6, 1e-9, strict=True)
+        ):
             raise CheckFailed(
                 "attn_dropout must be applied to the attention weights (B, n_head, T, T) right "
                 "after the softmax"
@@ -790,7 +798,12 @@ def _judge_block_structure_and_dropout(rng: np.random.Generator) -> Check:
         outs = [_first_output(o, False, (B, T, C)) for o in report["outputs"]]
         with labelled("eval mode, dropout=0.3"):
             expect_close(
-                outs[0], expected, RTOL, ATOL, note=" (dropout must do nothing in eval mode)"
+                outs[0],
+                expected,
+                RTOL,
+                ATOL,
+                note=" (dropout must do nothing in eval mode)",
+                strict=True,
             )
         if np.array_equal(outs[2], outs[3]):
             raise CheckFailed(
@@ -920,7 +933,14 @@ def _judge_gpt_forward(
                 "expected the mean cross-entropy as a scalar tensor"
             )
         with labelled("loss"):
-            expect_close(got_loss.reshape(()), expected_loss, RTOL, ATOL, diagnoses=loss_diagnoses)
+            expect_close(
+                got_loss.reshape(()),
+                expected_loss,
+                RTOL,
+                ATOL,
+                diagnoses=loss_diagnoses,
+                strict=True,
+            )
         plain = without["outputs"][0]
         _first_output(plain, True, (B, T, V))
         if plain[1] is not None:
@@ -932,7 +952,7 @@ def _judge_gpt_forward(
                 "(no torch.no_grad(), .detach() or .item() inside forward)"
             )
         with labelled("the gradient of tok_emb.weight (embedding and head together)"):
-            expect_close(gradient, expected_grad, 1e-6, 1e-9)
+            expect_close(gradient, expected_grad, 1e-6, 1e-9, strict=True)
 
     return Check(
         f"V={V}, block_size={block}, n_embd={C}, n_head={H}, n_layer={L}, idx ({B}, {T}): "
@@ -1034,7 +1054,12 @@ def _judge_gpt_dropout(rng: np.random.Generator) -> Check:
         outs = [_first_output(o, True, (2, 6, V)) for o in report["outputs"]]
         with labelled("eval mode, dropout=0.3"):
             expect_close(
-                outs[0], expected, RTOL, ATOL, note=" (dropout must do nothing in eval mode)"
+                outs[0],
+                expected,
+                RTOL,
+                ATOL,
+                note=" (dropout must do nothing in eval mode)",
+                strict=True,
             )
         if np.array_equal(outs[2], outs[3]):
             raise CheckFailed(
@@ -1045,7 +1070,7 @@ def _judge_gpt_dropout(rng: np.random.Generator) -> Check:
             raise CheckFailed(
                 "drop is never applied in training: x = self.drop(tok_emb(idx) + pos_emb(positions))"
             )
-        if not matches(dropped, embedded, 1e-9, 1e-12):
+        if not matches(dropped, embedded, 1e-9, 1e-12, strict=True):
             raise CheckFailed("drop must be applied to tok_emb(idx) + pos_emb(torch.arange(T))")
 
     return Check(

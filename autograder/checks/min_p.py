@@ -77,6 +77,7 @@ def _check(logits: np.ndarray, p_base: float, temperature: float | None, what: s
         ),
     ]
     kwargs = {} if temperature is None else {"temperature": temperature}
+    size = float(np.abs(logits).max(initial=0)) / t  # float32 inside: autograder.expect.tolerance
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -86,7 +87,7 @@ def _check(logits: np.ndarray, p_base: float, temperature: float | None, what: s
                 "got nan or inf: take a stable softmax of logits / temperature (subtract the max "
                 "before exp), or compare (z - max z) / temperature with log(p_base)"
             )
-        expect_close(got, expected, rtol=1e-7, atol=1e-12, diagnoses=diagnoses)
+        expect_close(got, expected, rtol=1e-7, atol=1e-12, diagnoses=diagnoses, inputs=size)
         expect_unchanged(outcome, (logits, p_base))
 
     return Check(what, [Call((logits, p_base), kwargs)], judge)

@@ -96,6 +96,7 @@ def matches_with_nan(candidate: np.ndarray, actual: np.ndarray) -> bool:
 
 def _judge_softmax(logits: np.ndarray, axis: int | None, what: str) -> Check:
     rtol = 1e-5 if logits.dtype == np.float32 else 1e-7  # float32 logits may give float32 answers
+    size = float(np.abs(logits).max(initial=0))  # float32 inside: see autograder.expect.tolerance
     effective = -1 if axis is None else axis
     expected = reference_softmax(logits, effective)
     other_axes = [a for a in range(logits.ndim) if a != effective % logits.ndim]
@@ -114,7 +115,7 @@ def _judge_softmax(logits: np.ndarray, axis: int | None, what: str) -> Check:
             raise CheckFailed(
                 "; or ".join(known) if known else "got nan or inf: subtract the max before exp"
             )
-        expect_close(probs, expected, rtol=rtol, atol=rtol * 1e-5, diagnoses=diagnoses)
+        expect_close(probs, expected, rtol=rtol, atol=rtol * 1e-5, diagnoses=diagnoses, inputs=size)
         expect_unchanged(outcome, (logits,))
 
     return Check(what, [call], judge)
@@ -190,6 +191,7 @@ def softmax_checks(rng: np.random.Generator) -> list[Check]:
 def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
     expected = reference_ce(logits, targets)
     rtol = 1e-5 if logits.dtype == np.float32 else 1e-7
+    size = float(np.abs(logits).max(initial=0))  # float32 inside: see autograder.expect.tolerance
     B = len(targets)
     with np.errstate(all="ignore"):
         naive = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
@@ -226,7 +228,7 @@ def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
                     "log-softmax as x - max - log(sum(exp(x - max)))"
                 )
             raise CheckFailed(f"got {value} for finite logits")
-        expect_close(value, expected, rtol=rtol, atol=rtol * 1e-2, diagnoses=diagnoses)
+        expect_close(value, expected, rtol=rtol, atol=rtol * 1e-2, diagnoses=diagnoses, inputs=size)
         expect_unchanged(outcome, (logits, targets))
 
     return Check(what, [Call((logits, targets))], judge)
@@ -341,6 +343,7 @@ def _loss_of_table(table: np.ndarray, previous: np.ndarray, targets: np.ndarray)
 
 def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, what: str) -> Check:
     rtol = 1e-5 if table.dtype == np.float32 else 1e-7
+    size = float(np.abs(table[previous]).max(initial=0))  # see autograder.expect.tolerance
     expected_loss = _loss_of_table(table, previous, targets)
     B = len(previous)
     dlogits = reference_softmax(table[previous], -1)
@@ -377,9 +380,12 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
                 diagnoses=[
                     ("the loss is the sum over the batch; return the mean", expected_loss * B)
                 ],
+                inputs=size,
             )
         with labelled("gradient"):
-            expect_close(grad, expected_grad, rtol=1e-5, atol=1e-8, diagnoses=diagnoses)
+            expect_close(
+                grad, expected_grad, rtol=1e-5, atol=1e-8, diagnoses=diagnoses, inputs=size
+            )
         expect_unchanged(outcome, (table, previous, targets))
 
     return Check(what, [Call((table, previous, targets))], judge)

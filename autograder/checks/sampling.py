@@ -9,7 +9,14 @@ import math
 import numpy as np
 
 from autograder.checks.layouts import with_layout
-from autograder.expect import array_answer, expect_close, expect_raises, expect_unchanged, value_of
+from autograder.expect import (
+    array_answer,
+    expect_close,
+    expect_raises,
+    expect_unchanged,
+    float32_rtol,
+    value_of,
+)
 from autograder.inside.harness import Call, Check, CheckFailed, Outcome, describe_error
 
 WORKED = np.array([2.0, 1.0, 0.1])
@@ -72,8 +79,14 @@ def _judge_probs(
     expected: np.ndarray,
     what: str,
     diagnoses: list,
+    temperature: float = 1.0,
 ) -> Check:
-    rtol = 1e-5 if logits.dtype == np.float32 else 1e-7  # float32 logits may give float32 answers
+    # float32 inside passes: logits / temperature held in float32 are off by 6e-8 of their size,
+    # which exp turns into a relative error of the probabilities (float32_rtol); 1e-5 for logits
+    # of order one, more for logits near 200 at temperature 0.001 (0.05, where float32 inside is
+    # off by 1.5%: every slip those cases catch is off by far more, nan, or keeps other tokens)
+    scale = float(np.abs(np.asarray(logits, dtype=np.float64)).max(initial=0.0)) / temperature
+    rtol = float32_rtol(scale)
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -124,7 +137,7 @@ def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Che
             _power_of_shifted(logits, temperature),
         ),
     ]
-    return _judge_probs((logits, temperature), {}, logits, expected, what, diagnoses)
+    return _judge_probs((logits, temperature), {}, logits, expected, what, diagnoses, temperature)
 
 
 def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
@@ -217,7 +230,7 @@ def _top_k_check(logits: np.ndarray, k: int, temperature: float | None, what: st
         ("that keeps k - 1 tokens", reference_top_k(logits, k - 1, t) if k > 1 else None),
     ]
     kwargs = {} if temperature is None else {"temperature": temperature}
-    return _judge_probs((logits, k), kwargs, logits, expected, what, diagnoses)
+    return _judge_probs((logits, k), kwargs, logits, expected, what, diagnoses, t)
 
 
 def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
@@ -315,7 +328,7 @@ def _top_p_check(logits: np.ndarray, p: float, temperature: float | None, what: 
         ),
     ]
     kwargs = {} if temperature is None else {"temperature": temperature}
-    return _judge_probs((logits, p), kwargs, logits, expected, what, diagnoses)
+    return _judge_probs((logits, p), kwargs, logits, expected, what, diagnoses, t)
 
 
 def top_p_probs_checks(rng: np.random.Generator) -> list[Check]:

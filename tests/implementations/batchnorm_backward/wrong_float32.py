@@ -1,4 +1,4 @@
-"""The compact formula in float32."""
+"""The compact formula in float32: fails the feature of mean 1e6 (float32 cannot hold it)."""
 
 import numpy as np
 

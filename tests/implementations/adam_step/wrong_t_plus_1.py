@@ -1,0 +1,16 @@
+"""Bias correction one step ahead (beta**(t + 1)): small after many steps, large at the first."""
+
+import numpy as np
+
+EXPECT = "not beta**(t + 1)"
+
+
+def adam_step(param, grad, m, v, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+    if t < 1:
+        raise ValueError("t is the step number, at least 1")
+    b1, b2 = betas
+    g = grad + weight_decay * param
+    m = b1 * m + (1 - b1) * g
+    v = b2 * v + (1 - b2) * g * g
+    m_hat, v_hat = m / (1 - b1 ** (t + 1)), v / (1 - b2 ** (t + 1))
+    return param - lr * m_hat / (np.sqrt(v_hat) + eps), m, v

@@ -1,0 +1,13 @@
+"""Divides and exponentiates in float32, returns float32 probabilities."""
+
+import numpy as np
+
+EXPECT = "pass"
+
+
+def temperature_probs(logits, temperature):
+    if not temperature > 0:
+        raise ValueError("temperature must be > 0")
+    z = np.asarray(logits, dtype=np.float32) / np.float32(temperature)
+    e = np.exp(z - z.max())
+    return e / e.sum()
