@@ -1021,3 +1021,154 @@ def test_torch_c_created_past_the_hook_ends_the_process_unanswered():
         done.returncode,
         done.stderr[-2000:],
     )
+
+
+# ---------------------------------------------------------------- Python decompositions
+
+# PyTorch's Python implementations of the refused operators (torch._refs, torch._decomp): each
+# computes the answer from calculators, so no dispatcher seal sees it; the audit hook swaps their code
+DECOMPOSED_ATTEMPTS = {
+    "softmax": [
+        "torch._refs.softmax(x, 0)",
+        "torch._refs.log_softmax(x, 0).exp()",
+        "torch._refs.special.softmax(x, 0)",
+        "torch._decomp.decompositions._softmax(x, 0, False)",
+        "torch._decomp.decompositions.safe_softmax(x, 0)",
+        "table_entry('aten._softmax.default')(x, 0, False)",
+        "FunctionType(innermost(torch._refs.softmax).__code__, vars(torch._refs))(x, 0)",
+        "open(torch._refs.__file__).read()",
+        "open(torch._decomp.decompositions.__spec__.cached, 'rb').read()",
+        "importlib.reload(torch._decomp.decompositions)",
+    ],
+    "cross_entropy": [
+        "torch._refs.nn.functional.nll_loss(torch._refs.log_softmax(x[None], 1), torch.tensor([0]))",
+        "torch._decomp.decompositions._log_softmax(x, 0, False)",
+        "torch._refs.nn.functional._nll_loss_nd(x[None], torch.tensor([0]), None, 'mean', -100)",
+    ],
+    "layer_norm": [
+        "torch._refs.native_layer_norm(x, (2,), None, None, 1e-5)",
+        "torch._refs._normalize(x, [0], 1e-5)",
+        "torch._refs.native_group_norm(x[None, None], None, None, 1, 1, 2, 1, 1e-5)",
+        "torch._decomp.decompositions.native_batch_norm("
+        "x[:, None], None, None, None, None, True, 0.1, 1e-5)",
+    ],
+    "batchnorm_forward": [
+        "torch._decomp.decompositions._native_batch_norm_legit("
+        "x[:, None], None, None, None, None, True, 0.1, 1e-5)",
+        "table_entry('aten.native_batch_norm.default')"
+        "(x[:, None], None, None, None, None, True, 0.1, 1e-5)",
+    ],
+    "linear_loss_and_grad": [
+        "torch._decomp.decompositions._softmax_backward_data(x, x, 0, x.dtype)",
+        "torch._decomp.decompositions._log_softmax_backward_data(x, x, 0, x.dtype)",
+    ],
+}
+
+
+def _table_entry(name: str) -> object:
+    """The post-autograd decomposition PyTorch registers for the aten overload `name`."""
+    table = torch._decomp.global_decomposition_table["post_autograd"]
+    return next(f for op, f in table.items() if str(op) == name)
+
+
+@pytest.mark.parametrize(
+    ("exercise", "attempt"),
+    [(e, attempt) for e, attempts in DECOMPOSED_ATTEMPTS.items() for attempt in attempts],
+)
+def test_python_decompositions_of_refused_operators_are_refused(exercise, attempt):
+    # the seal alone (no Python-level patch): the hook itself refuses them, out of a switch's reach
+    def job() -> str:
+        import types
+
+        import torch._decomp.decompositions
+        import torch._refs
+
+        answer_guard.install(exercise, _aten_only(exercise))
+        space = {
+            "torch": torch,
+            "x": torch.tensor([1.0, 2.0], dtype=torch.float64),
+            "q": torch.randn(1, 1, 3, 4, dtype=torch.float64),
+            "table_entry": _table_entry,
+            "innermost": lambda f: getattr(f, "__wrapped__", f),
+            "FunctionType": types.FunctionType,
+            "importlib": importlib,
+        }
+        try:
+            eval(attempt, space)
+            return "ran"
+        except answer_guard.AnswerKeyError:
+            return "refused"
+        except Exception as error:
+            return (
+                "refused" if "answer-key rule" in str(error) else f"{type(error).__name__}: {error}"
+            )
+
+    assert _in_a_fork(job) == "refused", attempt
+
+
+DECOMPOSED = sorted(e for e in answer_key.ATEN_ANSWERS if e not in ("sgd_train", "adam_step"))
+
+
+@pytest.mark.parametrize("exercise", DECOMPOSED)
+def test_every_python_decomposition_of_a_refused_operator_is_refused(exercise):
+    # derived from PyTorch's own tables: every decomposition registered for a refused operator, and
+    # every function of torch._refs / torch._decomp named after one, raises before it computes
+    def job() -> list:
+        import torch._decomp.decompositions
+        import torch._refs
+
+        names = {name.strip("_") for name in answer_key.ATEN_ANSWERS[exercise]}
+        candidates = {}
+        for table_name, table in torch._decomp.global_decomposition_table.items():
+            if table_name == "meta":  # shapes only, no values (the Meta key the seal leaves alone)
+                continue
+            for op, function in table.items():
+                if str(getattr(op, "_opname", "")).strip("_") in names:
+                    candidates[f"{table_name}:{op}"] = function
+        for module_name, module in list(sys.modules.items()):
+            if module_name.startswith(("torch._refs", "torch._decomp")) and module is not None:
+                for name, value in vars(module).items():
+                    if callable(value) and any(n in name.strip("_") for n in names):
+                        candidates[f"{module_name}.{name}"] = value
+        answer_guard.install(exercise, _aten_only(exercise))
+        x = torch.ones(2, 3, dtype=torch.float64)
+        ran = []
+        for name, function in candidates.items():
+            try:
+                function(x, 0, False)
+                ran.append(name)
+            except answer_guard.AnswerKeyError:
+                continue
+            except Exception as error:
+                if "answer-key rule" not in str(error):
+                    ran.append(f"{name}: {type(error).__name__}")
+        return [len(candidates), ran]
+
+    count, ran = _in_a_fork(job)
+    assert count > 0 and ran == [], ran
+
+
+def test_the_decomposition_sweep_leaves_calculators_alone():
+    def job() -> list:
+        import torch._refs
+
+        answer_guard.install("softmax", _aten_only("softmax"))
+        x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+        e = torch._refs.exp(x - torch._refs.amax(x, 0))
+        return [float((e / torch._refs.sum(e)).sum()), float(torch._refs.logsumexp(x, 0))]
+
+    total, lse = _in_a_fork(job)
+    assert total == pytest.approx(1.0) and lse == pytest.approx(math.log(math.e + math.e**2))
+
+
+def test_decompositions_are_refused_when_the_submission_imports_pytorch():
+    # lazily imported PyTorch, Python-level guard switched off: the hook sweeps as the modules load
+    code = (
+        "try:\n"
+        "    torch._refs.softmax(torch.ones(3), 0)\n"
+        "    print('ran')\n"
+        "except answer_guard.AnswerKeyError:\n"
+        "    print('refused', float(torch._refs.exp(torch.zeros(1)).sum()))\n"
+    )
+    done = _fresh_process("softmax", SWITCH_OFF + "import torch\n" + code)
+    assert done.stdout.split() == ["refused", "1.0"], done.stderr[-2000:]

@@ -259,6 +259,72 @@ def _seal(torch_c: object, names: tuple[str, ...], kernel: object) -> object:
     return registrations
 
 
+# PyTorch's Python implementations of its operators: references and decompositions
+DECOMPOSITIONS = ("_refs", "_decomp")
+REFUSAL = "__proof_lm_answer_key__"  # what a refused decomposition's code calls, in its module
+
+
+def _innermost(function: object) -> object:
+    """The function a chain of decorators (functools.wraps' `__wrapped__`) ends in."""
+    seen = set()
+    while hasattr(function, "__wrapped__") and id(function) not in seen:
+        seen.add(id(function))
+        function = function.__wrapped__
+    return function
+
+
+def _names_in(code: object) -> set:
+    """The global names `code` and the code nested in it look up."""
+    found, stack = set(), [code]
+    while stack:
+        current = stack.pop()
+        found.update(current.co_names)
+        stack += [c for c in current.co_consts if hasattr(c, "co_names")]
+    return found
+
+
+def _decompositions(modules: dict, names: tuple, function_type: type) -> list:
+    """The Python functions of `modules` (PyTorch's references and decompositions) that implement the
+    aten operators `names`: registered for one of them in a decomposition table or an operator's
+    Python kernels, or named after one, and the helpers that only such functions call."""
+    wanted = {name.strip("_") for name in names}
+    functions, bindings = {}, {}
+    for module in modules.values():
+        space = vars(module)
+        for attribute, value in list(space.items()):
+            inner = _innermost(value)
+            if type(inner) is function_type:
+                functions[id(inner)] = inner
+                bindings[(id(space), attribute)] = inner
+    refused = {
+        key for key, f in functions.items() if any(w in f.__name__.strip("_") for w in wanted)
+    }
+    decomp = modules.get("torch._decomp")
+    tables = list(getattr(decomp, "global_decomposition_table", {}).values())
+    for table in tables:
+        for op, value in list(table.items()):
+            name = str(getattr(op, "_opname", "")).strip("_")
+            inner = _innermost(value)
+            if name in wanted and id(inner) in functions:
+                refused.add(id(inner))
+    callers: dict = {}
+    for key, f in functions.items():
+        for name in _names_in(f.__code__):
+            target = bindings.get((id(f.__globals__), name))
+            if target is not None and id(target) != key:
+                callers.setdefault(id(target), set()).add(key)
+    grown = True
+    while grown:  # a private helper only those call (the heart of a norm: _normalize)
+        more = {
+            key
+            for key, by in callers.items()
+            if key not in refused and by <= refused and functions[key].__name__.startswith("_")
+        }
+        grown = bool(more)
+        refused |= more
+    return [functions[key] for key in refused if not functions[key].__code__.co_freevars]
+
+
 def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> object:
     """The audit hook that seals the dispatcher, keeps the seal out of reach and counts refusals."""
     message = (
@@ -272,6 +338,49 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
     create, spec_of = _imp.create_dynamic, importlib.machinery.ModuleSpec
     loader_of, module_type, exit_now = importlib.machinery.ExtensionFileLoader, type(sys), os._exit
     state = {"armed": False, "refused": 0, "sealed": not names, "busy": False}
+    function_type = type(_torch_dir)
+    watched = tuple(os.path.join(torch_dir, folder, "") for folder in DECOMPOSITIONS)
+    swept: set = set()  # the decomposition modules whose functions were refused
+    originals: set = set()  # their code objects, and bytecodes, held here alone
+    bytecodes: set = set()
+    files: set = set()  # their source and bytecode files
+
+    def refusal(name: str) -> None:
+        audit(REFUSED)
+        raise AnswerKeyError(message.format(f"{name} (a Python decomposition)"))
+
+    def sweep() -> None:
+        """Refuse the decompositions of the refused operators in every decomposition module that
+        has finished loading: their code is swapped, so every holder of them is refused."""
+        loaded = {}
+        for name, module in list(modules.items()):
+            spec = getattr(module, "__spec__", None)
+            origin = str(getattr(spec, "origin", None))
+            if origin.startswith(watched) and not getattr(spec, "_initializing", True):
+                loaded[name] = module
+        if not names or set(loaded) <= swept:
+            return
+        swept.update(loaded)
+        for module in loaded.values():
+            files.update(str(f) for f in (module.__spec__.origin, module.__spec__.cached) if f)
+        template = compile(
+            f"def refused(*args, **kwargs):\n    return {REFUSAL}('NAME')\n", "<refused>", "exec"
+        ).co_consts[0]
+        for function in _decompositions(loaded, names, function_type):
+            code = function.__code__
+            if code in originals or code.co_filename == "<refused>":
+                continue
+            originals.add(code)
+            bytecodes.add(code.co_code)
+            function.__globals__[REFUSAL] = refusal
+            function.__code__ = template.replace(
+                co_consts=tuple(
+                    f"{function.__module__}.{function.__name__}" if c == "NAME" else c
+                    for c in template.co_consts
+                ),
+                co_name=code.co_name,
+                co_qualname=code.co_qualname,
+            )
 
     def ours(function: object) -> bool:
         """True for a function of the grading process's own modules (judged by its code's file)."""
@@ -314,6 +423,7 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
 
     if names and "torch._C" in modules:  # PyTorch already loaded (before any student code)
         seal(modules["torch._C"])
+        sweep()
 
     def hook(event: str, args: tuple) -> None:
         if state["busy"]:  # the events of creating and sealing torch._C: no student code runs
@@ -329,6 +439,20 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
             return
         if event == "open" and str(args[0]).startswith("/proc") and str(args[0]).endswith("mem"):
             raise AnswerKeyError("raw memory is not allowed while an exercise is graded")
+        if names and event in ("import", ARM, CHECK, "exec", "function.__new__", "code.__new__"):
+            state["busy"] = True
+            try:
+                sweep()  # a decomposition module finished loading since: before anyone calls it
+            finally:
+                state["busy"] = False
+            if event in ("exec", "function.__new__") and args[0] in originals:
+                raise AnswerKeyError(message.format("a Python decomposition's code"))
+            if event == "code.__new__" and args[0] in bytecodes:
+                raise AnswerKeyError(message.format("a Python decomposition's code"))
+        if event in ("open", "exec") and files:  # a second copy of a swept module: its source
+            where = str(getattr(args[0], "co_filename", "") if event == "exec" else args[0])
+            if where in files:
+                raise AnswerKeyError(message.format(f"a copy of {where}"))
         if not state["sealed"] and event in ("import", ARM, CHECK):
             if event == "import" and args[0] == "torch._C" and "torch._C" not in modules:
                 state["busy"] = True
