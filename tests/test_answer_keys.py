@@ -1172,3 +1172,27 @@ def test_decompositions_are_refused_when_the_submission_imports_pytorch():
     )
     done = _fresh_process("softmax", SWITCH_OFF + "import torch\n" + code)
     assert done.stdout.split() == ["refused", "1.0"], done.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- the references in the sandbox
+
+
+def _sent_references(exercise: str) -> dict[str, object]:
+    """The reference functions the grading process of `exercise` builds, from the code it is sent."""
+    from autograder.inside.child import build_references
+    from autograder.runner import compiled_references
+
+    exercise_ = get_exercise(exercise)
+    return build_references(exercise_.preamble, compiled_references(exercise_))
+
+
+@pytest.mark.parametrize("exercise", GRADED)
+def test_no_reference_in_the_sandbox_answers_the_exercise(exercise):
+    # a later exercise often generalises an earlier one (label smoothing at eps = 0 is cross_entropy):
+    # only the earlier exercises' references are sent, and none of them reproduces the answer
+    from autograder.exercises import chapter_exercises
+
+    names = [e.name for e in chapter_exercises(get_exercise(exercise).chapter)]
+    sent = _sent_references(exercise)
+    assert set(sent) == set(names[: names.index(exercise)])
+    assert search(exercise, sent, False) == {}

@@ -2,7 +2,7 @@
 
 Run by `autograder.runner` as `python -I -B -m autograder.inside.child FD` inside the OS sandbox
 (`autograder.wall.sandbox`). The request (preamble, the student's sources, the references of the
-chapter's other exercises as code the parent compiled: no source text, no docstrings; the calls)
+chapter's earlier exercises as code the parent compiled: no source text, no docstrings; the calls)
 arrives on stdin and is read whole before any student code runs; the process makes itself
 non-dumpable first; the answers go to the parent through the pipe FD. What went wrong travels
 as data too: each exception's class name and the names of its bases, which the parent maps to flags
@@ -74,7 +74,7 @@ def _problem(cell: int, line: int, error: BaseException, message: str | None = N
 
 
 def build_references(preamble: str, references: dict[str, bytes]) -> dict:
-    """The chapter's other graded functions, from their code (compiled by the parent, no source)."""
+    """The chapter's earlier graded functions, from their code (compiled by the parent, no source)."""
     trusted: dict = {"__name__": "__reference__"}
     exec(compile(preamble, "<preamble>", "exec"), trusted)
     for code in references.values():
