@@ -27,20 +27,25 @@ ABIS = {
     "x86_64": [(0xC000003E, (248, 249, 250), True), (0x40000003, (286, 287, 288), False)],
     "aarch64": [(0xC00000B7, (217, 218, 219), False), (0x40000028, (309, 310, 311), False)],
 }
+# execve and execveat on the same ABIs, in the same order: what the grading process refuses once it
+# runs (a program it started, a fresh Python above all, would run without the answer-key guard)
+EXEC = {"x86_64": [(59, 322), (11, 358)], "aarch64": [(221, 281), (11, 387)]}
 
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def program(machine: str | None = None) -> bytes:
-    """The filter for `machine` (this one by default), as the kernel's array of sock_filter."""
+def program(machine: str | None = None, refused: dict | None = None) -> bytes:
+    """The filter for `machine` (this one by default), as the kernel's array of sock_filter:
+    refusing the key-management calls, or the calls `refused` names per ABI (like EXEC)."""
     machine = machine or platform.machine()
     if machine not in ABIS:
         raise ValueError(f"no seccomp filter for {machine!r}; known: {', '.join(ABIS)}")
     code: list[tuple[int, int | str, int | str, int]] = []  # jumps name labels until assembled
     labels: dict[str, int] = {}
-    for number, (arch, calls, x32) in enumerate(ABIS[machine]):
+    for number, (arch, keyring, x32) in enumerate(ABIS[machine]):
+        calls = keyring if refused is None else refused[machine][number]
         code.append((LD_W_ABS, 0, 0, ARCH))
         code.append((JEQ_K, 0, f"arch{number + 1}", arch))
         code.append((LD_W_ABS, 0, 0, NR))
@@ -59,10 +64,11 @@ def program(machine: str | None = None) -> bytes:
     return out
 
 
-def install() -> None:
-    """Set no_new_privs and load the filter into this process (and all it will start)."""
+def install(refused: dict | None = None) -> None:
+    """Set no_new_privs and load the filter (see `program`) into this process (and all it will start)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    filter_ = ctypes.create_string_buffer(program(), len(program()))
+    code = program(refused=refused)
+    filter_ = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(filter_.raw) // 8, ctypes.cast(filter_, ctypes.c_void_p))
     for call, args in (
         ("no_new_privs", (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)),
