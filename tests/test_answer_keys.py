@@ -923,30 +923,99 @@ def test_every_aten_operator_of_the_vocabulary_is_refused_or_explained():
 
 
 SCRIPTED_GRAD = "def f(x):\n    y = (x * x).sum()\n    return torch.autograd.grad([y], [x])[0]\n"
+ENGINE_BY_HAND = (  # the original engine class under the guarded subclass, called by hand
+    "(lambda e, y: type(e).__mro__[-2].run_backward("
+    "e, (y,), (torch.ones((), dtype=y.dtype),), False, False, (x,), False, False))"
+    "(torch.autograd.variable.Variable._execution_engine, (x * x).sum())"
+)
+GRAD_MODE_ATTEMPTS = {
+    "torchscript": "torch.jit.CompilationUnit(SCRIPTED_GRAD).f(x)",
+    "engine by hand": ENGINE_BY_HAND,
+    "enable_grad": "torch.enable_grad().__enter__()",
+    "set_grad_enabled": "torch._C._set_grad_enabled(True)",
+    "script enabling grad": "torch.jit.CompilationUnit("
+    "'def f(x):\\n    torch._C._set_grad_enabled(True)\\n    return x\\n').f(x)",
+}
+
+
+def _grad_mode_attempt(attempt: str) -> str:
+    """What `attempt` gives in the main thread of linear_loss_and_grad's guarded process."""
+    answer_guard.install("linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad"))
+    x = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    space = {"torch": torch, "x": x, "SCRIPTED_GRAD": SCRIPTED_GRAD}
+    try:
+        result = eval(attempt, space)
+    except answer_guard.AnswerKeyError:
+        return "refused"
+    except Exception as error:
+        if "answer-key rule" in str(error):
+            return "refused"
+        # grad mode is off: no graph was recorded, so there is nothing to differentiate
+        if "not supported in Torchscript" in str(error):  # the switch does not compile
+            return "not compiled"
+        return "no graph" if "does not require grad" in str(error) else f"{error}"
+    grads = result if isinstance(result, tuple) else (result,)
+    computed = any(isinstance(g, torch.Tensor) and float(g.sum()) == 6.0 for g in grads)
+    return "ran" if computed else "no gradient"
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_MODE_ATTEMPTS))
+def test_grad_mode_stays_off_in_gradient_exercises(name):
+    # below Python: grad mode is switched off as torch._C is sealed and its switch refuses to turn
+    # it on, so TorchScript's autograd.grad and the original engine class by hand get no graph
+    outcome = _in_a_fork(lambda: _grad_mode_attempt(GRAD_MODE_ATTEMPTS[name]))
+    assert outcome in ("refused", "no graph", "no gradient", "not compiled"), (name, outcome)
+
+
+def test_grad_mode_works_in_other_exercises_and_calculators_work_without_it():
+    def job() -> list:
+        answer_guard.install(
+            "linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad")
+        )
+        layer = torch.nn.Linear(3, 2).double()
+        with torch.no_grad():  # turning it off, and back to off, stays allowed
+            y = layer(torch.ones(1, 3, dtype=torch.float64))
+        return [torch.is_grad_enabled(), list(y.shape)]
+
+    assert _in_a_fork(job) == [False, [1, 2]]
+
+    def elsewhere() -> bool:
+        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
+        return torch.is_grad_enabled()
+
+    assert _in_a_fork(elsewhere) is True
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known break (README): the backward engine is no dispatcher operator, and TorchScript "
-    "calls it from C++ past the Python-level patch",
+    reason="known break (README): a new thread starts with grad mode on, Python 3.11 audits no "
+    "thread start, and the engine class under the guarded one runs a backward pass by hand",
 )
-def test_torchscript_autograd_is_refused_in_gradient_exercises():
+def test_autograd_in_a_new_thread_is_refused_in_gradient_exercises():
     def job() -> str:
+        import threading
+
+        outcome = []
+        thread = threading.Thread(target=lambda: outcome.append(_grad_mode_attempt_here()))
+        thread.start()
+        thread.join()
+        return outcome[0]
+
+    def _grad_mode_attempt_here() -> str:
+        x = torch.ones(3, dtype=torch.float64, requires_grad=True)
+        try:
+            grad = eval(ENGINE_BY_HAND, {"torch": torch, "x": x})
+        except Exception as error:
+            return f"{type(error).__name__}"
+        return "ran" if float(grad[0].sum()) == 6.0 else "no gradient"
+
+    def guarded() -> str:
         answer_guard.install(
             "linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad")
         )
-        x = torch.ones(3, dtype=torch.float64, requires_grad=True)
-        try:
-            grad = torch.jit.CompilationUnit(SCRIPTED_GRAD).f(x)
-            return "ran" if float(grad.sum()) == 6.0 else "wrong"
-        except answer_guard.AnswerKeyError:
-            return "refused"
-        except Exception as error:
-            return (
-                "refused" if "answer-key rule" in str(error) else f"{type(error).__name__}: {error}"
-            )
+        return job()
 
-    assert _in_a_fork(job) == "refused"
+    assert _in_a_fork(guarded) != "ran"
 
 
 LAZY = {  # a fresh grading process's code after install: (what it runs, what it must print)

@@ -349,10 +349,12 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
         audit(REFUSED)
         raise AnswerKeyError(message.format(f"{name} (a Python decomposition)"))
 
-    def sweep() -> None:
+    def sweep(force: bool = False) -> None:
         """Refuse the decompositions of the refused operators in every decomposition module that
         has finished loading: their code is swapped, so every holder of them is refused."""
-        loaded = {}
+        if "torch._refs" not in modules or (len(modules) == state.get("modules") and not force):
+            return  # nothing loaded since the last sweep
+        state["modules"], loaded = len(modules), {}
         for name, module in list(modules.items()):
             spec = getattr(module, "__spec__", None)
             origin = str(getattr(spec, "origin", None))
@@ -408,6 +410,11 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
                 del modules["torch.library"]
         if autograd:  # what torch.autograd builds its engine from: refusing to run a backward pass
             torch_c._ImperativeEngine = _guarded_engine(torch_c._ImperativeEngine, message)
+            # and grad mode off for good, below Python: no graph is recorded, so no engine (the
+            # original class by hand, TorchScript's autograd.grad) has anything to differentiate
+            state["grad_mode"] = torch_c._set_grad_enabled  # the switch, held here alone
+            torch_c._set_grad_enabled(False)
+            torch_c._set_grad_enabled = _grad_switch(message)
         state["sealed"] = True
 
     def create_sealed() -> None:
@@ -423,7 +430,7 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
 
     if names and "torch._C" in modules:  # PyTorch already loaded (before any student code)
         seal(modules["torch._C"])
-        sweep()
+        sweep(True)
 
     def hook(event: str, args: tuple) -> None:
         if state["busy"]:  # the events of creating and sealing torch._C: no student code runs
@@ -439,20 +446,6 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
             return
         if event == "open" and str(args[0]).startswith("/proc") and str(args[0]).endswith("mem"):
             raise AnswerKeyError("raw memory is not allowed while an exercise is graded")
-        if names and event in ("import", ARM, CHECK, "exec", "function.__new__", "code.__new__"):
-            state["busy"] = True
-            try:
-                sweep()  # a decomposition module finished loading since: before anyone calls it
-            finally:
-                state["busy"] = False
-            if event in ("exec", "function.__new__") and args[0] in originals:
-                raise AnswerKeyError(message.format("a Python decomposition's code"))
-            if event == "code.__new__" and args[0] in bytecodes:
-                raise AnswerKeyError(message.format("a Python decomposition's code"))
-        if event in ("open", "exec") and files:  # a second copy of a swept module: its source
-            where = str(getattr(args[0], "co_filename", "") if event == "exec" else args[0])
-            if where in files:
-                raise AnswerKeyError(message.format(f"a copy of {where}"))
         if not state["sealed"] and event in ("import", ARM, CHECK):
             if event == "import" and args[0] == "torch._C" and "torch._C" not in modules:
                 state["busy"] = True
@@ -464,6 +457,26 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
                     state["busy"] = False
             elif "torch._C" in modules:  # created past the hook: its kernels may be in hand
                 exit_now(EXIT_UNSEALED)
+        if (
+            names
+            and "torch._refs" in modules
+            and event in ("import", ARM, CHECK, "exec", "function.__new__", "code.__new__")
+        ):
+            state["busy"] = True
+            try:
+                sweep(event != "import")  # what finished loading since, before anyone calls it
+            finally:
+                state["busy"] = False
+            if event in ("exec", "function.__new__") and args[0] in originals:
+                raise AnswerKeyError(message.format("a Python decomposition's code"))
+            if event == "code.__new__" and args[0] in bytecodes:
+                raise AnswerKeyError(message.format("a Python decomposition's code"))
+        if event in ("open", "exec") and files:  # a second copy of a swept module: its source
+            where = str(getattr(args[0], "co_filename", "") if event == "exec" else args[0])
+            if where in files:
+                raise AnswerKeyError(message.format(f"a copy of {where}"))
+        if "grad_mode" in state and event in (GRAD_OFF, ARM, CHECK):
+            state["grad_mode"](False)
         if event == REFUSED:
             state["refused"] += state["armed"]
         elif event == ARM:
@@ -472,6 +485,21 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
             raise AnswerKeyError(message.format("implementation") + " (a refused call ran)")
 
     return hook
+
+
+GRAD_OFF = "proof_lm.answer_guard.grad_off"
+
+
+def _grad_switch(message: str) -> object:
+    """`torch._C._set_grad_enabled` in a gradient exercise: turning grad mode on is refused."""
+
+    def set_grad_enabled(mode: bool) -> None:
+        if mode:
+            sys.audit(REFUSED)
+            raise AnswerKeyError(message.format("autograd (grad mode)"))
+        sys.audit(GRAD_OFF)  # the audit hook holds the real switch
+
+    return set_grad_enabled
 
 
 def _guarded_engine(engine: type, message: str) -> type:
