@@ -986,22 +986,11 @@ def test_grad_mode_works_in_other_exercises_and_calculators_work_without_it():
     assert _in_a_fork(elsewhere) is True
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known break (README): a new thread starts with grad mode on, Python 3.11 audits no "
-    "thread start, and the engine class under the guarded one runs a backward pass by hand",
-)
-def test_autograd_in_a_new_thread_is_refused_in_gradient_exercises():
-    def job() -> str:
-        import threading
-
-        outcome = []
-        thread = threading.Thread(target=lambda: outcome.append(_grad_mode_attempt_here()))
-        thread.start()
-        thread.join()
-        return outcome[0]
-
-    def _grad_mode_attempt_here() -> str:
+def test_no_thread_starts_in_gradient_exercises():
+    # a new thread starts with grad mode on (and Python 3.11 audits no thread start), where the
+    # engine class under the guarded one would run a backward pass by hand: the grading process of a
+    # gradient exercise refuses to create threads (seccomp, autograder.inside.seccomp.THREADS)
+    def attempt() -> str:
         x = torch.ones(3, dtype=torch.float64, requires_grad=True)
         try:
             grad = eval(ENGINE_BY_HAND, {"torch": torch, "x": x})
@@ -1009,13 +998,30 @@ def test_autograd_in_a_new_thread_is_refused_in_gradient_exercises():
             return f"{type(error).__name__}"
         return "ran" if float(grad[0].sum()) == 6.0 else "no gradient"
 
-    def guarded() -> str:
+    def job(threads_refused: bool) -> list:
+        import threading
+
+        from autograder.inside import seccomp
+
+        if threads_refused:
+            seccomp.install(seccomp.THREADS)
         answer_guard.install(
             "linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad")
         )
-        return job()
+        outcome = []
+        try:
+            thread = threading.Thread(target=lambda: outcome.append(attempt()))
+            thread.start()
+            thread.join()
+        except RuntimeError as error:
+            outcome.append(str(error))
+        pid = os.fork()  # a process still starts (it inherits grad mode off and the guard)
+        if pid == 0:  # pragma: no cover - the child
+            os._exit(0)
+        return [outcome[0], os.waitpid(pid, 0)[1], float(torch.ones(2).sum())]
 
-    assert _in_a_fork(guarded) != "ran"
+    assert _in_a_fork(lambda: job(False))[0] == "ran"  # the route the filter closes
+    assert _in_a_fork(lambda: job(True)) == ["can't start new thread", 0, 2.0]
 
 
 LAZY = {  # a fresh grading process's code after install: (what it runs, what it must print)

@@ -89,6 +89,8 @@ def answer(request: dict) -> dict:
     if request.get("answer_keys") and sys.platform == "linux":
         # no program started (execve refused): a fresh Python would run without the guard below
         seccomp.install(seccomp.EXEC)
+        if answer_guard.AUTOGRAD in request["answer_keys"]:  # a new thread's grad mode is on
+            seccomp.install(seccomp.THREADS)
     answer_guard.install(request["function"], request.get("answer_keys", []))  # before student code
     # what the calls below use, bound before student code runs: a submission that rebinds the
     # modules' names (answer_guard.check, harness.run_call) changes nothing here, and the guard's
