@@ -1114,6 +1114,7 @@ DECOMPOSED_ATTEMPTS = {
         "open(torch._refs.__file__).read()",
         "open(torch._decomp.decompositions.__spec__.cached, 'rb').read()",
         "importlib.reload(torch._decomp.decompositions)",
+        "torch.compile(lambda x: torch.softmax(x, 0), backend='aot_eager_decomp_partition')(x)",
     ],
     "cross_entropy": [
         "torch._refs.nn.functional.nll_loss(torch._refs.log_softmax(x[None], 1), torch.tensor([0]))",
@@ -1123,6 +1124,8 @@ DECOMPOSED_ATTEMPTS = {
     "layer_norm": [
         "torch._refs.native_layer_norm(x, (2,), None, None, 1e-5)",
         "torch._refs._normalize(x, [0], 1e-5)",
+        "importlib.import_module('torch._inductor.decomposition')"
+        "._native_layer_norm(x, (2,), None, None, 1e-5)",
         "torch._refs.native_group_norm(x[None, None], None, None, 1, 1, 2, 1, 1e-5)",
         "torch._decomp.decompositions.native_batch_norm("
         "x[:, None], None, None, None, None, True, 0.1, 1e-5)",

@@ -260,7 +260,7 @@ def _seal(torch_c: object, names: tuple[str, ...], kernel: object) -> object:
 
 
 # PyTorch's Python implementations of its operators: references and decompositions
-DECOMPOSITIONS = ("_refs", "_decomp")
+DECOMPOSITIONS = ("_refs/", "_decomp/", "_inductor/decomposition.py")  # under torch's folder
 REFUSAL = "__proof_lm_answer_key__"  # what a refused decomposition's code calls, in its module
 
 
@@ -339,7 +339,7 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
     loader_of, module_type, exit_now = importlib.machinery.ExtensionFileLoader, type(sys), os._exit
     state = {"armed": False, "refused": 0, "sealed": not names, "busy": False}
     function_type = type(_torch_dir)
-    watched = tuple(os.path.join(torch_dir, folder, "") for folder in DECOMPOSITIONS)
+    watched = tuple(os.path.join(torch_dir, where) for where in DECOMPOSITIONS)
     swept: set = set()  # the decomposition modules whose functions were refused
     originals: set = set()  # their code objects, and bytecodes, held here alone
     bytecodes: set = set()
