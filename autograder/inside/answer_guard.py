@@ -25,9 +25,15 @@ read raw memory (`ctypes` calls, loading a shared library from outside PyTorch's
 and tells the hook; after `arm`, `check` raises AnswerKeyError once any refused call ran, caught
 or not.
 
-What it cannot stop: the backward engine is no dispatcher operator, so autograd driven from
-TorchScript (`torch.autograd.grad` in a scripted function) or through `torch._C._EngineBase` by
-hand still runs in a gradient exercise.
+PyTorch's Python decompositions (`torch._refs`, `torch._decomp`, inductor's), which compute a
+refused operator from calculators, no dispatcher sees: as each of their modules finishes loading the
+hook swaps the code of those that implement a refused operator (registered for one in a
+decomposition table, named after one, or a private helper only such functions call), so every
+holder of them is refused, and refuses reading or running a second copy of their files. In a
+gradient exercise the backward engine is no dispatcher operator either: grad mode is switched off
+as torch._C is sealed and its switch refuses to turn it on, so TorchScript's `autograd.grad` and
+the engine class by hand find no graph (a RuntimeError, not an AnswerKeyError); a new thread, whose
+grad mode is on, the grading process refuses by seccomp (`autograder.inside.seccomp.THREADS`).
 """
 
 import _imp
