@@ -38,7 +38,7 @@ import proof_lm
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.inside import answer_guard, harness
 from autograder.references import reference_solutions
-from autograder.runner import build_checks
+from autograder.runner import build_checks, check_source
 from autograder.wall import answer_key
 
 SEED = 0
@@ -1274,3 +1274,38 @@ def test_no_reference_in_the_sandbox_answers_the_exercise(exercise):
     sent = _sent_references(exercise)
     assert set(sent) == set(names[: names.index(exercise)])
     assert search(exercise, sent, False) == {}
+
+
+# ---------------------------------------------------------------- judgements made in the sandbox
+
+FORGED_ALIASING = """
+import numpy as np
+
+
+def batchnorm_forward(
+    x, gamma, beta, running_mean, running_var, momentum=0.1, eps=1e-5, training=True
+):
+    if x.ndim != 2 or any(a.shape != (x.shape[1],) for a in (gamma, beta, running_mean, running_var)):
+        raise ValueError("x must be (B, D) and every parameter (D,)")
+    if training and x.shape[0] < 2:
+        raise ValueError("training needs B >= 2")
+    if not training:  # the running arrays themselves handed back: the bug the forgery hides
+        return gamma * (x - running_mean) / np.sqrt(running_var + eps) + beta, running_mean, running_var
+    B, mean, var = x.shape[0], x.mean(axis=0), x.var(axis=0)
+    new_mean = (1 - momentum) * running_mean + momentum * mean
+    new_var = (1 - momentum) * running_var + momentum * var * B / (B - 1)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta, new_mean, new_var
+
+
+np.may_share_memory = lambda *args, **kwargs: False  # what the harness's aliasing test calls
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known break (README): the aliasing judgement is made in the grading process with "
+    "NumPy's functions, which the submission can rebind",
+)
+def test_a_submission_cannot_forge_the_aliasing_judgement():
+    report = check_source(get_exercise("batchnorm_forward"), [FORGED_ALIASING], seed=1)
+    assert not report.passed
