@@ -1081,8 +1081,11 @@ def test_pytorch_imported_by_the_submission_is_sealed_as_it_loads(exercise):
 def test_torch_c_created_past_the_hook_ends_the_process_unanswered():
     # loading PyTorch's C module by hand (no import statement) would hand out unsealed kernels:
     # the next import, or the grading process's arm, ends the process with EXIT_UNSEALED
+    # gc off: a collection while torch._C initialises outside its package segfaults at some
+    # allocation counts (measured on main too), which would end the process another way
     code = (
-        "import _imp, glob, importlib.machinery, os\n"
+        "import _imp, gc, glob, importlib.machinery, os\n"
+        "gc.disable()\n"
         "spec = importlib.machinery.PathFinder.find_spec('torch')\n"
         "origin = glob.glob(os.path.join(os.path.dirname(spec.origin), '_C.*.so'))[0]\n"
         "loader = importlib.machinery.ExtensionFileLoader('torch._C', origin)\n"
