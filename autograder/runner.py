@@ -88,15 +88,23 @@ class Unanswered(Exception):
 
 
 def reference_sources(exercise: Exercise) -> dict[str, str]:
-    """The reference solutions of the chapter's other exercises (from the source notebook)."""
+    """The reference solutions of the chapter's exercises before this one (from the source notebook).
+
+    Only the earlier ones: an exercise may call an earlier one (one bug costs one exercise), but a
+    later one often generalises it (label smoothing at eps = 0 is cross_entropy, one head of
+    multi_head_attention is causal_attention), so its reference would be an answer key; a later
+    exercise's name keeps the student's own function.
+    """
     from autograder.references import reference_solutions
 
     solutions = reference_solutions(exercise.chapter)
-    return {name: source for name, source in solutions.items() if name != exercise.name}
+    names = [e.name for e in chapter_exercises(exercise.chapter)]
+    earlier = names[: names.index(exercise.name)]
+    return {name: source for name, source in solutions.items() if name in earlier}
 
 
 def compiled_references(exercise: Exercise) -> dict[str, bytes]:
-    """The chapter's other references as marshalled code, compiled here: no source, no docstring.
+    """The chapter's earlier references as marshalled code, compiled here: no source, no docstring.
 
     optimize=2 drops docstrings (and asserts); the grading process never receives the source text,
     so nothing of it is in its memory for student code to read.

@@ -38,7 +38,7 @@ import proof_lm
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.inside import answer_guard, harness
 from autograder.references import reference_solutions
-from autograder.runner import build_checks
+from autograder.runner import build_checks, check_source
 from autograder.wall import answer_key
 
 SEED = 0
@@ -923,30 +923,105 @@ def test_every_aten_operator_of_the_vocabulary_is_refused_or_explained():
 
 
 SCRIPTED_GRAD = "def f(x):\n    y = (x * x).sum()\n    return torch.autograd.grad([y], [x])[0]\n"
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="known break (README): the backward engine is no dispatcher operator, and TorchScript "
-    "calls it from C++ past the Python-level patch",
+ENGINE_BY_HAND = (  # the original engine class under the guarded subclass, called by hand
+    "(lambda e, y: type(e).__mro__[-2].run_backward("
+    "e, (y,), (torch.ones((), dtype=y.dtype),), False, False, (x,), False, False))"
+    "(torch.autograd.variable.Variable._execution_engine, (x * x).sum())"
 )
-def test_torchscript_autograd_is_refused_in_gradient_exercises():
-    def job() -> str:
+GRAD_MODE_ATTEMPTS = {
+    "torchscript": "torch.jit.CompilationUnit(SCRIPTED_GRAD).f(x)",
+    "engine by hand": ENGINE_BY_HAND,
+    "enable_grad": "torch.enable_grad().__enter__()",
+    "set_grad_enabled": "torch._C._set_grad_enabled(True)",
+    "script enabling grad": "torch.jit.CompilationUnit("
+    "'def f(x):\\n    torch._C._set_grad_enabled(True)\\n    return x\\n').f(x)",
+}
+
+
+def _grad_mode_attempt(attempt: str) -> str:
+    """What `attempt` gives in the main thread of linear_loss_and_grad's guarded process."""
+    answer_guard.install("linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad"))
+    x = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    space = {"torch": torch, "x": x, "SCRIPTED_GRAD": SCRIPTED_GRAD}
+    try:
+        result = eval(attempt, space)
+    except answer_guard.AnswerKeyError:
+        return "refused"
+    except Exception as error:
+        if "answer-key rule" in str(error):
+            return "refused"
+        # grad mode is off: no graph was recorded, so there is nothing to differentiate
+        if "not supported in Torchscript" in str(error):  # the switch does not compile
+            return "not compiled"
+        return "no graph" if "does not require grad" in str(error) else f"{error}"
+    grads = result if isinstance(result, tuple) else (result,)
+    computed = any(isinstance(g, torch.Tensor) and float(g.sum()) == 6.0 for g in grads)
+    return "ran" if computed else "no gradient"
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_MODE_ATTEMPTS))
+def test_grad_mode_stays_off_in_gradient_exercises(name):
+    # below Python: grad mode is switched off as torch._C is sealed and its switch refuses to turn
+    # it on, so TorchScript's autograd.grad and the original engine class by hand get no graph
+    outcome = _in_a_fork(lambda: _grad_mode_attempt(GRAD_MODE_ATTEMPTS[name]))
+    assert outcome in ("refused", "no graph", "no gradient", "not compiled"), (name, outcome)
+
+
+def test_grad_mode_works_in_other_exercises_and_calculators_work_without_it():
+    def job() -> list:
         answer_guard.install(
             "linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad")
         )
+        layer = torch.nn.Linear(3, 2).double()
+        with torch.no_grad():  # turning it off, and back to off, stays allowed
+            y = layer(torch.ones(1, 3, dtype=torch.float64))
+        return [torch.is_grad_enabled(), list(y.shape)]
+
+    assert _in_a_fork(job) == [False, [1, 2]]
+
+    def elsewhere() -> bool:
+        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
+        return torch.is_grad_enabled()
+
+    assert _in_a_fork(elsewhere) is True
+
+
+def test_no_thread_starts_in_gradient_exercises():
+    # a new thread starts with grad mode on (and Python 3.11 audits no thread start), where the
+    # engine class under the guarded one would run a backward pass by hand: the grading process of a
+    # gradient exercise refuses to create threads (seccomp, autograder.inside.seccomp.THREADS)
+    def attempt() -> str:
         x = torch.ones(3, dtype=torch.float64, requires_grad=True)
         try:
-            grad = torch.jit.CompilationUnit(SCRIPTED_GRAD).f(x)
-            return "ran" if float(grad.sum()) == 6.0 else "wrong"
-        except answer_guard.AnswerKeyError:
-            return "refused"
+            grad = eval(ENGINE_BY_HAND, {"torch": torch, "x": x})
         except Exception as error:
-            return (
-                "refused" if "answer-key rule" in str(error) else f"{type(error).__name__}: {error}"
-            )
+            return f"{type(error).__name__}"
+        return "ran" if float(grad[0].sum()) == 6.0 else "no gradient"
 
-    assert _in_a_fork(job) == "refused"
+    def job(threads_refused: bool) -> list:
+        import threading
+
+        from autograder.inside import seccomp
+
+        if threads_refused:
+            seccomp.install(seccomp.THREADS)
+        answer_guard.install(
+            "linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad")
+        )
+        outcome = []
+        try:
+            thread = threading.Thread(target=lambda: outcome.append(attempt()))
+            thread.start()
+            thread.join()
+        except RuntimeError as error:
+            outcome.append(str(error))
+        pid = os.fork()  # a process still starts (it inherits grad mode off and the guard)
+        if pid == 0:  # pragma: no cover - the child
+            os._exit(0)
+        return [outcome[0], os.waitpid(pid, 0)[1], float(torch.ones(2).sum())]
+
+    assert _in_a_fork(lambda: job(False))[0] == "ran"  # the route the filter closes
+    assert _in_a_fork(lambda: job(True)) == ["can't start new thread", 0, 2.0]
 
 
 LAZY = {  # a fresh grading process's code after install: (what it runs, what it must print)
@@ -1006,8 +1081,11 @@ def test_pytorch_imported_by_the_submission_is_sealed_as_it_loads(exercise):
 def test_torch_c_created_past_the_hook_ends_the_process_unanswered():
     # loading PyTorch's C module by hand (no import statement) would hand out unsealed kernels:
     # the next import, or the grading process's arm, ends the process with EXIT_UNSEALED
+    # gc off: a collection while torch._C initialises outside its package segfaults at some
+    # allocation counts (measured on main too), which would end the process another way
     code = (
-        "import _imp, glob, importlib.machinery, os\n"
+        "import _imp, gc, glob, importlib.machinery, os\n"
+        "gc.disable()\n"
         "spec = importlib.machinery.PathFinder.find_spec('torch')\n"
         "origin = glob.glob(os.path.join(os.path.dirname(spec.origin), '_C.*.so'))[0]\n"
         "loader = importlib.machinery.ExtensionFileLoader('torch._C', origin)\n"
@@ -1021,3 +1099,216 @@ def test_torch_c_created_past_the_hook_ends_the_process_unanswered():
         done.returncode,
         done.stderr[-2000:],
     )
+
+
+# ---------------------------------------------------------------- Python decompositions
+
+# PyTorch's Python implementations of the refused operators (torch._refs, torch._decomp): each
+# computes the answer from calculators, so no dispatcher seal sees it; the audit hook swaps their code
+DECOMPOSED_ATTEMPTS = {
+    "softmax": [
+        "torch._refs.softmax(x, 0)",
+        "torch._refs.log_softmax(x, 0).exp()",
+        "torch._refs.special.softmax(x, 0)",
+        "torch._decomp.decompositions._softmax(x, 0, False)",
+        "torch._decomp.decompositions.safe_softmax(x, 0)",
+        "table_entry('aten._softmax.default')(x, 0, False)",
+        "FunctionType(innermost(torch._refs.softmax).__code__, vars(torch._refs))(x, 0)",
+        "open(torch._refs.__file__).read()",
+        "open(torch._decomp.decompositions.__spec__.cached, 'rb').read()",
+        "importlib.reload(torch._decomp.decompositions)",
+        "torch.compile(lambda x: torch.softmax(x, 0), backend='aot_eager_decomp_partition')(x)",
+    ],
+    "cross_entropy": [
+        "torch._refs.nn.functional.nll_loss(torch._refs.log_softmax(x[None], 1), torch.tensor([0]))",
+        "torch._decomp.decompositions._log_softmax(x, 0, False)",
+        "torch._refs.nn.functional._nll_loss_nd(x[None], torch.tensor([0]), None, 'mean', -100)",
+    ],
+    "layer_norm": [
+        "torch._refs.native_layer_norm(x, (2,), None, None, 1e-5)",
+        "torch._refs._normalize(x, [0], 1e-5)",
+        "importlib.import_module('torch._inductor.decomposition')"
+        "._native_layer_norm(x, (2,), None, None, 1e-5)",
+        "torch._refs.native_group_norm(x[None, None], None, None, 1, 1, 2, 1, 1e-5)",
+        "torch._decomp.decompositions.native_batch_norm("
+        "x[:, None], None, None, None, None, True, 0.1, 1e-5)",
+    ],
+    "batchnorm_forward": [
+        "torch._decomp.decompositions._native_batch_norm_legit("
+        "x[:, None], None, None, None, None, True, 0.1, 1e-5)",
+        "table_entry('aten.native_batch_norm.default')"
+        "(x[:, None], None, None, None, None, True, 0.1, 1e-5)",
+    ],
+    "linear_loss_and_grad": [
+        "torch._decomp.decompositions._softmax_backward_data(x, x, 0, x.dtype)",
+        "torch._decomp.decompositions._log_softmax_backward_data(x, x, 0, x.dtype)",
+    ],
+}
+
+
+def _table_entry(name: str) -> object:
+    """The post-autograd decomposition PyTorch registers for the aten overload `name`."""
+    table = torch._decomp.global_decomposition_table["post_autograd"]
+    return next(f for op, f in table.items() if str(op) == name)
+
+
+@pytest.mark.parametrize(
+    ("exercise", "attempt"),
+    [(e, attempt) for e, attempts in DECOMPOSED_ATTEMPTS.items() for attempt in attempts],
+)
+def test_python_decompositions_of_refused_operators_are_refused(exercise, attempt):
+    # the seal alone (no Python-level patch): the hook itself refuses them, out of a switch's reach
+    def job() -> str:
+        import types
+
+        import torch._decomp.decompositions
+        import torch._refs
+
+        answer_guard.install(exercise, _aten_only(exercise))
+        space = {
+            "torch": torch,
+            "x": torch.tensor([1.0, 2.0], dtype=torch.float64),
+            "q": torch.randn(1, 1, 3, 4, dtype=torch.float64),
+            "table_entry": _table_entry,
+            "innermost": lambda f: getattr(f, "__wrapped__", f),
+            "FunctionType": types.FunctionType,
+            "importlib": importlib,
+        }
+        try:
+            eval(attempt, space)
+            return "ran"
+        except answer_guard.AnswerKeyError:
+            return "refused"
+        except Exception as error:
+            return (
+                "refused" if "answer-key rule" in str(error) else f"{type(error).__name__}: {error}"
+            )
+
+    assert _in_a_fork(job) == "refused", attempt
+
+
+DECOMPOSED = sorted(e for e in answer_key.ATEN_ANSWERS if e not in ("sgd_train", "adam_step"))
+
+
+@pytest.mark.parametrize("exercise", DECOMPOSED)
+def test_every_python_decomposition_of_a_refused_operator_is_refused(exercise):
+    # derived from PyTorch's own tables: every decomposition registered for a refused operator, and
+    # every function of torch._refs / torch._decomp named after one, raises before it computes
+    def job() -> list:
+        import torch._decomp.decompositions
+        import torch._refs
+
+        names = {name.strip("_") for name in answer_key.ATEN_ANSWERS[exercise]}
+        candidates = {}
+        for table_name, table in torch._decomp.global_decomposition_table.items():
+            if table_name == "meta":  # shapes only, no values (the Meta key the seal leaves alone)
+                continue
+            for op, function in table.items():
+                if str(getattr(op, "_opname", "")).strip("_") in names:
+                    candidates[f"{table_name}:{op}"] = function
+        for module_name, module in list(sys.modules.items()):
+            if module_name.startswith(("torch._refs", "torch._decomp")) and module is not None:
+                for name, value in vars(module).items():
+                    if callable(value) and any(n in name.strip("_") for n in names):
+                        candidates[f"{module_name}.{name}"] = value
+        answer_guard.install(exercise, _aten_only(exercise))
+        x = torch.ones(2, 3, dtype=torch.float64)
+        ran = []
+        for name, function in candidates.items():
+            try:
+                function(x, 0, False)
+                ran.append(name)
+            except answer_guard.AnswerKeyError:
+                continue
+            except Exception as error:
+                if "answer-key rule" not in str(error):
+                    ran.append(f"{name}: {type(error).__name__}")
+        return [len(candidates), ran]
+
+    count, ran = _in_a_fork(job)
+    assert count > 0 and ran == [], ran
+
+
+def test_the_decomposition_sweep_leaves_calculators_alone():
+    def job() -> list:
+        import torch._refs
+
+        answer_guard.install("softmax", _aten_only("softmax"))
+        x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+        e = torch._refs.exp(x - torch._refs.amax(x, 0))
+        return [float((e / torch._refs.sum(e)).sum()), float(torch._refs.logsumexp(x, 0))]
+
+    total, lse = _in_a_fork(job)
+    assert total == pytest.approx(1.0) and lse == pytest.approx(math.log(math.e + math.e**2))
+
+
+def test_decompositions_are_refused_when_the_submission_imports_pytorch():
+    # lazily imported PyTorch, Python-level guard switched off: the hook sweeps as the modules load
+    code = (
+        "try:\n"
+        "    torch._refs.softmax(torch.ones(3), 0)\n"
+        "    print('ran')\n"
+        "except answer_guard.AnswerKeyError:\n"
+        "    print('refused', float(torch._refs.exp(torch.zeros(1)).sum()))\n"
+    )
+    done = _fresh_process("softmax", SWITCH_OFF + "import torch\n" + code)
+    assert done.stdout.split() == ["refused", "1.0"], done.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- the references in the sandbox
+
+
+def _sent_references(exercise: str) -> dict[str, object]:
+    """The reference functions the grading process of `exercise` builds, from the code it is sent."""
+    from autograder.inside.child import build_references
+    from autograder.runner import compiled_references
+
+    exercise_ = get_exercise(exercise)
+    return build_references(exercise_.preamble, compiled_references(exercise_))
+
+
+@pytest.mark.parametrize("exercise", GRADED)
+def test_no_reference_in_the_sandbox_answers_the_exercise(exercise):
+    # a later exercise often generalises an earlier one (label smoothing at eps = 0 is cross_entropy):
+    # only the earlier exercises' references are sent, and none of them reproduces the answer
+    from autograder.exercises import chapter_exercises
+
+    names = [e.name for e in chapter_exercises(get_exercise(exercise).chapter)]
+    sent = _sent_references(exercise)
+    assert set(sent) == set(names[: names.index(exercise)])
+    assert search(exercise, sent, False) == {}
+
+
+# ---------------------------------------------------------------- judgements made in the sandbox
+
+FORGED_ALIASING = """
+import numpy as np
+
+
+def batchnorm_forward(
+    x, gamma, beta, running_mean, running_var, momentum=0.1, eps=1e-5, training=True
+):
+    if x.ndim != 2 or any(a.shape != (x.shape[1],) for a in (gamma, beta, running_mean, running_var)):
+        raise ValueError("x must be (B, D) and every parameter (D,)")
+    if training and x.shape[0] < 2:
+        raise ValueError("training needs B >= 2")
+    if not training:  # the running arrays themselves handed back: the bug the forgery hides
+        return gamma * (x - running_mean) / np.sqrt(running_var + eps) + beta, running_mean, running_var
+    B, mean, var = x.shape[0], x.mean(axis=0), x.var(axis=0)
+    new_mean = (1 - momentum) * running_mean + momentum * mean
+    new_var = (1 - momentum) * running_var + momentum * var * B / (B - 1)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta, new_mean, new_var
+
+
+np.may_share_memory = lambda *args, **kwargs: False  # what the harness's aliasing test calls
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known break (README): the aliasing judgement is made in the grading process with "
+    "NumPy's functions, which the submission can rebind",
+)
+def test_a_submission_cannot_forge_the_aliasing_judgement():
+    report = check_source(get_exercise("batchnorm_forward"), [FORGED_ALIASING], seed=1)
+    assert not report.passed

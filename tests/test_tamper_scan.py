@@ -55,6 +55,12 @@ ATTEMPTS = {
     "import torch\ntorch._C._EngineBase().run_backward": "past the answer-key guard",
     "import sys\nsys.meta_path.pop(0)": "past the answer-key guard",
     "import torch\ntorch.softmax.__closure__": "past the answer-key guard",
+    "import torch\ntorch._refs.softmax": "past the answer-key guard",
+    "import torch\ntorch._decomp.decomposition_table": "past the answer-key guard",
+    "import torch\ntorch._C._set_grad_enabled(True)": "past the answer-key guard",
+    "import torch\ne = torch.autograd.variable.Variable._execution_engine\ntype(e).__mro__": (
+        "past the answer-key guard"
+    ),
 }
 
 HONEST = [

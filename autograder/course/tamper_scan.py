@@ -110,6 +110,11 @@ GUARD_BYPASSES = {
     "__closure__",
     "cell_contents",
     "__wrapped__",
+    "_refs",  # PyTorch's Python decompositions (refused by the guard, flagged all the same)
+    "_decomp",
+    "_set_grad_enabled",
+    "run_backward",
+    "__mro__",  # the engine class under the guarded one
 }
 SELF_JUDGING = {
     "__eq__",

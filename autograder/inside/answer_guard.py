@@ -25,9 +25,15 @@ read raw memory (`ctypes` calls, loading a shared library from outside PyTorch's
 and tells the hook; after `arm`, `check` raises AnswerKeyError once any refused call ran, caught
 or not.
 
-What it cannot stop: the backward engine is no dispatcher operator, so autograd driven from
-TorchScript (`torch.autograd.grad` in a scripted function) or through `torch._C._EngineBase` by
-hand still runs in a gradient exercise.
+PyTorch's Python decompositions (`torch._refs`, `torch._decomp`, inductor's), which compute a
+refused operator from calculators, no dispatcher sees: as each of their modules finishes loading the
+hook swaps the code of those that implement a refused operator (registered for one in a
+decomposition table, named after one, or a private helper only such functions call), so every
+holder of them is refused, and refuses reading or running a second copy of their files. In a
+gradient exercise the backward engine is no dispatcher operator either: grad mode is switched off
+as torch._C is sealed and its switch refuses to turn it on, so TorchScript's `autograd.grad` and
+the engine class by hand find no graph (a RuntimeError, not an AnswerKeyError); a new thread, whose
+grad mode is on, the grading process refuses by seccomp (`autograder.inside.seccomp.THREADS`).
 """
 
 import _imp
@@ -259,6 +265,72 @@ def _seal(torch_c: object, names: tuple[str, ...], kernel: object) -> object:
     return registrations
 
 
+# PyTorch's Python implementations of its operators: references and decompositions
+DECOMPOSITIONS = ("_refs/", "_decomp/", "_inductor/decomposition.py")  # under torch's folder
+REFUSAL = "__proof_lm_answer_key__"  # what a refused decomposition's code calls, in its module
+
+
+def _innermost(function: object) -> object:
+    """The function a chain of decorators (functools.wraps' `__wrapped__`) ends in."""
+    seen = set()
+    while hasattr(function, "__wrapped__") and id(function) not in seen:
+        seen.add(id(function))
+        function = function.__wrapped__
+    return function
+
+
+def _names_in(code: object) -> set:
+    """The global names `code` and the code nested in it look up."""
+    found, stack = set(), [code]
+    while stack:
+        current = stack.pop()
+        found.update(current.co_names)
+        stack += [c for c in current.co_consts if hasattr(c, "co_names")]
+    return found
+
+
+def _decompositions(modules: dict, names: tuple, function_type: type) -> list:
+    """The Python functions of `modules` (PyTorch's references and decompositions) that implement the
+    aten operators `names`: registered for one of them in a decomposition table or an operator's
+    Python kernels, or named after one, and the helpers that only such functions call."""
+    wanted = {name.strip("_") for name in names}
+    functions, bindings = {}, {}
+    for module in modules.values():
+        space = vars(module)
+        for attribute, value in list(space.items()):
+            inner = _innermost(value)
+            if type(inner) is function_type:
+                functions[id(inner)] = inner
+                bindings[(id(space), attribute)] = inner
+    refused = {
+        key for key, f in functions.items() if any(w in f.__name__.strip("_") for w in wanted)
+    }
+    decomp = modules.get("torch._decomp")
+    tables = list(getattr(decomp, "global_decomposition_table", {}).values())
+    for table in tables:
+        for op, value in list(table.items()):
+            name = str(getattr(op, "_opname", "")).strip("_")
+            inner = _innermost(value)
+            if name in wanted and id(inner) in functions:
+                refused.add(id(inner))
+    callers: dict = {}
+    for key, f in functions.items():
+        for name in _names_in(f.__code__):
+            target = bindings.get((id(f.__globals__), name))
+            if target is not None and id(target) != key:
+                callers.setdefault(id(target), set()).add(key)
+    grown = True
+    while grown:  # a private helper only those call (the heart of a norm: _normalize)
+        more = {
+            key
+            for key, by in callers.items()
+            if key not in refused and by <= refused and functions[key].__name__.startswith("_")
+        }
+        grown = bool(more)
+        refused |= more
+    return [functions[key] for key in refused if not functions[key].__code__.co_freevars]
+
+
 def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> object:
     """The audit hook that seals the dispatcher, keeps the seal out of reach and counts refusals."""
     message = (
@@ -272,6 +344,51 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
     create, spec_of = _imp.create_dynamic, importlib.machinery.ModuleSpec
     loader_of, module_type, exit_now = importlib.machinery.ExtensionFileLoader, type(sys), os._exit
     state = {"armed": False, "refused": 0, "sealed": not names, "busy": False}
+    function_type = type(_torch_dir)
+    watched = tuple(os.path.join(torch_dir, where) for where in DECOMPOSITIONS)
+    swept: set = set()  # the decomposition modules whose functions were refused
+    originals: set = set()  # their code objects, and bytecodes, held here alone
+    bytecodes: set = set()
+    files: set = set()  # their source and bytecode files
+
+    def refusal(name: str) -> None:
+        audit(REFUSED)
+        raise AnswerKeyError(message.format(f"{name} (a Python decomposition)"))
+
+    def sweep(force: bool = False) -> None:
+        """Refuse the decompositions of the refused operators in every decomposition module that
+        has finished loading: their code is swapped, so every holder of them is refused."""
+        if "torch._refs" not in modules or (len(modules) == state.get("modules") and not force):
+            return  # nothing loaded since the last sweep
+        state["modules"], loaded = len(modules), {}
+        for name, module in list(modules.items()):
+            spec = getattr(module, "__spec__", None)
+            origin = str(getattr(spec, "origin", None))
+            if origin.startswith(watched) and not getattr(spec, "_initializing", True):
+                loaded[name] = module
+        if not names or set(loaded) <= swept:
+            return
+        swept.update(loaded)
+        for module in loaded.values():
+            files.update(str(f) for f in (module.__spec__.origin, module.__spec__.cached) if f)
+        template = compile(
+            f"def refused(*args, **kwargs):\n    return {REFUSAL}('NAME')\n", "<refused>", "exec"
+        ).co_consts[0]
+        for function in _decompositions(loaded, names, function_type):
+            code = function.__code__
+            if code in originals or code.co_filename == "<refused>":
+                continue
+            originals.add(code)
+            bytecodes.add(code.co_code)
+            function.__globals__[REFUSAL] = refusal
+            function.__code__ = template.replace(
+                co_consts=tuple(
+                    f"{function.__module__}.{function.__name__}" if c == "NAME" else c
+                    for c in template.co_consts
+                ),
+                co_name=code.co_name,
+                co_qualname=code.co_qualname,
+            )
 
     def ours(function: object) -> bool:
         """True for a function of the grading process's own modules (judged by its code's file)."""
@@ -299,6 +416,11 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
                 del modules["torch.library"]
         if autograd:  # what torch.autograd builds its engine from: refusing to run a backward pass
             torch_c._ImperativeEngine = _guarded_engine(torch_c._ImperativeEngine, message)
+            # and grad mode off for good, below Python: no graph is recorded, so no engine (the
+            # original class by hand, TorchScript's autograd.grad) has anything to differentiate
+            state["grad_mode"] = torch_c._set_grad_enabled  # the switch, held here alone
+            torch_c._set_grad_enabled(False)
+            torch_c._set_grad_enabled = _grad_switch(message)
         state["sealed"] = True
 
     def create_sealed() -> None:
@@ -314,6 +436,7 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
 
     if names and "torch._C" in modules:  # PyTorch already loaded (before any student code)
         seal(modules["torch._C"])
+        sweep(True)
 
     def hook(event: str, args: tuple) -> None:
         if state["busy"]:  # the events of creating and sealing torch._C: no student code runs
@@ -340,6 +463,26 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
                     state["busy"] = False
             elif "torch._C" in modules:  # created past the hook: its kernels may be in hand
                 exit_now(EXIT_UNSEALED)
+        if (
+            names
+            and "torch._refs" in modules
+            and event in ("import", ARM, CHECK, "exec", "function.__new__", "code.__new__")
+        ):
+            state["busy"] = True
+            try:
+                sweep(event != "import")  # what finished loading since, before anyone calls it
+            finally:
+                state["busy"] = False
+            if event in ("exec", "function.__new__") and args[0] in originals:
+                raise AnswerKeyError(message.format("a Python decomposition's code"))
+            if event == "code.__new__" and args[0] in bytecodes:
+                raise AnswerKeyError(message.format("a Python decomposition's code"))
+        if event in ("open", "exec") and files:  # a second copy of a swept module: its source
+            where = str(getattr(args[0], "co_filename", "") if event == "exec" else args[0])
+            if where in files:
+                raise AnswerKeyError(message.format(f"a copy of {where}"))
+        if "grad_mode" in state and event in (GRAD_OFF, ARM, CHECK):
+            state["grad_mode"](False)
         if event == REFUSED:
             state["refused"] += state["armed"]
         elif event == ARM:
@@ -348,6 +491,21 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
             raise AnswerKeyError(message.format("implementation") + " (a refused call ran)")
 
     return hook
+
+
+GRAD_OFF = "proof_lm.answer_guard.grad_off"
+
+
+def _grad_switch(message: str) -> object:
+    """`torch._C._set_grad_enabled` in a gradient exercise: turning grad mode on is refused."""
+
+    def set_grad_enabled(mode: bool) -> None:
+        if mode:
+            sys.audit(REFUSED)
+            raise AnswerKeyError(message.format("autograd (grad mode)"))
+        sys.audit(GRAD_OFF)  # the audit hook holds the real switch
+
+    return set_grad_enabled
 
 
 def _guarded_engine(engine: type, message: str) -> type:

@@ -2,7 +2,7 @@
 
 Run by `autograder.runner` as `python -I -B -m autograder.inside.child FD` inside the OS sandbox
 (`autograder.wall.sandbox`). The request (preamble, the student's sources, the references of the
-chapter's other exercises as code the parent compiled: no source text, no docstrings; the calls)
+chapter's earlier exercises as code the parent compiled: no source text, no docstrings; the calls)
 arrives on stdin and is read whole before any student code runs; the process makes itself
 non-dumpable first; the answers go to the parent through the pipe FD. What went wrong travels
 as data too: each exception's class name and the names of its bases, which the parent maps to flags
@@ -74,7 +74,7 @@ def _problem(cell: int, line: int, error: BaseException, message: str | None = N
 
 
 def build_references(preamble: str, references: dict[str, bytes]) -> dict:
-    """The chapter's other graded functions, from their code (compiled by the parent, no source)."""
+    """The chapter's earlier graded functions, from their code (compiled by the parent, no source)."""
     trusted: dict = {"__name__": "__reference__"}
     exec(compile(preamble, "<preamble>", "exec"), trusted)
     for code in references.values():
@@ -86,6 +86,11 @@ def answer(request: dict) -> dict:
     """Build the references, load the student's code, make the calls: the summary to send back."""
     # built before any student code runs, and their source dropped: nothing to print out of a frame
     references = build_references(request["preamble"], request.pop("references"))
+    if request.get("answer_keys") and sys.platform == "linux":
+        # no program started (execve refused): a fresh Python would run without the guard below
+        seccomp.install(seccomp.EXEC)
+        if answer_guard.AUTOGRAD in request["answer_keys"]:  # a new thread's grad mode is on
+            seccomp.install(seccomp.THREADS)
     answer_guard.install(request["function"], request.get("answer_keys", []))  # before student code
     # what the calls below use, bound before student code runs: a submission that rebinds the
     # modules' names (answer_guard.check, harness.run_call) changes nothing here, and the guard's

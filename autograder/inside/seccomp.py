@@ -27,31 +27,51 @@ ABIS = {
     "x86_64": [(0xC000003E, (248, 249, 250), True), (0x40000003, (286, 287, 288), False)],
     "aarch64": [(0xC00000B7, (217, 218, 219), False), (0x40000028, (309, 310, 311), False)],
 }
+# execve and execveat on the same ABIs, in the same order: what the grading process refuses once it
+# runs (a program it started, a fresh Python above all, would run without the answer-key guard)
+EXEC = {"x86_64": [(59, 322), (11, 358)], "aarch64": [(221, 281), (11, 387)]}
+# clone and clone3 on the same ABIs: in a gradient exercise no thread is started (a new thread's
+# grad mode is on, see answer_guard); clone3 fails with ENOSYS, so the C library falls back to clone,
+# whose flags seccomp can read, and a clone with CLONE_THREAD fails with EPERM (fork stays)
+THREADS = {"x86_64": [(56, 435), (120, 435)], "aarch64": [(220, 435), (120, 435)]}
+CLONE_THREAD, ARG0 = 0x00010000, 16  # the flag, and the low word of the first argument
 
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def program(machine: str | None = None) -> bytes:
-    """The filter for `machine` (this one by default), as the kernel's array of sock_filter."""
+def program(machine: str | None = None, refused: dict | None = None) -> bytes:
+    """The filter for `machine` (this one by default), as the kernel's array of sock_filter:
+    refusing the key-management calls, or the calls `refused` names per ABI (EXEC, or THREADS:
+    new threads)."""
     machine = machine or platform.machine()
     if machine not in ABIS:
         raise ValueError(f"no seccomp filter for {machine!r}; known: {', '.join(ABIS)}")
     code: list[tuple[int, int | str, int | str, int]] = []  # jumps name labels until assembled
     labels: dict[str, int] = {}
-    for number, (arch, calls, x32) in enumerate(ABIS[machine]):
+    for number, (arch, keyring, x32) in enumerate(ABIS[machine]):
+        calls = keyring if refused is None else refused[machine][number]
         code.append((LD_W_ABS, 0, 0, ARCH))
         code.append((JEQ_K, 0, f"arch{number + 1}", arch))
         code.append((LD_W_ABS, 0, 0, NR))
         if x32:
             code.append((JSET_K, "deny", 0, X32_BIT))
-        code += [(JEQ_K, "deny", 0, call) for call in calls]
+        if refused is THREADS:
+            clone, clone3 = calls
+            code.append((JEQ_K, "nosys", 0, clone3))
+            code.append((JEQ_K, 0, 2, clone))  # not clone: allowed
+            code.append((LD_W_ABS, 0, 0, ARG0))
+            code.append((JSET_K, "deny", 0, CLONE_THREAD))
+        else:
+            code += [(JEQ_K, "deny", 0, call) for call in calls]
         code.append((RET_K, 0, 0, RET_ALLOW))
         labels[f"arch{number + 1}"] = len(code)
     code.append((RET_K, 0, 0, RET_KILL_PROCESS))  # an architecture not listed
     labels["deny"] = len(code)
     code.append((RET_K, 0, 0, RET_ERRNO | errno.EPERM))
+    labels["nosys"] = len(code)
+    code.append((RET_K, 0, 0, RET_ERRNO | errno.ENOSYS))
     out = b""
     for at, (op, true, false, k) in enumerate(code):
         jumps = [labels[j] - at - 1 if isinstance(j, str) else j for j in (true, false)]
@@ -59,10 +79,11 @@ def program(machine: str | None = None) -> bytes:
     return out
 
 
-def install() -> None:
-    """Set no_new_privs and load the filter into this process (and all it will start)."""
+def install(refused: dict | None = None) -> None:
+    """Set no_new_privs and load the filter (see `program`) into this process (and all it will start)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    filter_ = ctypes.create_string_buffer(program(), len(program()))
+    code = program(refused=refused)
+    filter_ = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(filter_.raw) // 8, ctypes.cast(filter_, ctypes.c_void_p))
     for call, args in (
         ("no_new_privs", (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)),
