@@ -3,16 +3,18 @@ replaces the old, a result is stored once per submission, bad names and settings
 """
 
 import hashlib
+import re
 import subprocess
 import sys
 
 import pytest
 from conftest import REPO
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from autograder.server.db import Person, Submission, now, open_database
 from autograder.server.grading import Outcome
-from autograder.server.grading_loop import store_result
+from autograder.server.grading_loop import claim, requeue, store_result
 from autograder.server.service import Settings
 from autograder.server.tokens import authenticate, bearer, check_name, issue
 from autograder.server.uploads import Refused, chapter_of
@@ -54,27 +56,32 @@ def test_names_must_be_plain(sessions):
         issue(session, "../../etc")
 
 
+def empty_submission(session: Session, status: str) -> int:
+    """A new person alice's submission (an empty notebook) in `status`, committed; its id."""
+    issue(session, "alice")
+    row = Submission(
+        person_id=session.scalar(select(Person)).id,
+        chapter="01_bigram_counting",
+        notebook=b"{}",
+        sha256=hashlib.sha256(b"{}").hexdigest(),
+        seed=7,
+        submitted_at=now(),
+        status=status,
+    )
+    session.add(row)
+    session.commit()
+    return row.id
+
+
 def test_a_result_is_stored_once(sessions):
     with sessions() as session:
-        issue(session, "alice")
-        person = session.scalar(select(Person))
-        row = Submission(
-            person_id=person.id,
-            chapter="01_bigram_counting",
-            notebook=b"{}",
-            sha256=hashlib.sha256(b"{}").hexdigest(),
-            seed=7,
-            submitted_at=now(),
-            status="grading",
-        )
-        session.add(row)
-        session.commit()
+        number = empty_submission(session, "grading")
         first = Outcome(True, 7.0, 7.0, [], [], "<html>first</html>")
         second = Outcome(True, 5.0, 7.0, [], ["other"], "<html>second</html>")
-        assert store_result(session, row.id, first)
-        assert not store_result(session, row.id, second)  # graded already: nothing changes
+        assert store_result(session, number, first)
+        assert not store_result(session, number, second)  # graded already: nothing changes
         session.expire_all()
-        stored = session.get(Submission, row.id)
+        stored = session.get(Submission, number)
         assert (stored.status, stored.points, stored.feedback) == (
             "graded",
             7.0,
@@ -115,3 +122,63 @@ def test_the_tokens_command_refuses_bad_input(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert [line.split(",")[0] for line in done.stdout.splitlines()] == ["alice", "prof"]
+
+
+def test_two_server_processes_on_one_database_store_one_result(tmp_path):
+    """Two engines on one SQLite file (two server processes): one claims a row, a stale result is refused."""
+    url = f"sqlite:///{tmp_path / 'submissions.db'}"
+    first, second = open_database(url), open_database(url)
+    with first() as session:
+        number = empty_submission(session, "queued")
+    with first() as a, second() as b:
+        assert claim(a, number) == 1
+        assert claim(b, number) is None  # already grading: the second process does not take it
+        assert requeue(b) == 1  # the second process starts (after a crash, it thinks): queued again
+        assert claim(b, number) == 2
+        assert claim(a, number) is None
+        late = Outcome(True, 7.0, 7.0, [], [], "<html>first process</html>")
+        assert not store_result(a, number, late, attempt=1)  # its claim was taken over: refused
+        mine = Outcome(True, 5.0, 7.0, [], [], "<html>second process</html>")
+        assert store_result(b, number, mine, attempt=2)
+        assert not store_result(a, number, late, attempt=1)
+        assert not store_result(b, number, late, attempt=2)  # stored once
+    with first() as session:
+        stored = session.get(Submission, number)
+        assert (stored.status, stored.points, stored.attempts) == ("graded", 5.0, 2)
+        assert stored.feedback == "<html>second process</html>"
+
+
+def test_a_guessed_token_is_only_ever_looked_up_and_compared_by_its_hash(sessions, monkeypatch):
+    """No timing of ours depends on the stored token's characters: the database and the comparison see SHA-256s."""
+    from sqlalchemy import event
+
+    from autograder.server import tokens
+
+    with sessions() as session:
+        real = issue(session, "alice")
+        guesses = [real[:-1] + ("A" if real[-1] != "A" else "B"), real[:20] + "x" * 23, real]
+        seen, compared = [], []
+        engine = session.get_bind()
+
+        def record(_conn, _cursor, statement, parameters, _context, _many):
+            seen.append(repr(parameters))
+
+        real_compare = tokens.hmac.compare_digest
+        monkeypatch.setattr(
+            tokens.hmac,
+            "compare_digest",
+            lambda a, b: compared.append((a, b)) or real_compare(a, b),
+        )
+        event.listen(engine, "before_cursor_execute", record)
+        try:
+            found = [authenticate(session, guess) for guess in guesses]
+        finally:
+            event.remove(engine, "before_cursor_execute", record)
+    assert [person and person.name for person in found] == [None, None, "alice"]
+    assert seen, "no query was recorded"
+    for guess in guesses:
+        assert not any(guess in parameters for parameters in seen), "a guess reached the database"
+        assert not any(guess in pair for pair in compared), "a guess was compared as it is"
+    assert all(
+        re.fullmatch("[0-9a-f]{64}", a) and re.fullmatch("[0-9a-f]{64}", b) for a, b in compared
+    )

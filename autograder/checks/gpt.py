@@ -429,6 +429,21 @@ def _judge_get_batch_distribution(rng: np.random.Generator) -> Check:
     )
 
 
+def _judge_reproducible(
+    report: dict, first: np.ndarray, again: np.ndarray, other: np.ndarray, use: str, what: str
+) -> None:
+    """Three runs (seeds s, s, s + 1): the same seed gives the same `what`, another seed other ones,
+    and the global random state never moves (`use`: how to draw from the generator instead)."""
+    if report["global_moved"]:
+        raise CheckFailed(f"the global random state moved: {use}")
+    if not np.array_equal(first, again):
+        raise CheckFailed(
+            f"two generators seeded alike gave different {what}: draw from `generator` alone"
+        )
+    if np.array_equal(first, other):
+        raise CheckFailed(f"generators with different seeds gave the same {what}")
+
+
 def _judge_get_batch_generator(rng: np.random.Generator) -> Check:
     data = rng.permutation(500)[:60].astype(np.int64)
     seed = int(rng.integers(0, 2**31))
@@ -436,18 +451,14 @@ def _judge_get_batch_generator(rng: np.random.Generator) -> Check:
 
     def judge(outcomes: list[Outcome]) -> None:
         report = _report(outcomes[0])
-        first, again, other = _judge_batch_runs(data, 4, 16, report)
-        if report["global_moved"]:
-            raise CheckFailed(
-                "the global random state moved: draw the starts with the generator passed in "
-                "(torch.randint(..., generator=generator)), not torch's, NumPy's or Python's own"
-            )
-        if not np.array_equal(first, again):
-            raise CheckFailed(
-                "two generators seeded alike gave different batches: draw from `generator` alone"
-            )
-        if np.array_equal(first, other):
-            raise CheckFailed("generators with different seeds gave the same batch")
+        runs = _judge_batch_runs(data, 4, 16, report)
+        _judge_reproducible(
+            report,
+            *runs,
+            "draw the starts with the generator passed in (torch.randint(..., "
+            "generator=generator)), not torch's, NumPy's or Python's own",
+            "batches",
+        )
 
     return Check(
         "reproducible from the generator alone; the global random state untouched",
@@ -1317,18 +1328,13 @@ def _judge_generate_generator(rng: np.random.Generator) -> Check:
     def judge(outcomes: list[Outcome]) -> None:
         _crop_hint(outcomes[0])
         report = _report(outcomes[0])
-        first, again, other = _judge_generate_runs(report, idx, steps, block, True)
-        if report["global_moved"]:
-            raise CheckFailed(
-                "the global random state moved: sample with the generator passed in "
-                "(torch.multinomial(probs, 1, generator=generator))"
-            )
-        if not np.array_equal(first, again):
-            raise CheckFailed(
-                "two generators seeded alike gave different ids: sample with `generator` alone"
-            )
-        if np.array_equal(first, other):
-            raise CheckFailed("generators with different seeds gave the same ids")
+        runs = _judge_generate_runs(report, idx, steps, block, True)
+        _judge_reproducible(
+            report,
+            *runs,
+            "sample with the generator passed in (torch.multinomial(probs, 1, generator=generator))",
+            "ids",
+        )
 
     return Check(
         "reproducible from the generator alone; eval mode, no_grad, the training mode restored",

@@ -6,7 +6,8 @@ For every released chapter and every student of the server's database, the lates
 by the chapter's deadline (`DEADLINES`, `autograder/course/deadlines.py`; a chapter without one: the
 latest) is written to a scratch folder as `<student>/<chapter>.ipynb` and collected from there by
 `collect`, so every rule of a hand-in applies (regular notebooks only, the size cap, safe names,
-refusals for that hand-in alone). Beside each collected notebook, nbgrader's `timestamp.txt` holds
+refusals for that hand-in alone; a student name in the database that is not a plain name, as
+`tokens` makes them, is refused before it comes near a path). Beside each collected notebook, nbgrader's `timestamp.txt` holds
 the time the server received it, which autograde writes into the gradebook (so nbgrader's own late
 machinery sees it on time). Submissions made after the deadline stay in the database and are
 marked late there (table `handins`), in COURSE/collected.json and on the command line.
@@ -21,9 +22,10 @@ from pathlib import Path
 from sqlalchemy import Boolean, DateTime, ForeignKey, String, delete, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from autograder.course.collect import Collected, collect
+from autograder.course.collect import REFUSED, Collected, Refusal, collect
 from autograder.course.deadlines import deadlines, write_due_dates
 from autograder.server.db import Base, Person, Submission, database_url, now, open_database
+from autograder.server.tokens import check_name
 
 TIMESTAMP = "timestamp.txt"  # nbgrader's name for the time of a hand-in
 LATE = "_late"  # collected.json's key for the late submissions (no student name starts with "_")
@@ -70,7 +72,7 @@ def collect_from_server(root: Path, url: str | None = None) -> FromServer:
     due = deadlines(root)
     write_due_dates(root, names)  # nbgrader agrees with what is on time, even if DEADLINES changed
     sessions = open_database(database_url(root, url))
-    late, chosen, received = [], {}, {}
+    late, chosen, received, unsafe = [], {}, {}, []
     with (
         sessions() as session,
         tempfile.TemporaryDirectory(prefix="proof-lm-from-server-") as scratch,
@@ -91,12 +93,19 @@ def collect_from_server(root: Path, url: str | None = None) -> FromServer:
                 else:
                     late.append((student, chapter, submission))
                 received[submission] = (student, chapter, at, on_time, deadline)
-        for (student, chapter), submission in chosen.items():
+        for (student, chapter), submission in list(chosen.items()):
+            try:
+                check_name(student)
+            except ValueError as error:  # a name no `tokens` made: never joined into a path
+                unsafe.append(Refusal(student, chapter, str(error)))
+                del chosen[student, chapter]
+                continue
             data = session.get(Submission, submission).notebook
             folder = Path(scratch) / student
             folder.mkdir(exist_ok=True)
             (folder / f"{chapter}.ipynb").write_bytes(data)
         collected = collect(root, Path(scratch)) if chosen else Collected([], [])
+        collected.refused.extend(unsafe)
         handed_in = set(collected.notebooks)
         for (student, chapter), submission in chosen.items():
             if (student, chapter) in handed_in:
@@ -114,14 +123,18 @@ def collect_from_server(root: Path, url: str | None = None) -> FromServer:
                 )
             )
         session.commit()
-    _note_late(root, late)
+    _note_late(root, late, unsafe)
     return FromServer(collected, late)
 
 
-def _note_late(root: Path, late: list[tuple[str, str, int]]) -> None:
-    """Record the late submissions in COURSE/collected.json under "_late" (replaced at each collect)."""
+def _note_late(root: Path, late: list[tuple[str, str, int]], unsafe: list[Refusal]) -> None:
+    """Record the late submissions in COURSE/collected.json under "_late" (replaced at each collect), and the unsafe names among the refusals."""
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    if unsafe:
+        manifest[REFUSED] = manifest.get(REFUSED, []) + [
+            {"student": r.student, "chapter": r.chapter, "why": r.why} for r in unsafe
+        ]
     manifest[LATE] = [
         {"student": student, "chapter": chapter, "submission": submission}
         for student, chapter, submission in late

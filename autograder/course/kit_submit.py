@@ -135,6 +135,8 @@ def explain(error: urllib.error.HTTPError, size: int | None = None) -> Refused:
             f"the server could not take this notebook (422): {reason}. Submit the saved .ipynb "
             "under the name it was handed out with (for example 01_bigram_counting.ipynb)"
         )
+    if code == 409:
+        return Refused(f"not now (409): {reason}")
     if code == 429:
         return Refused(
             "you have made as many submissions of this chapter as the server accepts in an hour "

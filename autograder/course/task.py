@@ -114,14 +114,19 @@ def _checksum(cell: dict) -> str | None:
         return None
 
 
-def _scratch_course(root: Path, job: Job, release: Release) -> Path:
-    """A course directory holding this submission alone; the submitted notebook's path in it."""
+def release_course(root: Path, chapter: str, release: Release) -> None:
+    """A course directory holding the chapter's release data only (no students)."""
     root.mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(release.config)
     (root / "gradebook.db").write_bytes(release.gradebook)
-    source = root / "source" / job.chapter
+    source = root / "source" / chapter
     source.mkdir(parents=True)
-    (source / f"{job.chapter}.ipynb").write_bytes(release.sources[job.chapter])
+    (source / f"{chapter}.ipynb").write_bytes(release.sources[chapter])
+
+
+def _scratch_course(root: Path, job: Job, release: Release) -> Path:
+    """A course directory holding this submission alone; the submitted notebook's path in it."""
+    release_course(root, job.chapter, release)
     submitted = root / "submitted" / job.student / job.chapter
     submitted.mkdir(parents=True)
     (submitted / f"{job.chapter}.ipynb").write_bytes(job.notebook)

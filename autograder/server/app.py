@@ -6,13 +6,15 @@ Adding routes from another module (the web pages): write `routes(service) -> lis
 in that module and add it to `routes` in `create_app`, one line (`*web.routes(service)`). Those routes reach
 the same state as the API: `request.app.state.service` (`service.Service`: `authenticate`,
 `accept`, `submissions`, `get`, `feedback`, `latest`, `check_queue`, `released`, `settings`) and
-`uploads.read_upload`; run the service's (synchronous, database) methods in the thread pool.
+`service.receive` (the one path of an upload); run the service's (synchronous, database) methods in
+the thread pool.
 Middleware (sessions) goes into `middleware` there.
 
 API (Authorization: Bearer <token> on every route but health):
     GET  /api/health                       200 {"status": "ok"}
     POST /api/submissions                  multipart field `notebook`, file name <chapter>.ipynb:
                                            202 {"id", "status": "queued"}; 401, 403 (instructor),
+                                           409 (another upload of the caller's under way),
                                            413, 422, 429 + Retry-After, 503 + Retry-After
     GET  /api/submissions                  the caller's own, newest first (an instructor: all)
     GET  /api/submissions/{id}             one (Submission.summary); someone else's: 404
@@ -21,7 +23,8 @@ API (Authorization: Bearer <token> on every route but health):
 """
 
 import contextlib
-from collections.abc import AsyncIterator
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio
 from starlette.applications import Starlette
@@ -33,9 +36,9 @@ from starlette.routing import Route
 
 from autograder.server import web
 from autograder.server.db import Person
-from autograder.server.service import Service, Settings
+from autograder.server.service import Service, Settings, receive
 from autograder.server.tokens import bearer
-from autograder.server.uploads import Refused, check_notebook, read_upload
+from autograder.server.uploads import Refused
 
 __all__ = ["Settings", "create_app"]
 
@@ -71,8 +74,25 @@ async def caller(request: Request) -> Person:
     return person
 
 
-def _submission_id(request: Request) -> int:
-    return request.path_params["id"]
+Handler = Callable[[Request, Service, Person], Awaitable[Response]]
+
+
+def authenticated(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """A route calling `handler(request, service, person)` for the bearer token's person; a Refusal as JSON."""
+
+    @functools.wraps(handler)
+    async def route(request: Request) -> Response:
+        try:
+            return await handler(request, request.app.state.service, await caller(request))
+        except Refused as error:
+            return refusal(error)
+
+    return route
+
+
+def not_found() -> Refused:
+    """The 404 for a submission that is not the caller's (or none at all)."""
+    return Refused(404, "no such submission")
 
 
 async def health(request: Request) -> Response:
@@ -84,57 +104,37 @@ async def health(request: Request) -> Response:
 READING = anyio.CapacityLimiter(2)
 
 
-async def submit(request: Request) -> Response:
+@authenticated
+async def submit(request: Request, service: Service, person: Person) -> Response:
     """Receive one notebook: stored (committed) and queued before the 202."""
-    service: Service = request.app.state.service
     try:
-        person = await caller(request)
-        if person.instructor:
-            raise Refused(403, "an instructor's token does not submit notebooks")
-        await run_in_threadpool(service.check_queue)
-        upload = await read_upload(request, service.settings.max_bytes, service.released())
-        await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=READING)
-        answer = await run_in_threadpool(service.accept, person, upload)
-    except Refused as error:
-        return refusal(error)
+        answer = await receive(service, request, person, READING)
     except ClientDisconnect:  # the upload stopped half-way: nothing was stored
         return Response(status_code=400)
     return JSONResponse(answer, 202, headers={"Location": f"/api/submissions/{answer['id']}"})
 
 
-async def submissions(request: Request) -> Response:
+@authenticated
+async def submissions(request: Request, service: Service, person: Person) -> Response:
     """The caller's submissions, newest first."""
-    service: Service = request.app.state.service
-    try:
-        person = await caller(request)
-    except Refused as error:
-        return refusal(error)
     return JSONResponse(await run_in_threadpool(service.submissions, person))
 
 
-async def submission(request: Request) -> Response:
+@authenticated
+async def submission(request: Request, service: Service, person: Person) -> Response:
     """One of the caller's submissions; 404 for anyone else's."""
-    service: Service = request.app.state.service
-    try:
-        person = await caller(request)
-    except Refused as error:
-        return refusal(error)
-    found = await run_in_threadpool(service.get, person, _submission_id(request))
+    found = await run_in_threadpool(service.get, person, request.path_params["id"])
     if found is None:
-        return JSONResponse({"detail": "no such submission"}, 404)
+        raise not_found()
     return JSONResponse(found)
 
 
-async def feedback(request: Request) -> Response:
+@authenticated
+async def feedback(request: Request, service: Service, person: Person) -> Response:
     """The feedback page of one of the caller's submissions (the same page `make feedback` makes)."""
-    service: Service = request.app.state.service
-    try:
-        person = await caller(request)
-    except Refused as error:
-        return refusal(error)
-    found = await run_in_threadpool(service.feedback, person, _submission_id(request))
+    found = await run_in_threadpool(service.feedback, person, request.path_params["id"])
     if found is None:
-        return JSONResponse({"detail": "no such submission"}, 404)
+        raise not_found()
     summary, page = found
     if page is None:
         return JSONResponse(
@@ -143,15 +143,11 @@ async def feedback(request: Request) -> Response:
     return HTMLResponse(page, headers={"Content-Security-Policy": FEEDBACK_POLICY})
 
 
-async def class_view(request: Request) -> Response:
+@authenticated
+async def class_view(request: Request, service: Service, person: Person) -> Response:
     """Every student's latest submission per chapter, with flags: for an instructor's token only."""
-    service: Service = request.app.state.service
-    try:
-        person = await caller(request)
-    except Refused as error:
-        return refusal(error)
     if not person.instructor:
-        return JSONResponse({"detail": "for an instructor's token only"}, 403)
+        raise Refused(403, "for an instructor's token only")
     return JSONResponse(await run_in_threadpool(service.latest))
 
 

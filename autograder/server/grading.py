@@ -17,7 +17,7 @@ from pathlib import Path
 from autograder.course.flags import Reason
 from autograder.course.pages import add_policy
 from autograder.course.record import db_url, record
-from autograder.course.task import Graded, Job, Release, grade_submission
+from autograder.course.task import Graded, Job, Release, grade_submission, release_course
 from autograder.exercises import chapter_exercises
 
 
@@ -51,16 +51,6 @@ def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
     return rows
 
 
-def _scratch_course(root: Path, job: Job, release: Release) -> None:
-    """A course directory holding the chapter's release data only (no students)."""
-    root.mkdir(parents=True)
-    (root / "nbgrader_config.py").write_text(release.config)
-    (root / "gradebook.db").write_bytes(release.gradebook)
-    source = root / "source" / job.chapter
-    source.mkdir(parents=True)
-    (source / f"{job.chapter}.ipynb").write_bytes(release.sources[job.chapter])
-
-
 def _generate_feedback(root: Path, job: Job) -> str:
     """nbgrader's GenerateFeedback for the one autograded notebook in `root`; the page, CSP added."""
     from nbgrader.apps.api import NbGraderAPI
@@ -91,7 +81,7 @@ def feedback_page(
 
     with tempfile.TemporaryDirectory(prefix="proof-lm-feedback-", dir=scratch) as tmp:
         root = Path(tmp, "course")
-        _scratch_course(root, job, release)
+        release_course(root, job.chapter, release)
         with Gradebook(db_url(root)) as gradebook:
             reasons = record(root, gradebook, graded, [])
         if graded.autograded is None:

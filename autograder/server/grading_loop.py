@@ -2,10 +2,13 @@
 
 One thread of the server runs it. It starts the cluster (`cluster.grading_client`: a local one by
 default, or `--scheduler`'s), then repeatedly: it takes the oldest queued submissions, at most
-one per student at a time and a few per worker, marks each `grading` and submits one task
-(`grading.grade_with_feedback`, with the seed fixed at upload, so that grading it again gives the
-same result); each finished task's result is written with a conditional update (only a row still
-`grading` takes it), so no submission is graded twice into different results. At start, rows
+one per student at a time and a few per worker, claims each (`claim`: a conditional update from
+`queued` to `grading` that counts the attempt, so of two server processes on one database only one
+takes a row) and submits one task (`grading.grade_with_feedback`, with the seed fixed at upload, so
+that grading it again gives the same result); each finished task's result is written with a
+conditional update (only a row still `grading` under that same attempt takes it: `store_result`),
+so no submission is graded twice into different results, even when another process queued it
+again and graded it meanwhile. At start, rows
 left `queued` or `grading` by an earlier run (a crash) are queued again. A task whose workers kept
 dying, or for which the grader itself failed, ends `failed` with a flag saying why; a task lost
 because the cluster went away is queued again.
@@ -87,13 +90,7 @@ class GradingLoop:
     def start(self) -> None:
         """Queue again what an earlier run left queued or grading; start the thread."""
         with self.sessions() as session:
-            session.execute(
-                update(Submission).where(Submission.status == "grading").values(status="queued")
-            )
-            session.commit()
-            waiting = session.scalar(
-                select(func.count()).select_from(Submission).where(Submission.status == "queued")
-            )
+            waiting = requeue(session)
         if waiting:
             self.log(f"queued again: {waiting} submissions left waiting by an earlier run")
         self._thread = threading.Thread(target=self._main, name="grading-loop", daemon=True)
@@ -170,9 +167,9 @@ class GradingLoop:
                         status="queued",
                     )
                     continue
-                submission.status = "grading"
-                submission.attempts += 1
-                session.commit()
+                attempt = claim(session, submission.id)
+                if attempt is None:  # another server process took it first
+                    continue
                 job = Job(submission.chapter, submission.person.name, submission.notebook)
                 future = client.submit(
                     run_task,
@@ -180,23 +177,27 @@ class GradingLoop:
                     self._release(client, submission.chapter),
                     submission.seed,
                     self.sandboxed,
-                    key=f"server-grade-{submission.id}-{submission.attempts}-{self._run}",
+                    key=f"server-grade-{submission.id}-{attempt}-{self._run}",
                     pure=False,
                 )
                 future.add_done_callback(lambda _: self._wake.set())
-                self._inflight[future] = submission.id
+                self._inflight[future] = (submission.id, attempt)
 
     def _collect(self) -> None:
         """Write the result of every finished task."""
         for future in [f for f in self._inflight if f.done()]:
-            submission_id = self._inflight.pop(future)
+            submission_id, attempt = self._inflight.pop(future)
             with self.sessions() as session:
                 try:
                     outcome = future.result()
                 except CancelledError:  # the cluster lost it (scheduler gone): grade it again
                     session.execute(
                         update(Submission)
-                        .where(Submission.id == submission_id, Submission.status == "grading")
+                        .where(
+                            Submission.id == submission_id,
+                            Submission.status == "grading",
+                            Submission.attempts == attempt,
+                        )
                         .values(status="queued")
                     )
                     session.commit()
@@ -205,20 +206,51 @@ class GradingLoop:
                     why = printable(f"{type(error).__name__}: {error}", limit=2000)
                     self.log(f"submission {submission_id} could not be graded: {why}")
                     outcome = Outcome(False, None, None, [], [_failure(error)])
-                store_result(session, submission_id, outcome)
+                store_result(session, submission_id, outcome, attempt=attempt)
+
+
+def requeue(session: Session) -> int:
+    """Queue again every row left `grading` (by a run that crashed); how many are queued now. Commits."""
+    session.execute(
+        update(Submission).where(Submission.status == "grading").values(status="queued")
+    )
+    session.commit()
+    return session.scalar(
+        select(func.count()).select_from(Submission).where(Submission.status == "queued")
+    )
+
+
+def claim(session: Session, submission_id: int) -> int | None:
+    """Mark a submission `grading` if it is still `queued`: its attempt number, or None if another took it. Commits."""
+    attempt = session.scalar(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == "queued")
+        .values(status="grading", attempts=Submission.attempts + 1)
+        .returning(Submission.attempts)
+    )
+    session.commit()
+    return attempt
 
 
 def store_result(
-    session: Session, submission_id: int, outcome: Outcome, status: str = "grading"
+    session: Session,
+    submission_id: int,
+    outcome: Outcome,
+    status: str = "grading",
+    attempt: int | None = None,
 ) -> bool:
-    """Store a result once: only a row still in `status` takes it (whether it did). Commits.
+    """Store a result once: only a row still in `status` (and, given, at `attempt`) takes it (whether it did). Commits.
 
     A second result for the same submission (a task run again after a lost worker, or by an
-    earlier server run) finds the row graded already and changes nothing.
+    earlier server run, or by another server process that queued it again and claimed it since)
+    finds the row graded already, or claimed under another attempt, and changes nothing.
     """
+    held = [Submission.id == submission_id, Submission.status == status]
+    if attempt is not None:
+        held.append(Submission.attempts == attempt)
     done = session.execute(
         update(Submission)
-        .where(Submission.id == submission_id, Submission.status == status)
+        .where(*held)
         .values(
             status="graded" if outcome.graded else "failed",
             points=outcome.points,

@@ -2,26 +2,34 @@
 
 The API (`app.py`) and the web pages call these. Every method is synchronous (database work);
 from a request handler, run it in the thread pool (`starlette.concurrency.run_in_threadpool`) so
-that the event loop, and with it `GET /api/health`, never waits for the database.
+that the event loop, and with it `GET /api/health`, never waits for the database. `receive` (async)
+is the one path of an upload, for both: one at a time per person, the queue bound and the hourly
+limit checked before the notebook is read, the notebook parsed in a bounded pool, then stored.
 """
 
+import contextlib
 import datetime as dt
 import hashlib
 import math
 import secrets
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 from sqlalchemy import func, select
 from sqlalchemy.orm import defer, joinedload
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
 
 from autograder.server import tokens
 from autograder.server.db import PENDING, Person, Submission, database_url, now, open_database
 from autograder.server.grading_loop import GradingLoop, released_chapters
-from autograder.server.uploads import Refused, Upload
+from autograder.server.uploads import Refused, Upload, check_notebook, read_upload
 
 HOUR = dt.timedelta(hours=1)
+LARGEST_ID = 2**63 - 1  # the database's integers: a larger id is no submission (not an error)
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,8 @@ class Service:
             self.root, self.sessions, settings.scheduler, settings.workers, settings.sandboxed
         )
         self._accepting = threading.Lock()  # the rate limit and queue bound, checked and kept
+        self._receiving: set[int] = set()  # people whose upload is being read or checked now
+        self._receiving_lock = threading.Lock()
 
     def released(self) -> set[str]:
         """The chapters students may submit now."""
@@ -79,6 +89,29 @@ class Service:
                 f"the grading queue is full ({pending} submissions waiting); try again in a minute",
                 {"Retry-After": "60"},
             )
+
+    @contextlib.contextmanager
+    def receiving(self, person: Person) -> Iterator[None]:
+        """One upload at a time per person: Refused (409) while another of theirs is being received."""
+        with self._receiving_lock:
+            if person.id in self._receiving:
+                raise Refused(
+                    409,
+                    "another upload of yours is still being received or checked: wait for its "
+                    "answer, then submit again",
+                    {"Retry-After": "5"},
+                )
+            self._receiving.add(person.id)
+        try:
+            yield
+        finally:
+            with self._receiving_lock:
+                self._receiving.discard(person.id)
+
+    def check_rate(self, person: Person, chapter: str) -> None:
+        """Refused (429 with Retry-After) once the hourly limit for this chapter is reached: before an upload is read."""
+        with self.sessions() as session:
+            self._check_rate(session, person, chapter)
 
     def _check_rate(self, session: object, person: Person, chapter: str) -> None:
         """429 with Retry-After once `per_hour` submissions of this chapter were accepted in the last hour."""
@@ -139,12 +172,16 @@ class Service:
 
     def get(self, person: Person, submission_id: int) -> dict | None:
         """One submission `person` may see, or None (unknown, or someone else's)."""
+        if not 0 < submission_id <= LARGEST_ID:
+            return None
         with self.sessions() as session:
             row = session.scalar(self._visible(person).where(Submission.id == submission_id))
             return None if row is None else row.summary()
 
     def feedback(self, person: Person, submission_id: int) -> tuple[dict, str | None] | None:
         """(summary, feedback page or None while there is none) of a submission `person` may see."""
+        if not 0 < submission_id <= LARGEST_ID:
+            return None
         with self.sessions() as session:
             row = session.scalar(
                 self._visible(person, page=True).where(Submission.id == submission_id)
@@ -173,3 +210,33 @@ class Service:
             return sorted(
                 (row.summary() for row in rows), key=lambda s: (s["student"], s["chapter"])
             )
+
+
+async def receive(
+    service: Service,
+    request: Request,
+    person: Person,
+    reading: anyio.CapacityLimiter,
+    check_fields: Callable[[dict[str, str]], None] | None = None,
+) -> dict:
+    """Take `person`'s upload in `request`: its id and status once stored; Refused saying why not.
+
+    Refused before anything is read: an instructor (403), another upload of theirs still being
+    received (409), a full queue (503). Refused as soon as the file part's headers came, before its
+    data is read: by `check_fields` of the fields sent before it (the web form's CSRF token), for a
+    file name that is no released chapter (422), by the hourly limit (429). Then the size cap (413) while
+    reading, the notebook parsed with at most `reading`'s number of others at once (422), stored.
+    """
+    if person.instructor:
+        raise Refused(403, "an instructor's token does not submit notebooks")
+    with service.receiving(person):
+        await run_in_threadpool(service.check_queue)
+
+        async def gate(chapter: str) -> None:
+            await run_in_threadpool(service.check_rate, person, chapter)
+
+        upload = await read_upload(
+            request, service.settings.max_bytes, service.released(), gate, check_fields
+        )
+        await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=reading)
+        return await run_in_threadpool(service.accept, person, upload)

@@ -7,11 +7,17 @@ file goes to a spooled temporary file, never to a path named after anything the 
 The file name must be `<chapter>.ipynb` for a released chapter (it is compared with the names of
 the course's release folders, never joined into a path), and the bytes must be a notebook that
 `autograder.notebook` can read.
+
+Before the file's data is read, as soon as the file part's headers have come (between two chunks
+of the body), `read_upload` calls `fields(...)` with the fields sent before the file (the web
+form's CSRF token), then checks the file name, then calls `gate(chapter)`, so a refusal there (a
+forged form, a wrong name, the hourly limit) answers right away, with at most one network chunk of
+the file read and nothing parsed.
 """
 
 import json
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +26,12 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
 HEADROOM = 64 * 1024  # multipart boundaries and part headers beside the file itself
+FIELD_BYTES = 4096  # a form field beside the file (the web form's CSRF token): at most two of these
 FIELD = "notebook"
+MAX_PARTS = 2000  # cells and outputs in one notebook at most (the course's have fewer than 100)
+# what read_upload asks before it reads the file: of the fields sent before it, of its chapter
+Fields = Callable[[dict[str, str]], None]
+Gate = Callable[[str], Awaitable[None]]
 
 
 class Refused(Exception):
@@ -54,28 +65,75 @@ async def capped(stream: AsyncIterator[bytes], limit: int, max_bytes: int) -> As
         yield chunk
 
 
-async def read_upload(request: Request, max_bytes: int, released: set[str]) -> Upload:
-    """The uploaded notebook of `request`; Refused (413 or 422) saying what is wrong."""
+class _Watched(MultiPartParser):
+    """Starlette's multipart parser, noting each field as it ends and each file as its headers end."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields: dict[str, str] = {}  # the fields complete so far
+        # (field name, file name, the fields complete before it) of each file begun
+        self.files: list[tuple[str, str | None, dict[str, str]]] = []
+
+    def on_part_end(self) -> None:
+        super().on_part_end()
+        name, value = self.items[-1]
+        if isinstance(value, str):
+            self.fields.setdefault(name, value)
+
+    def on_headers_finished(self) -> None:
+        super().on_headers_finished()
+        if self._current_part.file is not None:
+            part = self._current_part
+            self.files.append((part.field_name, part.file.filename, dict(self.fields)))
+
+
+async def _gated(
+    stream: AsyncIterator[bytes],
+    parser: _Watched,
+    released: set[str],
+    fields: Fields | None,
+    gate: Gate | None,
+) -> AsyncIterator[bytes]:
+    """`stream`; once the parser has begun the file part, `fields` and `gate` run before the next chunk."""
+    opened = False
+    async for chunk in stream:
+        yield chunk  # the parser has taken this chunk when the next one is asked for
+        if not opened and parser.files:
+            opened = True
+            name, filename, before = parser.files[0]
+            if fields is not None:
+                fields(before)
+            if name != FIELD:
+                raise Refused(422, f"expected a file in the multipart field {FIELD!r}")
+            chapter = chapter_of(filename, released)
+            if gate is not None:
+                await gate(chapter)
+
+
+async def read_upload(
+    request: Request,
+    max_bytes: int,
+    released: set[str],
+    gate: Gate | None = None,
+    fields: Fields | None = None,
+) -> Upload:
+    """The uploaded notebook of `request`; Refused (413 or 422, or `fields`' or `gate`'s) saying what is wrong."""
     limit = max_bytes + HEADROOM
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise too_large(max_bytes)  # said so up front: refused before reading
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise Refused(422, f"expected a multipart/form-data upload with a file field {FIELD!r}")
-    parser = MultiPartParser(
-        request.headers,
-        capped(request.stream(), limit, max_bytes),
-        max_files=1,
-        max_fields=8,
-        max_part_size=HEADROOM,
-    )
+    chunks = capped(request.stream(), limit, max_bytes)
+    parser = _Watched(request.headers, chunks, max_files=1, max_fields=2, max_part_size=FIELD_BYTES)
+    parser.stream = _gated(chunks, parser, released, fields, gate)
     try:
         form = await parser.parse()
     except MultiPartException as error:
         raise Refused(422, f"not a readable multipart upload: {error}") from None
     try:
         file = form.get(FIELD)
-        if not isinstance(file, UploadFile):
+        if not isinstance(file, UploadFile) or not parser.files:
             raise Refused(422, f"expected a file in the multipart field {FIELD!r}")
         data = await file.read(max_bytes + 1)
         if len(data) > max_bytes:
@@ -98,10 +156,34 @@ def chapter_of(filename: str | None, released: set[str]) -> str:
     return names[filename]
 
 
+def parts(data: bytes) -> int:
+    """How many cells and outputs `data` holds, by a plain JSON read (0 when it is no notebook's JSON)."""
+    try:
+        notebook = json.loads(data)
+    except (ValueError, RecursionError):
+        return 0
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list):
+        return 0
+    outputs = [cell.get("outputs") for cell in cells if isinstance(cell, dict)]
+    return len(cells) + sum(len(each) for each in outputs if isinstance(each, list))
+
+
 def check_notebook(data: bytes) -> None:
-    """Refused (422) unless `data` is a notebook the grader can read (`autograder.notebook.read_notebook`)."""
+    """Refused (422) unless `data` is a notebook the grader can read (`autograder.notebook.read_notebook`).
+
+    A notebook of more than MAX_PARTS cells and outputs is refused before nbformat reads it:
+    validating one cell costs far more than its bytes (150,000 empty cells in 9 MB took 7 s).
+    """
     from autograder.notebook import read_notebook
 
+    found = parts(data)
+    if found > MAX_PARTS:
+        raise Refused(
+            422,
+            f"the notebook has {found} cells and outputs; the server reads at most {MAX_PARTS} "
+            "(the course's notebooks have fewer than 100)",
+        )
     with tempfile.TemporaryDirectory(prefix="proof-lm-upload-") as tmp:
         path = Path(tmp, "upload.ipynb")  # a name of ours: nothing the student sent
         path.write_bytes(data)

@@ -3,17 +3,21 @@
     GET  /                              sign-in form; a student's submissions and upload form; an
                                         instructor's class table (latest score per chapter, flags)
     POST /signin                        form: token, csrf
-    POST /upload?csrf=...               multipart field `notebook` (the API's rules: 413, 422, 429, 503)
+    POST /upload                        multipart: field `csrf`, then file `notebook` (the API's
+                                        rules: 409, 413, 422, 429, 503)
     POST /signout                       form: csrf
     GET  /submissions/{id}/feedback     the feedback page, in a sandbox (no script, an opaque origin)
     GET  /web.css                       the pages' one style sheet
 
 A session is a cookie signed with HMAC-SHA256 by a key made when the server starts (a restart signs
-everyone out): HttpOnly, SameSite=Strict, Secure when the request came over https (behind a TLS
-proxy that says so) or always with PROOF_LM_SECURE_COOKIE=1. It holds a person's id, the time their
-token was issued (a new token ends the sessions of the old one) and a random CSRF token that every
-POST must carry (a form field; for the upload, in the form's address, so that it is checked before
-the body is read); a POST whose Origin (or Referer) is another host is refused too. Pages are
+everyone out): HttpOnly, SameSite=Strict, and when the request came over https (behind a TLS proxy
+that says so) or always with PROOF_LM_SECURE_COOKIE=1, Secure and named with the `__Host-` prefix
+(so no other host, not even a sibling subdomain, can set it); otherwise (plain http, where a
+browser keeps neither a Secure nor a `__Host-` cookie from a host that is not loopback) it is
+named without the prefix, and only the name of the request's kind is read. It holds a person's id, the time their token was issued (a new token ends the sessions of
+the old one) and a random CSRF token that every POST must carry in a form field (for the upload,
+the multipart field `csrf` before the file, checked as soon as the file's headers come, before its
+data is read or parsed); a POST whose Origin (or Referer) is another host is refused too. Pages are
 rendered by Jinja2 with autoescaping (names, flags, file names appear as text) and sent with a
 Content-Security-Policy that allows no script at all; a page refreshes itself (a <meta> refresh,
 not a script) while a submission is queued or grading. The feedback page, already sanitized and
@@ -43,11 +47,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from autograder.server.db import PENDING, Person
-from autograder.server.service import Service
-from autograder.server.uploads import Refused, check_notebook, read_upload
+from autograder.server.service import Service, receive
+from autograder.server.uploads import Refused
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-COOKIE = "proof_lm_session"
+COOKIE = "proof_lm_session"  # over plain http (loopback)
+SECURE_COOKIE = f"__Host-{COOKIE}"  # over https: Secure, Path=/, no Domain
 MAX_AGE = 12 * 3600  # seconds a session lasts
 FORM_BYTES = 4096  # the largest sign-in or sign-out form read
 REFRESH = 3  # seconds between refreshes of a page while something is being graded
@@ -90,15 +95,19 @@ class Sessions:
     def _sign(self, payload: bytes) -> str:
         return _b64(hmac.new(self.key, payload, hashlib.sha256).digest())
 
+    def is_secure(self, request: Request) -> bool:
+        """Whether this request's cookie is Secure (and so `__Host-` prefixed)."""
+        return self.secure or request.url.scheme == "https"
+
     def load(self, request: Request) -> dict | None:
         """The request's session, if its cookie is signed by this server and not expired."""
-        value = request.cookies.get(COOKIE, "")
+        value = request.cookies.get(SECURE_COOKIE if self.is_secure(request) else COOKIE, "")
         encoded, _, signature = value.partition(".")
         try:
             payload = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
         except ValueError:
             return None
-        if not signature or not hmac.compare_digest(signature, self._sign(payload)):
+        if not signature or not equal(signature, self._sign(payload)):
             return None
         session = json.loads(payload)
         if not isinstance(session, dict) or time.time() - session.get("at", 0) > MAX_AGE:
@@ -116,14 +125,15 @@ class Sessions:
 
     def store(self, response: Response, session: dict | None, request: Request) -> Response:
         """Set (or, for None, delete) the session cookie on `response`."""
-        secure = self.secure or request.url.scheme == "https"
+        secure = self.is_secure(request)
+        name = SECURE_COOKIE if secure else COOKIE
         if session is None:
-            response.delete_cookie(COOKIE, httponly=True, samesite="strict", secure=secure)
+            response.delete_cookie(name, path="/", httponly=True, samesite="strict", secure=secure)
             return response
         payload = json.dumps(session, separators=(",", ":")).encode()
         value = f"{_b64(payload)}.{self._sign(payload)}"
         response.set_cookie(
-            COOKIE,
+            name,
             value,
             max_age=MAX_AGE,
             httponly=True,
@@ -132,6 +142,15 @@ class Sessions:
             path="/",
         )
         return response
+
+
+def equal(given: str, expected: str) -> bool:
+    """A constant-time comparison of a string the client sent (any characters) with ours."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode())
+
+
+class Forged(Exception):
+    """A POST without this session's CSRF token."""
 
 
 def render(template: str, status: int = 200, **values: object) -> HTMLResponse:
@@ -194,7 +213,7 @@ class Web:
         session = self.sessions.load(request)
         if session is None or not same_origin(request) or not isinstance(csrf, str):
             return None
-        return session if hmac.compare_digest(csrf, session["csrf"]) else None
+        return session if equal(csrf, session["csrf"]) else None
 
     def refused(self, request: Request) -> Response:
         """The answer to a POST that is not from this site's own form (the session stays as it was)."""
@@ -279,20 +298,25 @@ class Web:
 
     async def upload(self, request: Request) -> Response:
         """A student's notebook, by the API's rules; back to their page."""
-        session = await self.checked(request, request.query_params.get("csrf"))
+        session = self.sessions.load(request)
         person = await self.person(session)
-        if session is None or person is None:
+        if session is None or person is None or not same_origin(request):
             return self.refused(request)
+
+        verified = []
+
+        def check_fields(fields: dict[str, str]) -> None:  # before the file's data is read
+            if not equal(fields.get("csrf", ""), session["csrf"]):
+                raise Forged
+            verified.append(True)
+
         try:
-            if person.instructor:
-                raise Refused(403, "an instructor's token does not submit notebooks")
-            await run_in_threadpool(self.service.check_queue)
-            upload = await read_upload(
-                request, self.service.settings.max_bytes, self.service.released()
-            )
-            await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=self.reading)
-            answer = await run_in_threadpool(self.service.accept, person, upload)
+            answer = await receive(self.service, request, person, self.reading, check_fields)
+        except Forged:
+            return self.refused(request)
         except Refused as error:
+            if error.status == 422 and not verified:  # no file after a CSRF field: not our form
+                return self.refused(request)
             page = await self.student_page(person, session, error.status, error=error.detail)
             page.headers.update(error.headers)
             return page
