@@ -2,7 +2,7 @@
 
 The model maps ids (B, T) to logits (B, T, V), or to (logits, loss) as chapter 08's GPT does. Each
 step trains on windows drawn by `get_batch`; AdamW with a warm-up and a cosine that runs on the
-time spent (proof_lm.training); dev loss on consecutive windows of the dev sequence.
+time spent (proof_lm.training); dev loss on consecutive or sliding windows of the dev sequence.
 """
 
 import time
@@ -27,32 +27,48 @@ def _logits(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 @torch.no_grad()
 def text_loss(
-    model: nn.Module, data: torch.Tensor, block_size: int, max_tokens: int | None = None
+    model: nn.Module,
+    data: torch.Tensor,
+    block_size: int,
+    max_tokens: int | None = None,
+    stride: int | None = None,
 ) -> float:
-    """Mean cross-entropy (nats per token) over consecutive windows of `block_size` + 1 ids of `data`.
+    """Mean cross-entropy (nats per token) of every id of `data` after the first, each predicted once.
 
-    Every id after the first of each window is predicted, from the ids before it in that window.
-    `max_tokens` limits the evaluation to the start of `data`. The model's mode is restored.
+    Without `stride`, over consecutive windows of `block_size` + 1 ids: each id is predicted from
+    the ids before it in its window, so the first of a window reads none. With `stride` (1 ..
+    block_size), the sliding evaluation: windows of `block_size` start every `stride` ids (the last
+    one ends at the end of `data`), the first window counts all its predictions and every later one
+    only those no earlier window made, its last `stride` or fewer, so each id after the first
+    window's is read with at least `block_size - stride` ids before it. `max_tokens` limits the
+    evaluation to the start of `data`. The model's mode is restored.
     """
     if data.dim() != 1 or len(data) < 2 or block_size < 1:
         raise ValueError("expected a 1-D sequence of at least 2 ids and block_size >= 1")
+    if stride is not None and not 1 <= stride <= block_size:
+        raise ValueError(f"stride must be in 1..block_size={block_size}, got {stride}")
     data = data[:max_tokens] if max_tokens else data
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
-    n = (len(data) - 1) // block_size  # whole windows; the rest is one shorter window
-    x, y = data[: n * block_size], data[1 : n * block_size + 1]
-    pieces = list(
-        zip(x.view(n, block_size).split(64), y.view(n, block_size).split(64), strict=True)
-    )
-    if len(data) - 1 > n * block_size:
-        pieces.append((data[n * block_size : -1][None], data[n * block_size + 1 :][None]))
+    count = len(data) - 1  # ids predicted: data[1:]
+    width = min(block_size, count)
+    step = stride or width
+    starts = list(range(0, count - width + 1, step))
+    if starts[-1] + width < count:
+        starts.append(count - width)  # the last window ends at the end of data
+    starts_t = torch.tensor(starts)
+    offsets = starts_t[:, None] + torch.arange(width)  # (W, width)
+    # counted[w, j]: the prediction of data[s + j + 1] is the first any window makes of that id
+    previous_end = torch.cat([torch.zeros(1, dtype=torch.int64), starts_t[:-1] + width])
+    counted = offsets >= previous_end[:, None]  # (W, width)
     total = 0.0
-    for inputs, targets in pieces:
-        logits = _logits(model, inputs.to(device))  # (b, T, V)
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.to(device).flatten(), reduction="sum")
-        total += loss.item()
-    count = len(data) - 1
+    for rows in torch.arange(len(starts)).split(64):
+        logits = _logits(model, data[offsets[rows]].to(device))  # (b, width, V)
+        losses = F.cross_entropy(
+            logits.flatten(0, 1), data[offsets[rows] + 1].to(device).flatten(), reduction="none"
+        )
+        total += losses[counted[rows].flatten().to(device)].sum().item()
     model.train(was_training)
     return total / count
 
@@ -67,6 +83,7 @@ def train_on_text(
     batcher: Batcher = get_batch,
     dev_tokens: int | None = None,
     progress: bool = True,
+    stride: int | None = None,
 ) -> History:
     """Train with AdamW on random windows, warm-up then cosine; dev loss every eval_every steps and at the end.
 
@@ -77,7 +94,8 @@ def train_on_text(
     nothing from more threads (on a GPU, whose work no CPU clock sees, it is wall time). `batcher(data,
     block_size, batch_size, generator)` draws the windows (the chapter passes the student's
     `get_batch`), from a generator seeded with recipe.seed. `dev_tokens` limits the evaluations
-    before the last to the start of dev; the last one reads all of it.
+    before the last to the start of dev; the last one reads all of it. `stride` is `text_loss`'s:
+    None for consecutive windows, block_size // 2 for the sliding evaluation.
     """
     if seconds is not None and seconds <= 0:
         raise ValueError(f"seconds must be positive, got {seconds}")
@@ -105,7 +123,9 @@ def train_on_text(
         last = step == recipe.steps - 1 or (seconds is not None and elapsed >= seconds)
         if dev is not None and (last or (step + 1) % recipe.eval_every == 0):
             history.dev_steps.append(step + 1)
-            history.dev.append(text_loss(model, dev, block_size, None if last else dev_tokens))
+            history.dev.append(
+                text_loss(model, dev, block_size, None if last else dev_tokens, stride)
+            )
         if last:
             break
     return history

@@ -180,3 +180,43 @@ def test_grading_blocks_the_library_class_of_the_exercise_and_keeps_the_others()
     assert "def forward" not in path.read_text().split("class Block")[0]
     x, _ = blocked.get_batch(torch.arange(10), 3, 2, torch.Generator())
     assert x.shape == (2, 3)
+
+
+class SeesAfter(nn.Module):
+    """Certain of the next id (i + 1) once a position has `k` ids of context, uniform before."""
+
+    def __init__(self, vocab_size: int, k: int) -> None:
+        super().__init__()
+        self.vocab_size, self.k = vocab_size, k
+        self.anchor = nn.Parameter(torch.zeros(1))
+
+    def forward(self, idx: torch.Tensor) -> tuple[torch.Tensor, None]:
+        sure = 100.0 * F.one_hot((idx + 1) % self.vocab_size, self.vocab_size).double()
+        sure[:, : self.k - 1] = 0.0  # position t reads t + 1 ids
+        return sure, None
+
+
+def test_sliding_text_loss_reads_every_id_after_the_first_window_with_enough_context():
+    data = torch.arange(50) % 7  # the next id is always (i + 1) mod 7
+    # only the first window's first 3 predictions have fewer than 4 ids of context
+    for block, stride in ((8, 4), (8, 3), (10, 5), (8, 1), (49, 20), (60, 30)):
+        loss = text_loss(SeesAfter(7, 4), data, block, stride=stride)
+        assert loss == pytest.approx(3 * math.log(7) / 49), (block, stride)
+    # consecutive windows: each of the 6 whole windows of 8 starts afresh; the last one, ending at
+    # the end of the data, predicts its one new id with 8 ids of context
+    assert text_loss(SeesAfter(7, 4), data, 8) == pytest.approx(6 * 3 * math.log(7) / 49)
+    with pytest.raises(ValueError, match="stride"):
+        text_loss(SeesAfter(7, 4), data, 8, stride=9)
+    with pytest.raises(ValueError, match="stride"):
+        text_loss(SeesAfter(7, 4), data, 8, stride=0)
+
+
+def test_sliding_text_loss_with_stride_one_predicts_each_id_from_the_block_before_it():
+    torch.manual_seed(0)
+    model = GPT(5, 6, 8, 2, 1).double()
+    data = torch.randint(0, 5, (40,), generator=torch.Generator().manual_seed(1))
+    losses = [  # an independent reference: id i from the (up to) 6 ids before it
+        F.cross_entropy(model(data[max(0, i - 6) : i][None])[0][0, -1], data[i]).item()
+        for i in range(1, 40)
+    ]
+    assert text_loss(model, data, 6, stride=1) == pytest.approx(sum(losses) / 39, rel=1e-9)
