@@ -935,6 +935,13 @@ GRAD_MODE_ATTEMPTS = {
     "set_grad_enabled": "torch._C._set_grad_enabled(True)",
     "script enabling grad": "torch.jit.CompilationUnit("
     "'def f(x):\\n    torch._C._set_grad_enabled(True)\\n    return x\\n').f(x)",
+    # grad mode on from C++: inference mode's False turns it on; TorchScript's own builtin
+    "inference_mode(False)": "torch.inference_mode(False).__enter__() or " + ENGINE_BY_HAND,
+    "_InferenceMode(False)": "torch._C._InferenceMode(False).__enter__() or " + ENGINE_BY_HAND,
+    "script set_grad_enabled": "torch.jit.CompilationUnit('def f(x):\\n"
+    "    torch.set_grad_enabled(True)\\n    y = (x * x).sum()\\n"
+    "    return torch.autograd.grad([y], [x])[0]\\n').f(x)",
+    "aten set_grad_enabled": "torch.ops.aten.set_grad_enabled(True) or " + ENGINE_BY_HAND,
 }
 
 

@@ -421,6 +421,16 @@ def _sealed_hook(exercise: str, names: tuple[str, ...], autograd: bool) -> objec
             state["grad_mode"] = torch_c._set_grad_enabled  # the switch, held here alone
             torch_c._set_grad_enabled(False)
             torch_c._set_grad_enabled = _grad_switch(message)
+            # grad mode can still be turned on from C++ (TorchScript's set_grad_enabled, a JIT
+            # operator), so also inference mode for good: it takes autograd's dispatch keys out of
+            # the thread's set, and with them out no graph is recorded whatever grad mode says.
+            # Inference mode's binding appears only in torch._C._autograd_init, which torch's
+            # import calls: it is entered, and every binding that could put the keys back refuses
+            # to, before that call returns.
+            if hasattr(torch_c, "_InferenceMode"):  # PyTorch loaded before the guard
+                _hold_inference(torch_c, state, message)
+            else:
+                torch_c._autograd_init = _inference_for_good(torch_c, state, message)
         state["sealed"] = True
 
     def create_sealed() -> None:
@@ -506,6 +516,49 @@ def _grad_switch(message: str) -> object:
         sys.audit(GRAD_OFF)  # the audit hook holds the real switch
 
     return set_grad_enabled
+
+
+# the bindings that could give a thread autograd's dispatch keys back, and when they would
+_KEY_SWITCHES = {
+    "_InferenceMode": lambda mode=True: not mode,
+    "_dispatch_tls_set_dispatch_key_excluded": lambda key, excluded: not excluded,
+    "_SetExcludeDispatchKeyGuard": lambda key, excluded: not excluded,
+    "_ForceDispatchKeyGuard": lambda *args: True,
+}
+
+
+def _hold_inference(torch_c: object, state: dict, message: str) -> None:
+    """Enter inference mode for good (its guard kept in `state`); each of _KEY_SWITCHES refuses to
+    leave it."""
+    state["inference"] = torch_c._InferenceMode(True)
+    state["inference"].__enter__()
+    for name, refuses in _KEY_SWITCHES.items():
+        setattr(torch_c, name, _key_switch(getattr(torch_c, name), refuses, message))
+
+
+def _inference_for_good(torch_c: object, state: dict, message: str) -> object:
+    """`torch._C._autograd_init`, which creates inference mode's binding, then `_hold_inference`."""
+    autograd_init = torch_c._autograd_init
+
+    def init() -> bool:
+        done = autograd_init()
+        _hold_inference(torch_c, state, message)
+        return done
+
+    return init
+
+
+def _key_switch(binding: object, refuses: object, message: str) -> object:
+    """`binding` in a gradient exercise: refused (AnswerKeyError) when `refuses(*args)` says it would
+    let autograd record a graph; else the binding itself."""
+
+    def switch(*args: object, **kwargs: object) -> object:
+        if refuses(*args, **kwargs):
+            sys.audit(REFUSED)
+            raise AnswerKeyError(message.format("autograd (inference mode off)"))
+        return binding(*args, **kwargs)
+
+    return switch
 
 
 def _guarded_engine(engine: type, message: str) -> type:
