@@ -664,6 +664,16 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
             x, rng.normal(size=4), rng.normal(size=4), None, "constant rows (variance 0) give beta"
         )
     )
+    x = rng.normal(rng.normal(0, 1), 0.01, (4, 6))  # the default eps is a tenth of the variance
+    checks.append(
+        _judge_layer_norm(
+            x,
+            rng.normal(1, 0.5, 6),
+            rng.normal(0, 0.5, 6),
+            None,
+            "a spread of 0.01 with the default eps (1e-5, a tenth of the variance)",
+        )
+    )
     x = 1e8 + rng.normal(size=(2, 6))
     checks.append(
         _judge_layer_norm(
