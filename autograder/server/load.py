@@ -4,8 +4,9 @@
 
 Every student's notebooks are uploaded at the same moment (one thread per upload, started by one
 barrier); each student's list is polled until all are graded, and each feedback page fetched
-once when it is there; meanwhile `GET /api/health` is probed every `probe_every` seconds and its
-latency kept. Uses httpx, like any client of the API.
+once when it is there; meanwhile `GET /api/health` is probed every `probe_every` seconds, from a
+process of its own (`python -m autograder.server.load URL SECONDS`, until a line on its stdin),
+and its latency kept. Uses httpx, like any client of the API.
 """
 
 import contextlib
@@ -108,15 +109,18 @@ def run_class(
                         load.refused.append((student, answer.status_code, answer.text[:300]))
 
     def probe() -> None:
-        with httpx.Client(base_url=url, timeout=30) as client:
-            while not done.is_set():
-                start = time.monotonic()
-                try:
-                    ok = client.get("/api/health").status_code == 200
-                except httpx.TransportError:
-                    ok = False
-                load.health.append(time.monotonic() - start if ok else float("inf"))
-                done.wait(probe_every)
+        # in a process of its own: the latency is the server's, not this process's threads' (its
+        # 80 clients share one GIL, and a probe thread among them waits its turn)
+        prober = subprocess.Popen(
+            [sys.executable, "-m", "autograder.server.load", url, str(probe_every)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )
+        done.wait()
+        out, _ = prober.communicate("stop\n", timeout=120)
+        load.health.extend(float(line) for line in out.split())
 
     def poll(student: str) -> None:
         headers = {"Authorization": f"Bearer {tokens[student]}"}
@@ -246,3 +250,25 @@ class Server:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def probe_health(url: str, every: float) -> None:
+    """Probe `url`/api/health every `every` seconds until a line (or the end) comes on stdin; then
+    print each probe's latency in seconds, one a line (inf: no answer)."""
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
+    latencies = []
+    with httpx.Client(base_url=url, timeout=30) as client:
+        while not stop.is_set():
+            start = time.monotonic()
+            try:
+                ok = client.get("/api/health").status_code == 200
+            except httpx.TransportError:
+                ok = False
+            latencies.append(time.monotonic() - start if ok else float("inf"))
+            stop.wait(every)
+    print("\n".join(map(str, latencies)), flush=True)
+
+
+if __name__ == "__main__":
+    probe_health(sys.argv[1], float(sys.argv[2]))
