@@ -74,9 +74,9 @@ BPE_RECIPE = Recipe(
 
 
 # Chapter 08's GPT and MLP on Shakespeare, as the notebook trains them.
-SHAKESPEARE_GPT = {"block_size": 64, "n_embd": 64, "n_head": 4, "n_layer": 4}
+SHAKESPEARE_GPT = {"block_size": 64, "n_embd": 64, "n_head": 4, "n_layer": 3}
 SHAKESPEARE_GPT_RECIPE = Recipe(
-    steps=10**6, batch_size=8, learning_rate=1e-2, weight_decay=0.1, warmup=50, eval_every=10**6
+    steps=10**6, batch_size=12, learning_rate=1e-2, weight_decay=0.1, warmup=50, eval_every=10**6
 )
 
 

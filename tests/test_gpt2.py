@@ -158,6 +158,20 @@ def test_train_on_text_learns_a_repeating_text_within_its_budget():
         train_on_text(model, data, None, 8, recipe, seconds=0)
 
 
+@pytest.mark.parametrize("max_grad_norm", [1e-3, None])
+def test_train_on_text_clips_each_gradient_to_max_grad_norm(max_grad_norm):
+    torch.manual_seed(0)
+    data = torch.randint(0, 6, (200,), generator=torch.Generator().manual_seed(1))
+    model = GPT(6, 8, 16, 2, 1)
+    recipe = Recipe(steps=3, batch_size=4, learning_rate=0.01, warmup=1, eval_every=10**6)
+    train_on_text(model, data, None, 8, recipe, progress=False, max_grad_norm=max_grad_norm)
+    # the gradient of the last step stays on the parameters: clipped, or as backward left it
+    norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()]))
+    if max_grad_norm is None:
+        assert norm > 0.1, norm  # a fresh model's gradient is far longer than 1e-3
+    else:
+        assert norm <= max_grad_norm * 1.001, norm
+
 def test_grading_blocks_the_library_class_of_the_exercise_and_keeps_the_others():
     import importlib.util
 
