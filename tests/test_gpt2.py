@@ -172,6 +172,7 @@ def test_train_on_text_clips_each_gradient_to_max_grad_norm(max_grad_norm):
     else:
         assert norm <= max_grad_norm * 1.001, norm
 
+
 def test_grading_blocks_the_library_class_of_the_exercise_and_keeps_the_others():
     import importlib.util
 
