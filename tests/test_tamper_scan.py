@@ -57,6 +57,10 @@ ATTEMPTS = {
     "import torch\ntorch.softmax.__closure__": "past the answer-key guard",
     "import torch\ntorch._refs.softmax": "past the answer-key guard",
     "import torch\ntorch._decomp.decomposition_table": "past the answer-key guard",
+    "from torch import _decomp": "past the answer-key guard",
+    "import torch._refs as refs": "past the answer-key guard",
+    "from torch._refs import softmax": "past the answer-key guard",
+    "from torch._decomp.decompositions import _softmax": "past the answer-key guard",
     "import torch\ntorch._C._set_grad_enabled(True)": "past the answer-key guard",
     "import torch\ne = torch.autograd.variable.Variable._execution_engine\ntype(e).__mro__": (
         "past the answer-key guard"
@@ -64,6 +68,8 @@ ATTEMPTS = {
 }
 
 HONEST = [
+    "class Cache:\n    def __init__(self):\n        self._refs = []\n        self._nn = None",
+    "from torch import nn\nfrom torch.nn import functional as F",
     "%timeit x = 1\ndef f(x):\n    return x",
     "import warnings\nwarnings.warn('slow')",
     "with open('names.txt') as handle:\n    text = handle.read()",

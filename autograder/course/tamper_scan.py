@@ -136,6 +136,11 @@ FORBIDDEN_MODULES = {
 }
 
 
+# Guard bypasses that are also private modules of torch's: imported as well as reached as
+# attributes; as the attribute of `self` they are a student's own (`self._refs = []`).
+BYPASS_MODULES = {"_refs", "_decomp", "_functorch", "_nn", "_special"}
+
+
 def _dotted(node: ast.AST) -> str:
     """`a.b.c` for a chain of names and attributes; '' for anything else."""
     if isinstance(node, ast.Name):
@@ -212,13 +217,17 @@ class _Findings(ast.NodeVisitor):
         self._imports(node, [alias.name for alias in node.names])
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        """Importing from a module no solution needs."""
-        self._imports(node, [node.module or ""])
+        """Importing from a module no solution needs, or a bypass from torch (`from torch import _refs`)."""
+        module = node.module or ""
+        self._imports(node, [module] + [f"{module}.{alias.name}" for alias in node.names])
 
     def _imports(self, node: ast.Import | ast.ImportFrom, names: list[str]) -> None:
         for name in names:
-            if name.split(".")[0] in FORBIDDEN_MODULES:
+            parts = name.split(".")
+            if parts[0] in FORBIDDEN_MODULES:
                 self._note(node, f"imports {name}, which a solution never needs")
+            elif parts[0] == "torch" and BYPASS_MODULES & set(parts):
+                self._note(node, f"imports {name}, past the answer-key guard")
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -285,7 +294,11 @@ class _Findings(ast.NodeVisitor):
             self._note(node, f"changes how IPython runs later cells ({ast.unparse(node)})")
         elif node.attr in FRAME_ATTRIBUTES:
             self._note(node, f"reaches into other code through {node.attr}")
-        elif node.attr in GUARD_BYPASSES:
+        elif node.attr in GUARD_BYPASSES and not (
+            node.attr in BYPASS_MODULES
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
             self._note(node, f"reaches past the answer-key guard through {node.attr}")
         elif _canonical(_dotted(node), self.modules) == "sys.modules":
             self._note(node, "reaches into sys.modules")
