@@ -400,6 +400,23 @@ def test_hostile_file_names_are_refused_and_inject_nothing(served):
     assert rows_of(served, "carol") == before
 
 
+def test_a_stalled_upload_gets_408_after_the_body_timeout_and_frees_its_slot(tmp_path):
+    course = tmp_path / "course"
+    course_with_chapter01(course)
+    tokens = issue_tokens(course, "gina")
+    with Server(course, tmp_path / "server.log", "--workers", "1", "--body-seconds", "3") as server:
+        headers = {**MULTIPART, "Authorization": f"Bearer {tokens['gina']}"}
+        with closing(stalled(server, "/api/submissions", headers, file_head(), 5_000_000)) as sock:
+            started = time.monotonic()
+            status, _, body = answer_of(sock, timeout=30)  # the rest of the body never comes
+            waited = time.monotonic() - started
+        assert status == 408 and b"not received in full within 3 s" in body, (status, body)
+        assert 2.5 < waited < 20, waited
+        with server.client(tokens["gina"]) as gina:  # the slot is free again at once
+            assert upload_bad(gina).status_code == 422
+        assert rows_of({"course": course}, "gina") == 0
+
+
 def test_slow_connections_do_not_stop_the_server(served):
     server, tokens = served["server"], served["tokens"]
     sockets = []

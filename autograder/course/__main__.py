@@ -92,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         help="serve: one student's submissions waiting to be graded at most (then 409)",
     )
     server.add_argument(
+        "--body-seconds",
+        type=float,
+        default=120.0,
+        help="serve: an upload not received in full within this time gets 408 (default 120)",
+    )
+    server.add_argument(
         "--db",
         help="serve, tokens: SQLAlchemy URL (default: $DATABASE_URL or COURSE/submissions.db)",
     )

@@ -59,6 +59,7 @@ def serve(args: argparse.Namespace) -> int:
             workers=args.workers,
             queue=args.queue,
             waiting=args.waiting,
+            body_seconds=args.body_seconds,
         )
     except ValueError as error:
         print(f"ERROR: {error}", file=sys.stderr)

@@ -45,11 +45,14 @@ class Settings:
     queue: int = 500  # submissions queued or grading at most; beyond, uploads get 503
     waiting: int = 3  # one student's submissions queued or grading at most; beyond, 409
     sandboxed: bool = True  # every run of student code in the OS sandbox (always, when served)
+    body_seconds: float = 120.0  # an upload not received in full by then gets 408, its slot freed
 
     def __post_init__(self) -> None:
         for name in ("per_hour", "max_bytes", "queue", "waiting"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not self.body_seconds > 0:
+            raise ValueError(f"body_seconds must be positive, got {self.body_seconds}")
 
 
 class Service:
@@ -234,7 +237,8 @@ async def receive(
     received or `waiting` of theirs waiting to be graded (409), a full queue (503). Refused as soon as the file part's headers came, before its
     data is read: by `check_fields` of the fields sent before it (the web form's CSRF token), for a
     file name that is no released chapter (422), by the hourly limit (429). Then the size cap (413) while
-    reading, the notebook parsed with at most `reading`'s number of others at once (422), stored.
+    reading, and 408 when the body has not come in full within the settings' `body_seconds`; the
+    notebook parsed with at most `reading`'s number of others at once (422), stored.
     """
     if person.instructor:
         raise Refused(403, "an instructor's token does not submit notebooks")
@@ -244,8 +248,13 @@ async def receive(
         async def gate(chapter: str) -> None:
             await run_in_threadpool(service.check_rate, person, chapter)
 
-        upload = await read_upload(
-            request, service.settings.max_bytes, service.released(), gate, check_fields
-        )
+        limit = service.settings.body_seconds
+        try:
+            with anyio.fail_after(limit):  # a stalled body would hold this student's slot
+                upload = await read_upload(
+                    request, service.settings.max_bytes, service.released(), gate, check_fields
+                )
+        except TimeoutError:
+            raise Refused(408, f"the upload was not received in full within {limit:g} s") from None
         await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=reading)
         return await run_in_threadpool(service.accept, person, upload)
