@@ -112,6 +112,8 @@ GUARD_BYPASSES = {
     "__wrapped__",
     "_refs",  # PyTorch's Python decompositions (refused by the guard, flagged all the same)
     "_decomp",
+    "_inductor",
+    "_prims",
     "_set_grad_enabled",
     "run_backward",
     "__mro__",  # the engine class under the guarded one
@@ -137,8 +139,8 @@ FORBIDDEN_MODULES = {
 
 
 # Guard bypasses that are also private modules of torch's: imported as well as reached as
-# attributes; as the attribute of `self` they are a student's own (`self._refs = []`).
-BYPASS_MODULES = {"_refs", "_decomp", "_functorch", "_nn", "_special"}
+# attributes; assigned as an attribute of `self` they are a student's own (`self._refs = []`).
+BYPASS_MODULES = {"_refs", "_decomp", "_functorch", "_nn", "_special", "_inductor", "_prims"}
 
 
 def _dotted(node: ast.AST) -> str:
@@ -296,6 +298,7 @@ class _Findings(ast.NodeVisitor):
             self._note(node, f"reaches into other code through {node.attr}")
         elif node.attr in GUARD_BYPASSES and not (
             node.attr in BYPASS_MODULES
+            and isinstance(node.ctx, ast.Store)  # were `self` torch, _changes flags the assignment
             and isinstance(node.value, ast.Name)
             and node.value.id == "self"
         ):

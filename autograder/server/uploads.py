@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
@@ -140,7 +141,8 @@ async def read_upload(
             raise too_large(max_bytes)
         return Upload(chapter_of(file.filename, released), data)
     finally:
-        await form.close()
+        with anyio.CancelScope(shield=True):  # closed even when the body timeout cancelled us
+            await form.close()
 
 
 def chapter_of(filename: str | None, released: set[str]) -> str:
