@@ -1,4 +1,4 @@
-"""Figures the chapters share: the labelled count heatmap and probability bars."""
+"""Figures the chapters share: the labelled count heatmap, probability bars, smoothed curves."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -55,3 +55,19 @@ def plot_distribution(
     ax.set_ylim(0, max(1e-9, probs.max()) * 1.1)
     ax.set_title(title)
     return ax
+
+
+def moving_average(values: list[float] | np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """(last index of each window, mean of each window) over `window` consecutive values.
+
+    The window shrinks to the number of values when there are fewer, so a short run (a timed
+    demonstration on a busy machine, or run small) still gives a curve.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 1 or len(values) == 0:
+        raise ValueError(f"expected a non-empty 1-D sequence of values, got shape {values.shape}")
+    if window < 1:
+        raise ValueError(f"window must be a positive number of values, got {window}")
+    window = min(window, len(values))
+    means = np.convolve(values, np.ones(window) / window, mode="valid")  # (len - window + 1,)
+    return np.arange(window - 1, len(values)), means

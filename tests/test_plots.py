@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from proof_lm.plots import plot_count_heatmap, plot_distribution
+from proof_lm.plots import moving_average, plot_count_heatmap, plot_distribution
 
 
 def test_heatmap_labels_every_cell_with_its_bigram_and_count():
@@ -42,3 +42,21 @@ def test_distribution_bars():
     with pytest.raises(ValueError, match="2 probabilities"):
         plot_distribution(np.array([1.0]), ["x", "y"])
     plt.close("all")
+
+
+def test_moving_average_averages_each_window_and_names_its_last_index():
+    ends, means = moving_average([1.0, 2.0, 3.0, 4.0, 5.0], 2)
+    assert ends.tolist() == [1, 2, 3, 4]
+    np.testing.assert_allclose(means, [1.5, 2.5, 3.5, 4.5])
+
+
+def test_moving_average_shrinks_the_window_to_a_short_run():
+    ends, means = moving_average([2.0, 4.0, 9.0], 20)  # a timed run that made 3 steps
+    assert ends.tolist() == [2]
+    np.testing.assert_allclose(means, [5.0])
+
+
+@pytest.mark.parametrize("values, window", [([], 3), ([[1.0, 2.0]], 1), ([1.0], 0)])
+def test_moving_average_rejects_empty_values_and_windows_below_one(values, window):
+    with pytest.raises(ValueError, match=r"expected a non-empty|positive"):
+        moving_average(values, window)
