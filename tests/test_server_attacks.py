@@ -417,6 +417,36 @@ def test_a_stalled_upload_gets_408_after_the_body_timeout_and_frees_its_slot(tmp
         assert rows_of({"course": course}, "gina") == 0
 
 
+def test_a_student_whose_uploads_keep_being_refused_is_stopped_before_the_body_is_read(tmp_path):
+    course = tmp_path / "course"
+    released = course_with_chapter01(course)
+    notebook = json.loads(correct(released, tmp_path / "correct" / NOTEBOOK))
+    tokens = issue_tokens(course, "ivan", "hana")
+    options = ("--body-seconds", "3", "--refused-per-hour", "4", "--max-bytes", "1000000")
+    with Server(course, tmp_path / "server.log", "--workers", "1", *options) as server:
+        notebook["cells"][0]["metadata"]["padding"] = [0] * 250_000  # 500 kB, 250,000 values
+        with server.client(tokens["ivan"]) as ivan:  # four refusals that each cost a read
+            assert upload_bad(ivan).status_code == 422
+            padded = upload_bad(ivan, data=json.dumps(notebook, separators=(",", ":")).encode())
+            assert padded.status_code == 422 and "JSON values" in padded.text, padded.text
+            assert upload_bad(ivan, data=b" " * 1_100_000).status_code == 413
+        headers = {**MULTIPART, "Authorization": f"Bearer {tokens['ivan']}"}
+        with closing(stalled(server, "/api/submissions", headers, file_head(), 500_000)) as sock:
+            assert answer_of(sock, timeout=30)[0] == 408
+        with closing(stalled(server, "/api/submissions", headers, file_head(), 500_000)) as sock:
+            started = time.monotonic()
+            status, answer, body = answer_of(sock, timeout=30)  # the body is never sent
+        assert status == 429 and b"4 uploads of yours in the last hour were refused" in body, body
+        assert time.monotonic() - started < 2.5  # at once, not after the 3 s body timeout
+        assert 3590 <= int(answer["retry-after"]) <= 3600, answer
+        del notebook["cells"][0]["metadata"]["padding"]
+        with server.client(tokens["ivan"]) as ivan:  # for the hour, even a good notebook
+            assert upload_bad(ivan, data=json.dumps(notebook).encode()).status_code == 429
+        with server.client(tokens["hana"]) as hana:  # another student is not held up
+            assert upload_bad(hana).status_code == 422
+    assert rows_of({"course": course}, "ivan") == 0
+
+
 def test_slow_connections_do_not_stop_the_server(served):
     server, tokens = served["server"], served["tokens"]
     sockets = []

@@ -3,6 +3,7 @@ replaces the old, a result is stored once per submission, bad names and settings
 """
 
 import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from autograder.server.grading import Outcome
 from autograder.server.grading_loop import claim, requeue, store_result
 from autograder.server.service import Settings
 from autograder.server.tokens import authenticate, bearer, check_name, issue
-from autograder.server.uploads import Refused, chapter_of
+from autograder.server.uploads import MAX_NODES, Refused, chapter_of, check_notebook, json_nodes
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_a_result_is_stored_once(sessions):
 
 
 def test_settings_and_file_names_are_checked():
-    for field in ("per_hour", "max_bytes", "queue"):
+    for field in ("per_hour", "max_bytes", "queue", "waiting", "refused_per_hour"):
         with pytest.raises(ValueError, match=field):
             Settings(root=".", **{field: 0})
     released = {"01_bigram_counting"}
@@ -182,3 +183,37 @@ def test_a_guessed_token_is_only_ever_looked_up_and_compared_by_its_hash(session
     assert all(
         re.fullmatch("[0-9a-f]{64}", a) and re.fullmatch("[0-9a-f]{64}", b) for a, b in compared
     )
+
+
+def test_json_values_are_counted_in_every_container_and_the_count_stops_past_its_limit():
+    value = {"a": [1, "x", {"b": None}], "c": {}}  # the dict, a list, 1, "x", a dict, None, {}
+    assert json_nodes(value, 100) == 7
+    assert json_nodes([[0] * 10] * 10, 1000) == 111
+    assert json_nodes([0] * 10**6, 50) == 51  # stops as soon as it is past the limit
+
+
+def test_a_notebook_of_more_json_values_than_the_server_reads_is_refused_before_nbformat(
+    monkeypatch,
+):
+    import autograder.notebook
+
+    cell = {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None}
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}
+    fits = {**notebook, "cells": [{**cell, "source": ["x\n"] * (MAX_NODES - 20)}]}
+    check_notebook(json.dumps(fits).encode())  # below the limit: nbformat reads it
+    for hostile in (
+        {**notebook, "cells": [{**cell, "source": ["x\n"] * MAX_NODES}]},  # one long cell
+        {**notebook, "metadata": {"x": [[0] * 10] * (MAX_NODES // 10)}},  # notebook metadata
+        {
+            **notebook,
+            "cells": [{**cell, "source": "", "metadata": {f"k{i}": 0 for i in range(MAX_NODES)}}],
+        },
+    ):
+
+        def never(path: object) -> None:
+            raise AssertionError("nbformat read a notebook past the limit")
+
+        monkeypatch.setattr(autograder.notebook, "read_notebook", never)
+        with pytest.raises(Refused, match="more than 200,000 JSON values") as refused:
+            check_notebook(json.dumps(hostile).encode())
+        assert refused.value.status == 422

@@ -98,6 +98,12 @@ def main(argv: list[str] | None = None) -> int:
         help="serve: an upload not received in full within this time gets 408 (default 120)",
     )
     server.add_argument(
+        "--refused-per-hour",
+        type=int,
+        default=20,
+        help="serve: a student's uploads refused after reading (408, 413, 422) an hour; then 429",
+    )
+    server.add_argument(
         "--db",
         help="serve, tokens: SQLAlchemy URL (default: $DATABASE_URL or COURSE/submissions.db)",
     )

@@ -60,6 +60,7 @@ def serve(args: argparse.Namespace) -> int:
             queue=args.queue,
             waiting=args.waiting,
             body_seconds=args.body_seconds,
+            refused_per_hour=args.refused_per_hour,
         )
     except ValueError as error:
         print(f"ERROR: {error}", file=sys.stderr)

@@ -13,7 +13,9 @@ import hashlib
 import math
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,9 +28,17 @@ from starlette.requests import Request
 from autograder.server import tokens
 from autograder.server.db import PENDING, Person, Submission, database_url, now, open_database
 from autograder.server.grading_loop import GradingLoop, released_chapters
-from autograder.server.uploads import Refused, Upload, check_notebook, read_upload
+from autograder.server.uploads import (
+    Fields,
+    Gate,
+    Refused,
+    Upload,
+    check_notebook,
+    read_upload,
+)
 
 HOUR = dt.timedelta(hours=1)
+COSTLY = (408, 413, 422)  # refusals after the server read or parsed an upload: counted per student
 LARGEST_ID = 2**63 - 1  # the database's integers: a larger id is no submission (not an error)
 
 
@@ -46,9 +56,10 @@ class Settings:
     waiting: int = 3  # one student's submissions queued or grading at most; beyond, 409
     sandboxed: bool = True  # every run of student code in the OS sandbox (always, when served)
     body_seconds: float = 120.0  # an upload not received in full by then gets 408, its slot freed
+    refused_per_hour: int = 20  # one student's uploads refused once read (408, 413, 422) an hour
 
     def __post_init__(self) -> None:
-        for name in ("per_hour", "max_bytes", "queue", "waiting"):
+        for name in ("per_hour", "max_bytes", "queue", "waiting", "refused_per_hour"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not self.body_seconds > 0:
@@ -68,6 +79,7 @@ class Service:
         self._accepting = threading.Lock()  # the rate limit and queue bound, checked and kept
         self._receiving: set[int] = set()  # people whose upload is being read or checked now
         self._receiving_lock = threading.Lock()
+        self._refused: dict[int, deque[float]] = {}  # person: monotonic times of costly refusals
 
     def released(self) -> set[str]:
         """The chapters students may submit now."""
@@ -119,6 +131,27 @@ class Service:
         finally:
             with self._receiving_lock:
                 self._receiving.discard(person.id)
+
+    def check_refused(self, person: Person) -> None:
+        """Refused (429 with Retry-After) once `refused_per_hour` uploads of theirs were refused after reading in the last hour."""
+        limit = self.settings.refused_per_hour
+        with self._receiving_lock:
+            times = self._refused.get(person.id, deque())
+            while times and times[0] <= time.monotonic() - HOUR.total_seconds():
+                times.popleft()
+            if len(times) >= limit:
+                wait = times[len(times) - limit] + HOUR.total_seconds() - time.monotonic()
+                raise Refused(
+                    429,
+                    f"{limit} uploads of yours in the last hour were refused (too large, too slow "
+                    f"or not a readable notebook); try again in {math.ceil(wait)} s",
+                    {"Retry-After": str(max(1, math.ceil(wait)))},
+                )
+
+    def note_refused(self, person: Person) -> None:
+        """Count one upload of `person` refused after the server read or parsed it."""
+        with self._receiving_lock:
+            self._refused.setdefault(person.id, deque()).append(time.monotonic())
 
     def check_rate(self, person: Person, chapter: str) -> None:
         """Refused (429 with Retry-After) once the hourly limit for this chapter is reached: before an upload is read."""
@@ -224,37 +257,56 @@ class Service:
             )
 
 
+async def read_within(
+    service: Service,
+    request: Request,
+    gate: Gate,
+    check_fields: Fields | None,
+) -> Upload:
+    """`read_upload`, Refused (408) when the body has not come in full within `body_seconds`."""
+    limit = service.settings.body_seconds
+    try:
+        with anyio.fail_after(limit):  # a stalled body would hold this student's slot
+            return await read_upload(
+                request, service.settings.max_bytes, service.released(), gate, check_fields
+            )
+    except TimeoutError:
+        raise Refused(408, f"the upload was not received in full within {limit:g} s") from None
+
+
 async def receive(
     service: Service,
     request: Request,
     person: Person,
     reading: anyio.CapacityLimiter,
-    check_fields: Callable[[dict[str, str]], None] | None = None,
+    check_fields: Fields | None = None,
 ) -> dict:
     """Take `person`'s upload in `request`: its id and status once stored; Refused saying why not.
 
     Refused before anything is read: an instructor (403), another upload of theirs still being
-    received or `waiting` of theirs waiting to be graded (409), a full queue (503). Refused as soon as the file part's headers came, before its
-    data is read: by `check_fields` of the fields sent before it (the web form's CSRF token), for a
-    file name that is no released chapter (422), by the hourly limit (429). Then the size cap (413) while
-    reading, and 408 when the body has not come in full within the settings' `body_seconds`; the
-    notebook parsed with at most `reading`'s number of others at once (422), stored.
+    received or `waiting` of theirs waiting to be graded (409), a full queue (503), and (429) once
+    `refused_per_hour` of their uploads were refused after reading in the last hour. Refused as
+    soon as the file part's headers came, before its data is read: by `check_fields` of the fields
+    sent before it (the web form's CSRF token), for a file name that is no released chapter (422),
+    by the hourly limit (429). Then the size cap (413) while reading, and 408 when the body has not
+    come in full within the settings' `body_seconds`; the notebook parsed with at most `reading`'s
+    number of others at once (422), stored. Each 408, 413 and 422 (a wrong file name too) counts
+    against `refused_per_hour`, kept in this process's memory: it cost the server a read or a parse.
     """
     if person.instructor:
         raise Refused(403, "an instructor's token does not submit notebooks")
     with service.receiving(person):
+        service.check_refused(person)
         await run_in_threadpool(service.check_queue, person)
 
         async def gate(chapter: str) -> None:
             await run_in_threadpool(service.check_rate, person, chapter)
 
-        limit = service.settings.body_seconds
         try:
-            with anyio.fail_after(limit):  # a stalled body would hold this student's slot
-                upload = await read_upload(
-                    request, service.settings.max_bytes, service.released(), gate, check_fields
-                )
-        except TimeoutError:
-            raise Refused(408, f"the upload was not received in full within {limit:g} s") from None
-        await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=reading)
+            upload = await read_within(service, request, gate, check_fields)
+            await anyio.to_thread.run_sync(check_notebook, upload.notebook, limiter=reading)
+        except Refused as refusal:
+            if refusal.status in COSTLY:
+                service.note_refused(person)
+            raise
         return await run_in_threadpool(service.accept, person, upload)

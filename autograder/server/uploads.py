@@ -30,6 +30,7 @@ HEADROOM = 64 * 1024  # multipart boundaries and part headers beside the file it
 FIELD_BYTES = 4096  # a form field beside the file (the web form's CSRF token): at most two of these
 FIELD = "notebook"
 MAX_PARTS = 2000  # cells and outputs in one notebook at most (the course's have fewer than 100)
+MAX_NODES = 200_000  # JSON values (objects, arrays, strings, numbers) in one notebook at most
 # what read_upload asks before it reads the file: of the fields sent before it, of its chapter
 Fields = Callable[[dict[str, str]], None]
 Gate = Callable[[str], Awaitable[None]]
@@ -158,12 +159,21 @@ def chapter_of(filename: str | None, released: set[str]) -> str:
     return names[filename]
 
 
-def parts(data: bytes) -> int:
-    """How many cells and outputs `data` holds, by a plain JSON read (0 when it is no notebook's JSON)."""
-    try:
-        notebook = json.loads(data)
-    except (ValueError, RecursionError):
-        return 0
+def json_nodes(value: object, limit: int) -> int:
+    """How many JSON values `value` holds, itself included (objects' keys not counted); stops past `limit`."""
+    count, stack = 0, [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+def parts(notebook: object) -> int:
+    """How many cells and outputs a parsed notebook holds (0 when it is no notebook's JSON)."""
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):
         return 0
@@ -174,17 +184,28 @@ def parts(data: bytes) -> int:
 def check_notebook(data: bytes) -> None:
     """Refused (422) unless `data` is a notebook the grader can read (`autograder.notebook.read_notebook`).
 
-    A notebook of more than MAX_PARTS cells and outputs is refused before nbformat reads it:
-    validating one cell costs far more than its bytes (150,000 empty cells in 9 MB took 7 s).
+    Before nbformat reads it, a plain JSON read refuses a notebook of more than MAX_PARTS cells and
+    outputs or MAX_NODES JSON values: validating costs far more than the bytes (150,000 empty cells
+    in 9 MB took 7 s; one cell whose source is 1.5 million one-line strings, 9 MB, took 1.9 s).
     """
     from autograder.notebook import read_notebook
 
-    found = parts(data)
+    try:
+        notebook = json.loads(data)
+    except (ValueError, RecursionError):
+        notebook = None  # nbformat below says what is wrong with it
+    found = parts(notebook)
     if found > MAX_PARTS:
         raise Refused(
             422,
             f"the notebook has {found} cells and outputs; the server reads at most {MAX_PARTS} "
             "(the course's notebooks have fewer than 100)",
+        )
+    if json_nodes(notebook, MAX_NODES) > MAX_NODES:
+        raise Refused(
+            422,
+            f"the notebook holds more than {MAX_NODES:,} JSON values (lines of source and output, "
+            "metadata), the most the server reads: clear very long outputs and submit again",
         )
     with tempfile.TemporaryDirectory(prefix="proof-lm-upload-") as tmp:
         path = Path(tmp, "upload.ipynb")  # a name of ours: nothing the student sent
