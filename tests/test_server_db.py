@@ -18,7 +18,14 @@ from autograder.server.grading import Outcome
 from autograder.server.grading_loop import claim, requeue, store_result
 from autograder.server.service import Settings
 from autograder.server.tokens import authenticate, bearer, check_name, issue
-from autograder.server.uploads import MAX_NODES, Refused, chapter_of, check_notebook, json_nodes
+from autograder.server.uploads import (
+    ENTRY_WEIGHT,
+    MAX_WEIGHT,
+    Refused,
+    chapter_of,
+    check_notebook,
+    json_weight,
+)
 
 
 @pytest.fixture
@@ -185,35 +192,55 @@ def test_a_guessed_token_is_only_ever_looked_up_and_compared_by_its_hash(session
     )
 
 
-def test_json_values_are_counted_in_every_container_and_the_count_stops_past_its_limit():
-    value = {"a": [1, "x", {"b": None}], "c": {}}  # the dict, a list, 1, "x", a dict, None, {}
-    assert json_nodes(value, 100) == 7
-    assert json_nodes([[0] * 10] * 10, 1000) == 111
-    assert json_nodes([0] * 10**6, 50) == 51  # stops as soon as it is past the limit
+def test_json_weight_counts_list_items_once_and_object_entries_four_times_and_stops_past_its_limit():
+    assert ENTRY_WEIGHT == 4
+    assert json_weight({"a": [1, "x", {"b": None}], "c": {}}, 100) == 1 + 4 + 4 + 3 + 4
+    assert json_weight([[0] * 10] * 10, 1000) == 111
+    assert json_weight({"k": [0] * 10}, 1000) == 15
+    assert json_weight([0] * 10**6, 50) == 51  # stops as soon as it is past the limit
 
 
-def test_a_notebook_of_more_json_values_than_the_server_reads_is_refused_before_nbformat(
-    monkeypatch,
-):
+CELL = {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None}
+NOTEBOOK = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}
+
+
+def refused_before_nbformat(monkeypatch: pytest.MonkeyPatch, notebook: dict) -> Refused:
+    """The 422 `check_notebook` gives `notebook`, which nbformat must never have read."""
     import autograder.notebook
 
-    cell = {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None}
-    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}
-    fits = {**notebook, "cells": [{**cell, "source": ["x\n"] * (MAX_NODES - 20)}]}
-    check_notebook(json.dumps(fits).encode())  # below the limit: nbformat reads it
+    def never(path: object) -> None:
+        raise AssertionError("nbformat read a notebook past the limit")
+
+    monkeypatch.setattr(autograder.notebook, "read_notebook", never)
+    with pytest.raises(Refused) as refused:
+        check_notebook(json.dumps(notebook).encode())
+    assert refused.value.status == 422
+    return refused.value
+
+
+def test_a_notebook_weighing_more_than_the_server_reads_is_refused_before_nbformat(monkeypatch):
+    fits = {**NOTEBOOK, "cells": [{**CELL, "source": ["x\n"] * (MAX_WEIGHT - 50)}]}
+    check_notebook(json.dumps(fits).encode())  # just below the limit: nbformat reads it
+    many_types = {f"text/x{i}": "" for i in range(MAX_WEIGHT // ENTRY_WEIGHT)}
+    result = {"output_type": "execute_result", "data": many_types, "metadata": {}}
     for hostile in (
-        {**notebook, "cells": [{**cell, "source": ["x\n"] * MAX_NODES}]},  # one long cell
-        {**notebook, "metadata": {"x": [[0] * 10] * (MAX_NODES // 10)}},  # notebook metadata
+        {**NOTEBOOK, "cells": [{**CELL, "source": ["x\n"] * MAX_WEIGHT}]},  # one long cell
+        {**NOTEBOOK, "metadata": {"x": [[0] * 10] * (MAX_WEIGHT // 10)}},  # notebook metadata
+        {**NOTEBOOK, "cells": [{**CELL, "source": "", "metadata": dict.fromkeys(many_types, 0)}]},
         {
-            **notebook,
-            "cells": [{**cell, "source": "", "metadata": {f"k{i}": 0 for i in range(MAX_NODES)}}],
+            **NOTEBOOK,
+            "cells": [{**CELL, "source": "", "outputs": [{**result, "execution_count": 1}]}],
         },
     ):
+        refusal = refused_before_nbformat(monkeypatch, hostile)
+        assert (
+            "200,000 JSON values" in refusal.detail and "clear very long outputs" in refusal.detail
+        )
 
-        def never(path: object) -> None:
-            raise AssertionError("nbformat read a notebook past the limit")
 
-        monkeypatch.setattr(autograder.notebook, "read_notebook", never)
-        with pytest.raises(Refused, match="more than 200,000 JSON values") as refused:
-            check_notebook(json.dumps(hostile).encode())
-        assert refused.value.status == 422
+@pytest.mark.parametrize("version", [3, 2, "4", None])
+def test_a_notebook_of_another_nbformat_than_4_is_refused_before_nbformat(monkeypatch, version):
+    old = {"nbformat": version, "nbformat_minor": 0, "metadata": {}}
+    old["worksheets"] = [{"metadata": {}, "cells": [{"cell_type": "heading"}] * 99_000}]
+    refusal = refused_before_nbformat(monkeypatch, old)  # nbformat took 5 CPU-s on version 3
+    assert "nbformat 4" in refusal.detail and json.dumps(version) in refusal.detail

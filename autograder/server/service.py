@@ -23,7 +23,7 @@ import anyio
 from sqlalchemy import func, select
 from sqlalchemy.orm import defer, joinedload
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from autograder.server import tokens
 from autograder.server.db import PENDING, Person, Submission, database_url, now, open_database
@@ -290,8 +290,9 @@ async def receive(
     sent before it (the web form's CSRF token), for a file name that is no released chapter (422),
     by the hourly limit (429). Then the size cap (413) while reading, and 408 when the body has not
     come in full within the settings' `body_seconds`; the notebook parsed with at most `reading`'s
-    number of others at once (422), stored. Each 408, 413 and 422 (a wrong file name too) counts
-    against `refused_per_hour`, kept in this process's memory: it cost the server a read or a parse.
+    number of others at once (422), stored. Each 408, 413 and 422 (a wrong file name too), and each
+    upload whose client went before its end, counts against `refused_per_hour`, kept in this
+    process's memory: it cost the server a read or a parse.
     """
     if person.instructor:
         raise Refused(403, "an instructor's token does not submit notebooks")
@@ -308,5 +309,8 @@ async def receive(
         except Refused as refusal:
             if refusal.status in COSTLY:
                 service.note_refused(person)
+            raise
+        except ClientDisconnect:  # sent part of a body, then went: that read counts too
+            service.note_refused(person)
             raise
         return await run_in_threadpool(service.accept, person, upload)

@@ -30,7 +30,8 @@ HEADROOM = 64 * 1024  # multipart boundaries and part headers beside the file it
 FIELD_BYTES = 4096  # a form field beside the file (the web form's CSRF token): at most two of these
 FIELD = "notebook"
 MAX_PARTS = 2000  # cells and outputs in one notebook at most (the course's have fewer than 100)
-MAX_NODES = 200_000  # JSON values (objects, arrays, strings, numbers) in one notebook at most
+MAX_WEIGHT = 200_000  # JSON values in one notebook at most, an object's entry weighing ENTRY_WEIGHT
+ENTRY_WEIGHT = 4  # nbformat validates an object's entry at several times a list item's cost
 # what read_upload asks before it reads the file: of the fields sent before it, of its chapter
 Fields = Callable[[dict[str, str]], None]
 Gate = Callable[[str], Awaitable[None]]
@@ -159,17 +160,17 @@ def chapter_of(filename: str | None, released: set[str]) -> str:
     return names[filename]
 
 
-def json_nodes(value: object, limit: int) -> int:
-    """How many JSON values `value` holds, itself included (objects' keys not counted); stops past `limit`."""
-    count, stack = 0, [value]
-    while stack and count <= limit:
-        item = stack.pop()
-        count += 1
+def json_weight(value: object, limit: int) -> int:
+    """The JSON values in `value`, itself included, each entry of an object weighing ENTRY_WEIGHT; stops past `limit`."""
+    weight, stack = 0, [(value, 1)]
+    while stack and weight <= limit:
+        item, each = stack.pop()
+        weight += each
         if isinstance(item, dict):
-            stack.extend(item.values())
+            stack.extend((entry, ENTRY_WEIGHT) for entry in item.values())
         elif isinstance(item, list):
-            stack.extend(item)
-    return count
+            stack.extend((entry, 1) for entry in item)
+    return weight
 
 
 def parts(notebook: object) -> int:
@@ -184,9 +185,11 @@ def parts(notebook: object) -> int:
 def check_notebook(data: bytes) -> None:
     """Refused (422) unless `data` is a notebook the grader can read (`autograder.notebook.read_notebook`).
 
-    Before nbformat reads it, a plain JSON read refuses a notebook of more than MAX_PARTS cells and
-    outputs or MAX_NODES JSON values: validating costs far more than the bytes (150,000 empty cells
-    in 9 MB took 7 s; one cell whose source is 1.5 million one-line strings, 9 MB, took 1.9 s).
+    Before nbformat reads it, a plain JSON read refuses what costs nbformat far more than its bytes:
+    a version other than 4 (nbformat converts a version 3 notebook, which keeps its cells elsewhere,
+    and validates it twice: 99,000 heading cells took 5 CPU-s), more than MAX_PARTS cells and
+    outputs (150,000 empty cells in 9 MB took 7 s), or a weight over MAX_WEIGHT (one cell whose source
+    is 1.5 million one-line strings took 1.9 s; one output of 200,000 MIME types 1.5 s).
     """
     from autograder.notebook import read_notebook
 
@@ -194,6 +197,13 @@ def check_notebook(data: bytes) -> None:
         notebook = json.loads(data)
     except (ValueError, RecursionError):
         notebook = None  # nbformat below says what is wrong with it
+    if isinstance(notebook, dict) and notebook.get("nbformat") != 4:
+        shown = json.dumps(notebook.get("nbformat"))[:20]
+        raise Refused(
+            422,
+            f"the server reads notebooks of nbformat 4, as JupyterLab saves them; this one says "
+            f"nbformat {shown}",
+        )
     found = parts(notebook)
     if found > MAX_PARTS:
         raise Refused(
@@ -201,11 +211,12 @@ def check_notebook(data: bytes) -> None:
             f"the notebook has {found} cells and outputs; the server reads at most {MAX_PARTS} "
             "(the course's notebooks have fewer than 100)",
         )
-    if json_nodes(notebook, MAX_NODES) > MAX_NODES:
+    if json_weight(notebook, MAX_WEIGHT) > MAX_WEIGHT:
         raise Refused(
             422,
-            f"the notebook holds more than {MAX_NODES:,} JSON values (lines of source and output, "
-            "metadata), the most the server reads: clear very long outputs and submit again",
+            "the notebook holds more lines of output and entries of metadata than the server "
+            f"checks ({MAX_WEIGHT:,} JSON values, an entry of an object counting as "
+            f"{ENTRY_WEIGHT}): clear very long outputs and submit again",
         )
     with tempfile.TemporaryDirectory(prefix="proof-lm-upload-") as tmp:
         path = Path(tmp, "upload.ipynb")  # a name of ours: nothing the student sent
