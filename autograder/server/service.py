@@ -143,8 +143,9 @@ class Service:
                 wait = times[len(times) - limit] + HOUR.total_seconds() - time.monotonic()
                 raise Refused(
                     429,
-                    f"{limit} uploads of yours in the last hour were refused (too large, too slow "
-                    f"or not a readable notebook); try again in {math.ceil(wait)} s",
+                    f"{limit} uploads of yours in the last hour were refused (too large, too "
+                    "slow, cut off or not a readable notebook); try again in "
+                    f"{math.ceil(wait)} s",
                     {"Retry-After": str(max(1, math.ceil(wait)))},
                 )
 
