@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         "--refused-per-hour",
         type=int,
         default=20,
-        help="serve: a student's uploads refused after reading (408, 413, 422) an hour; then 429",
+        help="serve: a student's uploads refused (408, 413, 422) or cut off, an hour; then 429",
     )
     server.add_argument(
         "--db",

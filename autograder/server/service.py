@@ -56,7 +56,7 @@ class Settings:
     waiting: int = 3  # one student's submissions queued or grading at most; beyond, 409
     sandboxed: bool = True  # every run of student code in the OS sandbox (always, when served)
     body_seconds: float = 120.0  # an upload not received in full by then gets 408, its slot freed
-    refused_per_hour: int = 20  # one student's uploads refused once read (408, 413, 422) an hour
+    refused_per_hour: int = 20  # one student's uploads refused (408, 413, 422) or cut off an hour
 
     def __post_init__(self) -> None:
         for name in ("per_hour", "max_bytes", "queue", "waiting", "refused_per_hour"):
