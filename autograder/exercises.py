@@ -20,6 +20,9 @@ PREAMBLES = {
     "08_gpt": "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n",
     "09_tokenization": "import math\n\nimport numpy as np\n",
 }
+# The chapters whose exercises are written with PyTorch; every other exercise is graded in a sandbox
+# without PyTorch (autograder.wall.answer_key.mounts).
+TORCH_CHAPTERS = frozenset({"08_gpt"})
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,11 @@ class Exercise:
         module = importlib.import_module(f"autograder.checks.{self.module}")
         rng = np.random.default_rng([seed, zlib.crc32(self.name.encode())])
         return getattr(module, f"{self.name}_checks")(rng)
+
+    @property
+    def torch(self) -> bool:
+        """True for a PyTorch exercise; a NumPy exercise is graded without PyTorch."""
+        return self.chapter in TORCH_CHAPTERS
 
     @property
     def preamble(self) -> str:

@@ -28,8 +28,13 @@ TIMEOUT_SECONDS = 30.0  # per exercise: loading the student's cells and every ca
 NOTES_SHOWN = 5  # statements that failed while loading, quoted in the report; the rest counted
 GRADING_LIMITS = sandbox.Limits()
 LIBRARY_CALL = (
-    "the solution calls the library's own implementation of this exercise (or the grader's, or "
-    "PyTorch's), which grading does not allow (the answer-key rule): it earns 0"
+    "the solution calls an implementation of this exercise that the environment ships (the "
+    "library's, the grader's, or PyTorch's finished attention or transformer layers), which "
+    "grading does not allow (the answer-key rule): it earns 0"
+)
+NO_PYTORCH = (
+    "PyTorch is not available while a NumPy exercise is graded (the course's rules: NumPy "
+    "exercises use NumPy only); the notebook's visible tests say when a function reaches PyTorch"
 )
 
 
@@ -123,7 +128,7 @@ def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -
             "sources": sources,
             "references": compiled_references(exercise),
             "function": exercise.name,
-            "answer_keys": answer_key.torch_entries(exercise.name),
+            "refuse_attention": exercise.name in answer_key.ATTENTION_EXERCISES,
             "calls": [call for check in checks for call in check.calls],
         }
     )
@@ -170,6 +175,11 @@ def judge_answers(
         report.notes.append(f"and {more} more top-level statements failed while loading")
     if Flag.ANSWER_KEY in report.flags:
         report.notes.append(LIBRARY_CALL)
+    errors = [o.error_bases for o in answers.outcomes] + [
+        p.outcome.error_bases for p in answers.problems
+    ]
+    if any("NoPyTorch" in bases for bases in errors):
+        report.notes.append(NO_PYTORCH)
     if not answers.found:
         report.notes.append(f"no function named {exercise.name} is defined")
         report.results.append(

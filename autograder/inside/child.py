@@ -24,12 +24,11 @@ from types import MappingProxyType
 import numpy as np
 
 from autograder.inside import answer_guard, seccomp
-from autograder.inside.answer_guard import AnswerKeyError
 from autograder.inside.harness import Outcome, error_outcome, resolve_probe, run_call
 from autograder.inside.plain import dumps
 
 # What the exit status of a grading process that could not answer says happened (by exception name).
-EXIT_STATUS = {"MemoryError": 3, "AnswerKeyError": answer_guard.EXIT_UNSEALED}
+EXIT_STATUS = {"MemoryError": 3}
 PR_SET_DUMPABLE = 4
 
 
@@ -86,39 +85,29 @@ def answer(request: dict) -> dict:
     """Build the references, load the student's code, make the calls: the summary to send back."""
     # built before any student code runs, and their source dropped: nothing to print out of a frame
     references = build_references(request["preamble"], request.pop("references"))
-    if request.get("answer_keys") and sys.platform == "linux":
-        # no program started (execve refused): a fresh Python would run without the guard below
-        seccomp.install(seccomp.EXEC)
-        if answer_guard.AUTOGRAD in request["answer_keys"]:  # a new thread's grad mode is on
-            seccomp.install(seccomp.THREADS)
-    answer_guard.install(request["function"], request.get("answer_keys", []))  # before student code
+    if request.get("refuse_attention"):
+        if (
+            sys.platform == "linux"
+        ):  # no program started: a fresh Python would run without the guard
+            seccomp.install(seccomp.EXEC)
+        answer_guard.install(request["function"])  # before any student code
     # what the calls below use, bound before student code runs: a submission that rebinds the
-    # modules' names (answer_guard.check, harness.run_call) changes nothing here, and the guard's
-    # audit hook refuses what would rewrite this frame's locals (sys.settrace)
-    audit, arm, check, refused = sys.audit, answer_guard.ARM, answer_guard.CHECK, AnswerKeyError
+    # modules' names (harness.run_call) changes nothing here
     call_once, as_error = run_call, error_outcome
     probes = MappingProxyType(
         {c.probe: resolve_probe(c.probe) for c in request["calls"] if c.probe}
     )
     namespace, problems = load_student_code(request["preamble"], request["sources"])
-    answer_guard.verify()  # a PyTorch imported past the hook is patched before the calls
     fn = namespace.get(request["function"])
     namespace.update(references)  # one bug costs one exercise
     outcomes: list[Outcome] = []
     if callable(fn):
-        audit(arm)  # refused operators count from here on
         for call in request["calls"]:
             try:
                 outcome = call_once(fn, call, probes)
-                audit(check)  # raises when a refused operator ran in this call, caught or not
-            except refused as error:
-                outcome = as_error(error)
             except BaseException as error:  # e.g. SystemExit from the student's function
                 outcome = as_error(error)
             outcomes.append(outcome)
-    if answer_guard.verify():  # PyTorch was imported past the guard: its originals may be in hand
-        bypass = answer_guard.AnswerKeyError("PyTorch was imported past the answer-key guard")
-        outcomes = [error_outcome(bypass) for _ in outcomes]
     return {
         "found": callable(fn),
         "problems": problems,

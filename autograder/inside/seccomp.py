@@ -27,14 +27,9 @@ ABIS = {
     "x86_64": [(0xC000003E, (248, 249, 250), True), (0x40000003, (286, 287, 288), False)],
     "aarch64": [(0xC00000B7, (217, 218, 219), False), (0x40000028, (309, 310, 311), False)],
 }
-# execve and execveat on the same ABIs, in the same order: what the grading process refuses once it
-# runs (a program it started, a fresh Python above all, would run without the answer-key guard)
+# execve and execveat on the same ABIs, in the same order: what the grading process of an attention
+# exercise refuses once it runs (a fresh Python it started would run without the answer-key guard)
 EXEC = {"x86_64": [(59, 322), (11, 358)], "aarch64": [(221, 281), (11, 387)]}
-# clone and clone3 on the same ABIs: in a gradient exercise no thread is started (a new thread's
-# grad mode is on, see answer_guard); clone3 fails with ENOSYS, so the C library falls back to clone,
-# whose flags seccomp can read, and a clone with CLONE_THREAD fails with EPERM (fork stays)
-THREADS = {"x86_64": [(56, 435), (120, 435)], "aarch64": [(220, 435), (120, 435)]}
-CLONE_THREAD, ARG0 = 0x00010000, 16  # the flag, and the low word of the first argument
 
 
 class _SockFprog(ctypes.Structure):
@@ -43,8 +38,7 @@ class _SockFprog(ctypes.Structure):
 
 def program(machine: str | None = None, refused: dict | None = None) -> bytes:
     """The filter for `machine` (this one by default), as the kernel's array of sock_filter:
-    refusing the key-management calls, or the calls `refused` names per ABI (EXEC, or THREADS:
-    new threads)."""
+    refusing the key-management calls, or the calls `refused` names per ABI (EXEC)."""
     machine = machine or platform.machine()
     if machine not in ABIS:
         raise ValueError(f"no seccomp filter for {machine!r}; known: {', '.join(ABIS)}")
@@ -57,21 +51,12 @@ def program(machine: str | None = None, refused: dict | None = None) -> bytes:
         code.append((LD_W_ABS, 0, 0, NR))
         if x32:
             code.append((JSET_K, "deny", 0, X32_BIT))
-        if refused is THREADS:
-            clone, clone3 = calls
-            code.append((JEQ_K, "nosys", 0, clone3))
-            code.append((JEQ_K, 0, 2, clone))  # not clone: allowed
-            code.append((LD_W_ABS, 0, 0, ARG0))
-            code.append((JSET_K, "deny", 0, CLONE_THREAD))
-        else:
-            code += [(JEQ_K, "deny", 0, call) for call in calls]
+        code += [(JEQ_K, "deny", 0, call) for call in calls]
         code.append((RET_K, 0, 0, RET_ALLOW))
         labels[f"arch{number + 1}"] = len(code)
     code.append((RET_K, 0, 0, RET_KILL_PROCESS))  # an architecture not listed
     labels["deny"] = len(code)
     code.append((RET_K, 0, 0, RET_ERRNO | errno.EPERM))
-    labels["nosys"] = len(code)
-    code.append((RET_K, 0, 0, RET_ERRNO | errno.ENOSYS))
     out = b""
     for at, (op, true, false, k) in enumerate(code):
         jumps = [labels[j] - at - 1 if isinstance(j, str) else j for j in (true, false)]

@@ -1,33 +1,31 @@
 """What the grading sandbox of one exercise may import: no implementation of that exercise, anywhere.
 
 The sandbox sees two project packages, both built here as read-only copies: `autograder` holding
-only the package `autograder.inside`, whole (the grading process, its probes, the kernel's boot: no
-checks, no references, no exercise list), and `proof_lm` with
-every function that answers the exercise being graded cut out of its source and replaced by one
-that raises `AnswerKeyError`. The real files are not mounted, so no import trick can reach them. The other
-exercises' library functions stay usable, as does everything else in the library.
+only the package `autograder.inside`, whole (the grading process, its probes: no checks, no
+references, no exercise list), and `proof_lm` with every function that answers the exercise being
+graded cut out of its source and replaced by one that raises `AnswerKeyError`. The real files are
+not mounted, so no import trick can reach them.
 
-The rule (README, "Answer keys"): while an exercise is graded, an entry point the environment ships
-is refused when one call of it on the exercise's own arguments (arrays as tensors for PyTorch), or
-on them as the contract's one-line formula combines them (softmax of logits / τ, a log-softmax
-picked at the targets), gives the exercise's answer or a part of it; and, in an exercise that asks
-for a gradient, automatic differentiation. Calculators stay free (exp, log, max, sum, matmul,
-einsum, `torch.logsumexp`: a reduction, not the normalisation), and so do other exercises'
-operations (a later exercise may call an earlier one, as it may call its own solution of it).
-`tests/test_answer_keys.py` derives what the rule blocks by calling every public function and class
-of the library, the grader's mounted modules and PyTorch's candidates on each exercise's check
-inputs, and fails when one that reproduces an answer is missing from the tables below. PyTorch is
-refused inside the grading process (`autograder.inside.answer_guard`), not in a copy.
+The rule (README, "Answer keys"): NumPy exercises are graded with NumPy: their sandbox holds no
+PyTorch (its folder is covered by a package that raises `NoPyTorch` on import), so nothing of
+PyTorch can answer them. Chapter 08's PyTorch exercises may use PyTorch's building blocks, not its
+finished attention or transformer layers (`ATTENTION_EXERCISES`, refused inside the grading process
+by `autograder.inside.answer_guard`). `tests/test_answer_keys.py` derives what the library and the
+grader's mounted modules answer by calling them on each exercise's check inputs, and fails when
+one that reproduces an answer is missing from LIBRARY_ANSWERS or GRADER_ANSWERS.
 """
 
 import ast
 import atexit
 import functools
+import importlib.util
 import shutil
+import sys
 import tempfile
 import threading
 from pathlib import Path
 
+from autograder.exercises import EXERCISES
 from autograder.notebook import PARSING
 from autograder.wall.paths import INSIDE, REPO
 
@@ -77,236 +75,6 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "generate": ("gpt2:generate",),
 }
 
-# PyTorch's entry points of each operation, at every level a reload would fetch them from again.
-SOFTMAX = (
-    "torch.softmax",
-    "torch.log_softmax",
-    "torch._softmax",
-    "torch._log_softmax",
-    "torch._safe_softmax",
-    "torch.Tensor.softmax",
-    "torch.Tensor.log_softmax",
-    "torch.nn.functional.softmax",
-    "torch.nn.functional.log_softmax",
-    "torch.nn.functional.softmin",
-    "torch.special.softmax",
-    "torch.special.log_softmax",
-    "torch._C._special.special_softmax",
-    "torch._C._special.special_log_softmax",
-    "torch.ops.aten.softmax",
-    "torch.ops.aten._softmax",
-    "torch.ops.aten.log_softmax",
-    "torch.ops.aten._log_softmax",
-    "torch.ops.aten._safe_softmax",
-)
-LOG_SOFTMAX = tuple(name for name in SOFTMAX if "log_softmax" in name)
-CROSS_ENTROPY = (
-    *LOG_SOFTMAX,
-    "torch.nn.functional.cross_entropy",
-    "torch.nn.functional.nll_loss",
-    "torch._C._nn.cross_entropy_loss",
-    "torch._C._nn.nll_loss",
-    "torch._C._nn.nll_loss_nd",
-    "torch.ops.aten.cross_entropy_loss",
-    "torch.ops.aten.nll_loss",
-    "torch.ops.aten.nll_loss_nd",
-)
-AUTOGRAD = (
-    "autograd",
-)  # see autograder.inside.answer_guard: the backward engine and forward-mode AD
-BATCH_NORM = (
-    "torch.nn.functional.batch_norm",
-    "torch.nn.functional.instance_norm",
-    "torch.batch_norm",
-    "torch.instance_norm",
-    "torch.native_batch_norm",
-    "torch._native_batch_norm_legit",
-    "torch.ops.aten.batch_norm",
-    "torch.ops.aten.native_batch_norm",
-    "torch.ops.aten.native_batch_norm_backward",
-    "torch.ops.aten._native_batch_norm_legit",
-)
-LAYER_NORM = (
-    "torch.nn.functional.layer_norm",
-    "torch.nn.functional.group_norm",
-    "torch.layer_norm",
-    "torch.group_norm",
-    "torch.native_layer_norm",
-    "torch.native_group_norm",
-    "torch.ops.aten.layer_norm",
-    "torch.ops.aten.native_layer_norm",
-    "torch.ops.aten.native_layer_norm_backward",
-)
-ATTENTION = (
-    "torch.nn.functional.scaled_dot_product_attention",
-    "torch._C._nn.scaled_dot_product_attention",
-    "torch._scaled_dot_product_attention_math",
-    "torch.ops.aten.scaled_dot_product_attention",
-    "torch.ops.aten._scaled_dot_product_attention_math",
-)
-TORCH_ANSWERS: dict[str, tuple[str, ...]] = {
-    "softmax": SOFTMAX,
-    "cross_entropy": CROSS_ENTROPY,
-    "bigram_loss_and_grad": AUTOGRAD,
-    "linear_loss_and_grad": AUTOGRAD,
-    "nplm_grads": AUTOGRAD,
-    "temperature_probs": SOFTMAX,
-    "sgd_train": ("torch.optim.SGD", "torch.optim.sgd.SGD", "torch.optim.sgd.sgd"),
-    "adam_step": (
-        "torch.optim.Adam",
-        "torch.optim.AdamW",
-        "torch.optim.adam.Adam",
-        "torch.optim.adam.adam",
-        "torch.optim.adamw.AdamW",
-        "torch._fused_adam_",
-        "torch._fused_adamw_",
-    ),
-    "label_smoothing_loss_and_grad": (*CROSS_ENTROPY, *AUTOGRAD),
-    "nplm_direct_grads": AUTOGRAD,
-    "causal_attention_backward": (*ATTENTION, *AUTOGRAD),
-    "batchnorm_forward": BATCH_NORM,
-    "batchnorm_backward": (*BATCH_NORM, *AUTOGRAD),
-    "causal_attention": ATTENTION,
-    "multi_head_attention": (
-        *ATTENTION,
-        "torch.nn.functional.multi_head_attention_forward",
-        "torch._native_multi_head_attention",
-    ),
-    "layer_norm": LAYER_NORM,
-    "layer_norm_backward": (*LAYER_NORM, *AUTOGRAD),
-    "CausalSelfAttention": (
-        *ATTENTION,
-        "torch.nn.functional.multi_head_attention_forward",
-        "torch._native_multi_head_attention",
-        "torch.nn.MultiheadAttention",
-        "torch.nn.modules.activation.MultiheadAttention",
-        "torch.nn.modules.transformer.MultiheadAttention",
-        "torch.ops.aten._native_multi_head_attention",
-        "torch.ops.aten._scaled_dot_product_flash_attention",
-        "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu",
-        "torch.ops.aten._scaled_dot_product_efficient_attention",
-    ),
-}
-
-
-# The same operations at PyTorch's dispatcher, as aten operator names (every overload of each is
-# refused, at every kernel it has): what `torch._VF`, TorchScript, `torch.sparse`, the C function
-# tables and any other way in end up calling. Each norm answers the others through a reshape or a
-# transpose (batch norm of x.T is a layer norm), so the norm exercises refuse all of them.
-ATEN_SOFTMAX = (
-    "softmax",
-    "log_softmax",
-    "_softmax",
-    "_log_softmax",
-    "_safe_softmax",
-    "_masked_softmax",
-    "_sparse_softmax",
-    "_sparse_log_softmax",
-    "_nested_tensor_softmax_with_shape",
-    "special_softmax",
-    "special_log_softmax",
-)
-ATEN_LOG_SOFTMAX = tuple(name for name in ATEN_SOFTMAX if "log_softmax" in name)
-ATEN_SOFTMAX_BACKWARD = (
-    "_softmax_backward_data",
-    "_log_softmax_backward_data",
-    "_masked_softmax_backward",
-    "_sparse_softmax_backward_data",
-    "_sparse_log_softmax_backward_data",
-)
-ATEN_NLL = (
-    "cross_entropy_loss",
-    "nll_loss",
-    "nll_loss_nd",
-    "nll_loss_forward",
-    "nll_loss2d",
-    "nll_loss2d_forward",
-    "nll_loss_backward",
-    "nll_loss2d_backward",
-)
-ATEN_NORMS = (
-    "layer_norm",
-    "native_layer_norm",
-    "native_layer_norm_backward",
-    "group_norm",
-    "native_group_norm",
-    "native_group_norm_backward",
-    "instance_norm",
-    "batch_norm",
-    "native_batch_norm",
-    "native_batch_norm_backward",
-    "_native_batch_norm_legit",
-    "_native_batch_norm_legit_functional",
-    "_native_batch_norm_legit_no_training",
-    "_batch_norm_impl_index",
-    "_batch_norm_impl_index_backward",
-    "_batch_norm_with_update",
-    "_batch_norm_with_update_functional",
-    "_batch_norm_no_update",
-    "batch_norm_backward",
-    "batch_norm_stats",
-    "batch_norm_elemt",
-    "batch_norm_gather_stats",
-    "batch_norm_gather_stats_with_counts",
-    "batch_norm_backward_reduce",
-    "batch_norm_backward_elemt",
-    "batch_norm_update_stats",
-    "quantized_batch_norm",
-    "cudnn_batch_norm",
-    "cudnn_batch_norm_backward",
-    "miopen_batch_norm",
-    "miopen_batch_norm_backward",
-)
-ATEN_ATTENTION = (
-    "scaled_dot_product_attention",
-    "_scaled_dot_product_attention_math",
-    "_scaled_dot_product_flash_attention",
-    "_scaled_dot_product_flash_attention_backward",
-    "_scaled_dot_product_flash_attention_for_cpu",
-    "_scaled_dot_product_flash_attention_for_cpu_backward",
-    "_scaled_dot_product_efficient_attention",
-    "_scaled_dot_product_efficient_attention_backward",
-    "_scaled_dot_product_cudnn_attention",
-    "_scaled_dot_product_cudnn_attention_backward",
-    "_scaled_dot_product_fused_attention_overrideable",
-    "_scaled_dot_product_fused_attention_overrideable_backward",
-    "_flash_attention_forward",
-    "_flash_attention_backward",
-    "_efficient_attention_forward",
-    "_efficient_attention_backward",
-    "_cudnn_attention_forward",
-    "_cudnn_attention_backward",
-    "_native_multi_head_attention",
-    "_transformer_encoder_layer_fwd",
-    "_triton_multi_head_attention",
-    "_triton_scaled_dot_attention",
-)
-ATEN_FORWARD_AD = ("_make_dual", "_make_dual_copy")  # forward-mode AD: torch.func.jvp, jacfwd
-ATEN_ANSWERS: dict[str, tuple[str, ...]] = {
-    "softmax": ATEN_SOFTMAX,
-    "temperature_probs": ATEN_SOFTMAX,
-    "cross_entropy": (*ATEN_LOG_SOFTMAX, *ATEN_NLL),
-    "bigram_loss_and_grad": (*ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD, *ATEN_NLL),
-    "linear_loss_and_grad": (*ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD, *ATEN_NLL),
-    "nplm_grads": (*ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD, *ATEN_NLL),
-    "nplm_direct_grads": (*ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD, *ATEN_NLL),
-    "label_smoothing_loss_and_grad": (
-        *ATEN_LOG_SOFTMAX,
-        *ATEN_NLL,
-        *ATEN_FORWARD_AD,
-        *ATEN_SOFTMAX_BACKWARD,
-    ),
-    "sgd_train": ("_fused_sgd", "_fused_sgd_"),
-    "adam_step": ("_fused_adam", "_fused_adam_", "_fused_adamw", "_fused_adamw_"),
-    "batchnorm_forward": ATEN_NORMS,
-    "batchnorm_backward": (*ATEN_NORMS, *ATEN_FORWARD_AD),
-    "layer_norm": ATEN_NORMS,
-    "layer_norm_backward": (*ATEN_NORMS, *ATEN_FORWARD_AD),
-    "causal_attention": ATEN_ATTENTION,
-    "causal_attention_backward": (*ATEN_ATTENTION, *ATEN_FORWARD_AD, *ATEN_SOFTMAX_BACKWARD),
-    "multi_head_attention": ATEN_ATTENTION,
-    "CausalSelfAttention": ATEN_ATTENTION,
-}
 # The grader's own functions mounted in every grading sandbox that answer an exercise, "module:name"
 # (of autograder/inside/module.py): the sgd_train probe's softmax regression is linear_loss_and_grad.
 GRADER_ANSWERS: dict[str, tuple[str, ...]] = {
@@ -315,11 +83,22 @@ GRADER_ANSWERS: dict[str, tuple[str, ...]] = {
 }
 
 
-def torch_entries(exercise: str) -> list[str]:
-    """The PyTorch entry points the grading process of `exercise` refuses (see
-    autograder.inside.answer_guard): Python names, and aten operators as "aten::name"."""
-    aten = [f"aten::{name}" for name in ATEN_ANSWERS.get(exercise, ())]
-    return [*TORCH_ANSWERS.get(exercise, ()), *aten]
+# Chapter 08's exercises that may not use PyTorch's finished attention or transformer layers: the
+# grading process refuses them (autograder.inside.answer_guard, the table torch_refused.json).
+ATTENTION_EXERCISES = frozenset({"CausalSelfAttention", "Block", "GPT"})
+
+NO_TORCH = '''"""Stands in for PyTorch while a NumPy exercise is graded: PyTorch is not in this sandbox."""
+
+
+class NoPyTorch(ImportError):
+    """PyTorch was imported while a NumPy exercise was graded."""
+
+
+raise NoPyTorch(
+    "PyTorch is not available while a NumPy exercise is graded: write it with NumPy "
+    "(the course's rules: NumPy exercises use NumPy only)"
+)
+'''
 
 
 STUB = '''
@@ -447,11 +226,40 @@ def _defines(node: ast.stmt) -> set[str]:
     return set()
 
 
+@functools.cache
+def _no_torch() -> Path:
+    """A folder holding only the package that stands in for PyTorch (NO_TORCH)."""
+    target = _root() / "no-torch"
+    target.mkdir(mode=0o755, exist_ok=True)
+    (target / "__init__.py").write_text(NO_TORCH)
+    (target / "__init__.py").chmod(0o644)
+    return target
+
+
+@functools.cache
+def torch_folders() -> tuple[str, ...]:
+    """Where PyTorch's packages are installed (found without importing them)."""
+    found = []
+    for name in ("torch", "functorch", "torchgen"):
+        spec = (
+            importlib.util.find_spec(name)
+            if name not in sys.modules
+            else sys.modules[name].__spec__
+        )
+        if spec is not None and spec.submodule_search_locations:
+            found += [str(Path(p).resolve()) for p in spec.submodule_search_locations]
+    return tuple(found)
+
+
 def mounts(exercise: str) -> list[tuple[Path, str]]:
-    """Read-only binds for grading `exercise`: the two packages above and the data folder."""
+    """Read-only binds for grading `exercise`: the two packages above and the data folder, and for a
+    NumPy exercise the stand-in over every PyTorch package folder (mounted last: it covers them)."""
     with BUILDING:
-        return [
+        binds = [
             (grading_package(exercise), str(REPO / "autograder")),
             (library_without(exercise), str(REPO / "proof_lm")),
             (REPO / "data", str(REPO / "data")),
         ]
+        if exercise not in EXERCISES or not EXERCISES[exercise].torch:
+            binds += [(_no_torch(), folder) for folder in torch_folders()]
+        return binds
