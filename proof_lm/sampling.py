@@ -1,13 +1,21 @@
-"""Decoding: temperature, then top-k, then top-p, then a draw from a named generator; whole names."""
+"""Decoding: temperature, then top-k, then top-p, then a draw from a named generator; whole names.
+
+NumPy only until a PyTorch generator or model is handed in: it imports without PyTorch.
+"""
+
+from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from proof_lm.functional import softmax
 
-Generator = np.random.Generator | torch.Generator
+if TYPE_CHECKING:
+    import torch
+
+    Generator = np.random.Generator | torch.Generator
 
 
 def _check_policy(temperature: float, top_k: int | None, top_p: float | None) -> None:
@@ -57,14 +65,15 @@ def draw(probs: np.ndarray, generator: Generator) -> np.ndarray:
         u = generator.random(flat.shape[0])
         cdf = np.cumsum(flat, axis=-1)
         picks = np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=-1), flat.shape[-1] - 1)
-    elif isinstance(generator, torch.Generator):
+    elif type(generator).__module__.partition(".")[0] == "torch":
+        import torch
+
         picks = torch.multinomial(torch.from_numpy(flat), 1, generator=generator)[:, 0].numpy()
     else:
         raise ValueError("generator must be a numpy.random.Generator or a torch.Generator")
     return picks.reshape(probs.shape[:-1])
 
 
-@torch.no_grad()
 def generate_names(
     model: torch.nn.Module,
     itos: list[str],
@@ -83,6 +92,8 @@ def generate_names(
     model is a GPT: it reads the whole name so far after one '.' (cut to its last
     `model.block_size` ids) and returns logits (B, T, V), of which the last position's are used.
     """
+    import torch
+
     _check_policy(temperature, top_k, top_p)
     unknown = sorted(set(prompt) - set(itos[1:]))
     if unknown:
@@ -99,7 +110,8 @@ def generate_names(
     chars = [list(prompt) for _ in range(count)]
     alive = np.ones(count, dtype=bool)
     for _ in range(max_length):
-        logits = model(context if limit is None else context[:, -limit:])
+        with torch.no_grad():
+            logits = model(context if limit is None else context[:, -limit:])
         logits = (logits[:, -1] if grow else logits).double().cpu().numpy()  # (count, V)
         picks = draw(filter_probs(logits, temperature, top_k, top_p), generator)
         for row in np.flatnonzero(alive):

@@ -1,15 +1,21 @@
 """Training examples cut from id streams: context windows (oldest first) and whole-name sequences.
 
 Every context window comes from one builder, `_sliding_windows`; the public functions only pad,
-encode and split its rows for their input and output types.
+encode and split its rows for their input and output types. The NumPy builders import without
+PyTorch; the ones that return tensors import it when called.
 """
 
+from __future__ import annotations
+
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from proof_lm.vocab import BOUNDARY, encode, encode_text
+
+if TYPE_CHECKING:
+    import torch
 
 IGNORE = -100  # the target of padding positions; F.cross_entropy skips it by default
 
@@ -28,6 +34,8 @@ def _sliding_windows(ids: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray
 
 def _inputs_and_targets(rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
     """Windows of n + 1 ids as torch int64 (contexts (N, n), next ids (N,))."""
+    import torch
+
     rows = torch.from_numpy(rows)
     return rows[:, :-1].contiguous(), rows[:, -1].contiguous()
 
@@ -72,6 +80,8 @@ def name_sequences(
     longest = max((len(name) for name in names), default=0)
     if block_size < longest + 1:
         raise ValueError(f"block_size must be at least {longest + 1} (the longest name + 1)")
+    import torch
+
     X = torch.zeros((len(names), block_size), dtype=torch.int64)  # padded with '.' after the end
     Y = torch.full((len(names), block_size), IGNORE, dtype=torch.int64)
     for row, name in enumerate(names):
