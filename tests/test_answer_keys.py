@@ -12,13 +12,11 @@ is installed in a forked process here and must make every reproducing candidate 
 AnswerKeyError. No grader module mounted in a sandbox may reproduce the exercise at all.
 """
 
-import contextlib
 import copy
 import importlib
 import importlib.util
 import inspect
 import json
-import math
 import os
 import pkgutil
 import re
@@ -33,10 +31,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import REPO
 
 import proof_lm
 from autograder.exercises import EXERCISES, get_exercise
-from autograder.inside import answer_guard, harness
 from autograder.references import reference_solutions
 from autograder.runner import build_checks, check_source
 from autograder.wall import answer_key
@@ -569,700 +567,203 @@ def _in_a_fork(job) -> object:
     return json.loads(b"".join(chunks) or b"null")
 
 
-@pytest.mark.parametrize("exercise", GRADED)
-def test_no_pytorch_answer_key_gets_through(exercise):
-    found = search(exercise, torch_candidates(), True)
-    inputs = check_inputs(exercise)
+# ---------------------------------------------------------------- NumPy exercises: no PyTorch
 
-    def guarded() -> dict:
-        answer_guard.install(exercise, answer_key.torch_entries(exercise))
-        now = torch_candidates()  # looked up again: the guard replaced what the names hold
-        still = {}
-        for key in found:
-            candidate = now[key]
-            args, kwargs, expected = inputs[0]
-            calls = (
-                _torch_module_calls(candidate, exercise, args, kwargs)
-                if inspect.isclass(candidate)
-                else adapted_calls(exercise, candidate, True, args, kwargs)
-            )
-            for call in calls:
-                try:
-                    with warnings.catch_warnings(), torch.no_grad():
-                        warnings.simplefilter("ignore")
-                        result = call()
-                except answer_guard.AnswerKeyError:
-                    continue
-                except Exception:
-                    continue
-                if reproduces(result, expected):
-                    still[key] = "answers"
-        return still
+NUMPY_CHAPTERS = sorted({e.chapter for e in EXERCISES.values() if not e.torch})
+PROBE_TORCH = """
+def {name}(*args, **kwargs):
+    import torch
 
-    still = _in_a_fork(guarded)
-    assert still == {}, f"{exercise}: PyTorch answers it through {sorted(still)} under the guard"
+    return torch.zeros(1)
+"""
 
 
-GRADIENTS = sorted(
-    name for name, entries in answer_key.TORCH_ANSWERS.items() if "autograd" in entries
-)
+@pytest.mark.parametrize("chapter", NUMPY_CHAPTERS)
+def test_numpy_exercises_are_graded_without_pytorch(chapter):
+    # torch.softmax answered softmax, torch.func answered every gradient, F.rms_norm answered
+    # layer_norm, F.cross_entropy sat inside nplm_loss: in a sandbox without PyTorch none can
+    exercise = next(e for e in EXERCISES.values() if e.chapter == chapter)
+    report = check_source(exercise, [PROBE_TORCH.format(name=exercise.name)], seed=1)
+    hints = " ".join(r.hint for r in report.results)
+    assert report.earned == 0 and "PyTorch is not available while a NumPy exercise" in hints
+    assert any("NumPy exercises use NumPy only" in note for note in report.notes), report.notes
 
 
-def test_gradient_exercises_are_exactly_those_answering_with_gradients():
-    asks_for_gradient = {
-        name
-        for name in EXERCISES
-        if re.search(r"grad|backward", name) and name != "numerical_gradient"
+def test_pytorch_exercises_have_pytorch():
+    report = check_source(get_exercise("get_batch"), [PROBE_TORCH.format(name="get_batch")], seed=1)
+    assert "PyTorch is not available" not in " ".join(r.hint for r in report.results)
+    assert not report.notes
+
+
+def test_the_mask_covers_every_pytorch_package():
+    # the stand-in is mounted over each folder PyTorch installs; a NumPy exercise's binds end with them
+    folders = answer_key.torch_folders()
+    assert any(Path(folder).name == "torch" for folder in folders)
+    binds = answer_key.mounts("softmax")
+    assert [inside for _, inside in binds[-len(folders) :]] == list(folders)
+    assert all(inside not in folders for _, inside in answer_key.mounts("GPT"))
+
+
+def test_the_library_numpy_modules_import_without_pytorch():
+    # a NumPy solution that uses an allowed helper (chapter 01 imports metrics.nats_to_bits) is not
+    # refused by accident: every module but the PyTorch ones imports in a sandbox without PyTorch
+    from autograder.wall import sandbox
+
+    torch_modules = {
+        "baselines",
+        "explorer",
+        "gpt",
+        "gpt2",
+        "shakespeare",
+        "text_training",
+        "training",
     }
-    assert set(GRADIENTS) == asks_for_gradient
-
-
-@pytest.mark.parametrize("exercise", GRADIENTS)
-def test_autograd_refuses_in_gradient_exercises_and_works_elsewhere(exercise):
-    def job() -> dict:
-        answer_guard.install(exercise, answer_key.torch_entries(exercise))
-        outcomes = {}
-        attempts = {
-            "backward": lambda: (
-                (torch.ones(2, dtype=torch.float64, requires_grad=True) ** 2).sum().backward()
-            ),
-            "autograd.grad": lambda: _grad_of_square(),
-            "func.grad": lambda: torch.func.grad(lambda x: (x**2).sum())(torch.ones(2)),
-            "func.jacfwd": lambda: torch.func.jacfwd(lambda x: (x**2).sum())(torch.ones(2)),
-            "reloaded": lambda: _reloaded_backward(),
-        }
-        for name, attempt in attempts.items():
-            try:
-                attempt()
-                outcomes[name] = "ran"
-            except answer_guard.AnswerKeyError:
-                outcomes[name] = "refused"
-            except Exception as error:
-                outcomes[name] = f"{type(error).__name__}: {error}"
-        return outcomes
-
-    outcomes = _in_a_fork(job)
-    # torch.func.grad imports sympy lazily, which can fail in a fork of this test process; the
-    # catalogue's wrong_answer_key_func_grad proves it refused in the real grading process
-    assert outcomes["backward"] == outcomes["autograd.grad"] == "refused", list(outcomes.items())
-    assert all(v != "ran" for v in outcomes.values()), list(outcomes.items())
-
-    def elsewhere() -> str:
-        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
-        x = torch.ones(2, dtype=torch.float64, requires_grad=True)
-        (x**2).sum().backward()
-        return float(x.grad.sum())
-
-    assert _in_a_fork(elsewhere) == 4.0
-
-
-def _grad_of_square() -> tuple:
-    x = torch.ones(2, requires_grad=True)
-    return torch.autograd.grad((x**2).sum(), [x])
-
-
-def _reloaded_backward() -> None:
-    import torch.autograd.graph
-    import torch.autograd.variable
-
-    _reloaded(torch.autograd.variable)
-    _reloaded(torch.autograd.graph)
-    x = torch.ones(2, requires_grad=True)
-    torch.autograd.backward([(x**2).sum()])
-
-
-@pytest.mark.parametrize(
-    "attempt",
-    [
-        "torch.softmax(x, 0)",
-        "x.softmax(0)",
-        "torch.nn.functional.softmax(x, 0)",
-        "torch.nn.Softmax(0)(x)",
-        "torch.special.softmax(x, 0)",
-        "torch.nn.functional.softmin(-x, 0)",
-        "reloaded(torch.nn.functional).softmax(x, 0)",
-        "reloaded(torch).softmax(x, 0)",
-        "reloaded(torch.special).softmax(x, 0)",
-        "torch.ops.aten._softmax(x, 0, False)",
-    ],
-)
-def test_softmax_refuses_every_way_in(attempt):
-    def job() -> str:
-        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
-        x = torch.tensor([1.0, 2.0])
-        try:
-            eval(attempt, {"torch": torch, "reloaded": _reloaded, "x": x})
-            return "ran"
-        except answer_guard.AnswerKeyError:
-            return "refused"
-
-    assert _in_a_fork(job) == "refused"
-
-
-def _reloaded(module: object) -> object:
-    """`module` after importlib.reload, which may fail halfway (PyTorch's modules refuse it)."""
-    with contextlib.suppress(Exception):
-        importlib.reload(module)
-    return module
-
-
-def test_pytorch_works_in_exercises_it_does_not_answer():
-    def job() -> list:
-        answer_guard.install("bigram_counts", answer_key.torch_entries("bigram_counts"))
-        x = torch.tensor([1.0, 2.0])
-        return [float(torch.softmax(x, 0).sum()), float(torch.logsumexp(x, 0))]
-
-    total, lse = _in_a_fork(job)
-    assert total == pytest.approx(1.0) and lse == pytest.approx(math.log(math.e + math.e**2))
-
-
-# ---------------------------------------------------------------- the dispatcher seal
-
-
-def _aten_only(exercise: str) -> list[str]:
-    """The exercise's aten entries alone: what the seal refuses with the Python-level patches off."""
-    return [entry for entry in answer_key.torch_entries(exercise) if entry.startswith("aten::")]
-
-
-def _kernel_handle_call(x):
-    """A handle on the CPU kernel of _softmax taken after the seal, called by hand."""
-    handle = torch._C._dispatch_get_computed_kernel_for_dispatch_key("aten::_softmax", "CPU")
-    return handle.call_boxed(torch._C._dispatch_keyset_full(), x, 0, False)
-
-
-SCRIPTED_SOFTMAX = "def f(x):\n    return torch.softmax(x, 0)\n"
-SEALED_ATTEMPTS = {  # the red team's ways in (issue 21), and their neighbours
-    "softmax": [
-        "torch.softmax(x, 0)",
-        "torch._VF.softmax(x, 0)",
-        "torch._C._VariableFunctionsClass.softmax(x, 0)",
-        "torch._C._VariableFunctionsClass._softmax(x, 0, False)",
-        "torch.jit.CompilationUnit(SCRIPTED_SOFTMAX).f(x)",
-        "torch.jit.script(lambda_free)(x)",
-        "torch.sparse.softmax(x.to_sparse(), 0).to_dense()",
-        "torch._masked_softmax(x, torch.zeros_like(x, dtype=torch.bool), 0, 0)",
-        "torch._softmax(x, 0, False, out=torch.empty_like(x))",
-        "torch.ops.aten._softmax.default._op_dk(torch._C.DispatchKey.CPU, x, 0, False)",
-        "torch.ops.aten._softmax.default.redispatch(cpu_only, x, 0, False)",
-        "kernel_handle_call(x)",
-        "torch._safe_softmax(x, 0)",
-        "torch.func.vmap(lambda row: torch.softmax(row, 0))(x[None])",
-        "torch.inference_mode().__enter__() or torch.softmax(x, 0)",
-        "torch.exp(torch.log_softmax(x, 0))",
-        "torch.nested.nested_tensor([x]).softmax(-1)",
-    ],
-    "cross_entropy": [
-        "torch._VF.log_softmax(x, 0)",
-        "torch._C._nn.nll_loss(x[None], torch.tensor([0]))",
-        "torch.jit.CompilationUnit(SCRIPTED_SOFTMAX.replace('softmax', 'log_softmax')).f(x)",
-    ],
-    "layer_norm": [
-        "torch._VF.layer_norm(x, (2,), None, None, 1e-5, False)",
-        "torch.native_layer_norm(x, (2,), None, None, 1e-5)",
-        "torch.instance_norm(x[None, None], None, None, None, None, True, 0.1, 1e-5, False)",
-        "torch.batch_norm(x[None, :, None], None, None, None, None, True, 0.1, 1e-5, False)",
-        "torch.group_norm(x[None, None], 1)",
-    ],
-    "batchnorm_forward": [
-        "torch._VF.batch_norm(x[:, None], None, None, None, None, True, 0.1, 1e-5, False)",
-        "torch._native_batch_norm_legit(x[:, None], None, None, True, 0.1, 1e-5)",
-        "torch.layer_norm(x[None], (2,))",
-    ],
-    "causal_attention": [
-        "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, q, q, is_causal=True)",
-        "torch._C._nn.scaled_dot_product_attention(q, q, q, is_causal=True)",
-        "torch.ops.aten._scaled_dot_product_attention_math(q, q, q, is_causal=True)",
-    ],
-    "linear_loss_and_grad": [
-        "torch._VF._make_dual(x, x, 0)",
-        "torch.func.jvp(torch.sin, (x,), (x,))",
-        "torch.func.jacfwd(torch.sin)(x)",
-        "dual_number(x)",
-        "torch._softmax_backward_data(x, x, 0, x.dtype)",
-    ],
-}
-
-
-def lambda_free(x: torch.Tensor) -> torch.Tensor:
-    """A function TorchScript compiles: a softmax by PyTorch's operator."""
-    return torch.softmax(x, 0)
-
-
-def dual_number(x: torch.Tensor) -> torch.Tensor:
-    """Forward-mode AD through torch.autograd.forward_ad (a derivative without the engine)."""
-    import torch.autograd.forward_ad as fwAD  # noqa: N812
-
-    with fwAD.dual_level():
-        return fwAD.unpack_dual(torch.sin(fwAD.make_dual(x, torch.ones_like(x)))).tangent
-
-
-@pytest.mark.parametrize(
-    ("exercise", "attempt"),
-    [(exercise, attempt) for exercise, attempts in SEALED_ATTEMPTS.items() for attempt in attempts],
-)
-def test_the_dispatcher_seal_alone_refuses_every_way_in(exercise, attempt):
-    # the Python-level patches left out: every one of these reaches the operator another way
-    def job() -> str:
-        answer_guard.install(exercise, _aten_only(exercise))
-        x = torch.tensor([1.0, 2.0], dtype=torch.float64)
-        q = torch.randn(1, 1, 3, 4, dtype=torch.float64)
-        space = {
-            "torch": torch,
-            "x": x,
-            "q": q,
-            "SCRIPTED_SOFTMAX": SCRIPTED_SOFTMAX,
-            "lambda_free": lambda_free,
-            "dual_number": dual_number,
-            "kernel_handle_call": _kernel_handle_call,
-            "cpu_only": torch._C.DispatchKeySet(torch._C.DispatchKey.CPU),
-        }
-        try:
-            eval(attempt, space)
-            return "ran"
-        except answer_guard.AnswerKeyError:
-            return "refused"
-        except Exception as error:  # TorchScript wraps the kernel's error in its own
-            return (
-                "refused" if "answer-key rule" in str(error) else f"{type(error).__name__}: {error}"
-            )
-
-    assert _in_a_fork(job) == "refused", attempt
-
-
-def test_the_seal_leaves_calculators_and_other_exercises_alone():
-    def job() -> list:
-        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
-        x = torch.tensor([1.0, 2.0], dtype=torch.float64)
-        e = torch.exp(x - x.max())
-        layer = torch.nn.functional.layer_norm(x, (2,))  # another exercise's operation
-        return [float((e / e.sum()).sum()), float(torch.logsumexp(x, 0)), float(layer.sum())]
-
-    total, lse, layer = _in_a_fork(job)
-    assert total == pytest.approx(1.0) and lse == pytest.approx(math.log(math.e + math.e**2))
-    assert layer == pytest.approx(0.0, abs=1e-6)
-
-
-@pytest.mark.parametrize(
-    "attempt",
-    [
-        "__import__('gc').get_objects()",
-        "__import__('gc').get_referrers(torch)",
-        "__import__('gc').get_referents(torch)",
-        "sys.settrace(lambda *a: None)",
-        "sys.setprofile(lambda *a: None)",
-        "setattr(answer_guard.check, '__code__', (lambda: None).__code__)",
-        "setattr(harness.run_call, '__code__', (lambda fn, call, probes=None: None).__code__)",
-        "__import__('ctypes').pythonapi.Py_IncRef",
-        "__import__('ctypes').string_at(id(x), 8)",
-        "__import__('ctypes').CDLL('libc.so.6')",
-        "open('/proc/self/mem', 'rb')",
-    ],
-)
-def test_the_seal_is_out_of_reach(attempt):
-    # the registrations live in the audit hook's closure: nothing that would find them (gc), rewrite
-    # a running frame (settrace) or read raw memory (ctypes, /proc/self/mem) runs once it is installed
-    def job() -> str:
-        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
-        try:
-            space = {"torch": torch, "sys": __import__("sys"), "x": object()}
-            eval(attempt, space | {"answer_guard": answer_guard, "harness": harness})
-            return "ran"
-        except answer_guard.AnswerKeyError:
-            return "refused"
-
-    assert _in_a_fork(job) == "refused"
-
-
-def test_a_refused_call_counts_even_when_caught():
-    def job() -> list:
-        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
-        x = torch.tensor([1.0, 2.0])
-        seen = []
-        with contextlib.suppress(answer_guard.AnswerKeyError):  # before arm: a demonstration cell
-            torch._VF.softmax(x, 0)
-        answer_guard.arm()
-        answer_guard.check()  # nothing refused since arm
-        seen.append("clean")
-        with contextlib.suppress(answer_guard.AnswerKeyError):  # caught by the student's code
-            torch._VF.softmax(x, 0)
-        for _ in range(2):  # and it stays counted
-            try:
-                answer_guard.check()
-                seen.append("passed")
-            except answer_guard.AnswerKeyError:
-                seen.append("flagged")
-        return seen
-
-    assert _in_a_fork(job) == ["clean", "flagged", "flagged"]
-
-
-# aten operators the vocabulary matches that answer no exercise, with why
-ATEN_WITHOUT_ANSWERS = re.compile(
-    r"^(_foreach_norm|linalg_.*norm|norm|native_norm|nuclear_norm|frobenius_norm|renorm_?|"
-    r"embedding_renorm_?|norm_except_dim|_weight_norm.*|normal.*|_philox_normal.*|log_normal.*|"
-    r"rms_norm|_fused_rms_norm.*|binary_cross_entropy.*|poisson_nll_loss|_fused_sdp_choice|"
-    r"_scaled_dot_product_attention_math_for_mps|_flash_attention_forward_no_dropout_inplace|"
-    r"_make_dual_copy)$"
-)
-# (norms of a vector, random normals, RMS norm without the mean, losses of binary targets, a backend
-# chooser; the MPS kernel does not exist on CPU)
-
-
-def test_every_aten_operator_of_the_vocabulary_is_refused_or_explained():
-    # derived from PyTorch's own operator table: a new softmax, norm, loss or attention kernel in a
-    # PyTorch upgrade fails here until it is refused (answer_key.ATEN_ANSWERS) or explained above
-    refused = {name for names in answer_key.ATEN_ANSWERS.values() for name in names}
-    pattern = re.compile(r"softmax|softmin|norm|entropy|nll|attention|sdp|make_dual")
-    found = {
-        op.removeprefix("aten::").split(".")[0]
-        for op in torch._C._dispatch_get_all_op_names()
-        if op.startswith("aten::") and pattern.search(op)
-    }
-    unexplained = sorted(n for n in found - refused if not ATEN_WITHOUT_ANSWERS.match(n))
-    assert unexplained == []
-
-
-SCRIPTED_GRAD = "def f(x):\n    y = (x * x).sum()\n    return torch.autograd.grad([y], [x])[0]\n"
-ENGINE_BY_HAND = (  # the original engine class under the guarded subclass, called by hand
-    "(lambda e, y: type(e).__mro__[-2].run_backward("
-    "e, (y,), (torch.ones((), dtype=y.dtype),), False, False, (x,), False, False))"
-    "(torch.autograd.variable.Variable._execution_engine, (x * x).sum())"
-)
-GRAD_MODE_ATTEMPTS = {
-    "torchscript": "torch.jit.CompilationUnit(SCRIPTED_GRAD).f(x)",
-    "engine by hand": ENGINE_BY_HAND,
-    "enable_grad": "torch.enable_grad().__enter__()",
-    "set_grad_enabled": "torch._C._set_grad_enabled(True)",
-    "script enabling grad": "torch.jit.CompilationUnit("
-    "'def f(x):\\n    torch._C._set_grad_enabled(True)\\n    return x\\n').f(x)",
-    # grad mode on from C++: inference mode's False turns it on; TorchScript's own builtin
-    "inference_mode(False)": "torch.inference_mode(False).__enter__() or " + ENGINE_BY_HAND,
-    "_InferenceMode(False)": "torch._C._InferenceMode(False).__enter__() or " + ENGINE_BY_HAND,
-    "script set_grad_enabled": "torch.jit.CompilationUnit('def f(x):\\n"
-    "    torch.set_grad_enabled(True)\\n    y = (x * x).sum()\\n"
-    "    return torch.autograd.grad([y], [x])[0]\\n').f(x)",
-    "aten set_grad_enabled": "torch.ops.aten.set_grad_enabled(True) or " + ENGINE_BY_HAND,
-}
-
-
-def _grad_mode_attempt(attempt: str) -> str:
-    """What `attempt` gives in the main thread of linear_loss_and_grad's guarded process."""
-    answer_guard.install("linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad"))
-    x = torch.ones(3, dtype=torch.float64, requires_grad=True)
-    space = {"torch": torch, "x": x, "SCRIPTED_GRAD": SCRIPTED_GRAD}
-    try:
-        result = eval(attempt, space)
-    except answer_guard.AnswerKeyError:
-        return "refused"
-    except Exception as error:
-        if "answer-key rule" in str(error):
-            return "refused"
-        # grad mode is off: no graph was recorded, so there is nothing to differentiate
-        if "not supported in Torchscript" in str(error):  # the switch does not compile
-            return "not compiled"
-        return "no graph" if "does not require grad" in str(error) else f"{error}"
-    grads = result if isinstance(result, tuple) else (result,)
-    computed = any(isinstance(g, torch.Tensor) and float(g.sum()) == 6.0 for g in grads)
-    return "ran" if computed else "no gradient"
-
-
-@pytest.mark.parametrize("name", sorted(GRAD_MODE_ATTEMPTS))
-def test_grad_mode_stays_off_in_gradient_exercises(name):
-    # below Python: grad mode is switched off as torch._C is sealed and its switch refuses to turn
-    # it on, so TorchScript's autograd.grad and the original engine class by hand get no graph
-    outcome = _in_a_fork(lambda: _grad_mode_attempt(GRAD_MODE_ATTEMPTS[name]))
-    assert outcome in ("refused", "no graph", "no gradient", "not compiled"), (name, outcome)
-
-
-def test_grad_mode_works_in_other_exercises_and_calculators_work_without_it():
-    def job() -> list:
-        answer_guard.install(
-            "linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad")
-        )
-        layer = torch.nn.Linear(3, 2).double()
-        with torch.no_grad():  # turning it off, and back to off, stays allowed
-            y = layer(torch.ones(1, 3, dtype=torch.float64))
-        return [torch.is_grad_enabled(), list(y.shape)]
-
-    assert _in_a_fork(job) == [False, [1, 2]]
-
-    def elsewhere() -> bool:
-        answer_guard.install("softmax", answer_key.torch_entries("softmax"))
-        return torch.is_grad_enabled()
-
-    assert _in_a_fork(elsewhere) is True
-
-
-def test_no_thread_starts_in_gradient_exercises():
-    # a new thread starts with grad mode on (and Python 3.11 audits no thread start), where the
-    # engine class under the guarded one would run a backward pass by hand: the grading process of a
-    # gradient exercise refuses to create threads (seccomp, autograder.inside.seccomp.THREADS)
-    def attempt() -> str:
-        x = torch.ones(3, dtype=torch.float64, requires_grad=True)
-        try:
-            grad = eval(ENGINE_BY_HAND, {"torch": torch, "x": x})
-        except Exception as error:
-            return f"{type(error).__name__}"
-        return "ran" if float(grad[0].sum()) == 6.0 else "no gradient"
-
-    def job(threads_refused: bool) -> list:
-        import threading
-
-        from autograder.inside import seccomp
-
-        if threads_refused:
-            seccomp.install(seccomp.THREADS)
-        answer_guard.install(
-            "linear_loss_and_grad", answer_key.torch_entries("linear_loss_and_grad")
-        )
-        outcome = []
-        try:
-            thread = threading.Thread(target=lambda: outcome.append(attempt()))
-            thread.start()
-            thread.join()
-        except RuntimeError as error:
-            outcome.append(str(error))
-        pid = os.fork()  # a process still starts (it inherits grad mode off and the guard)
-        if pid == 0:  # pragma: no cover - the child
-            os._exit(0)
-        return [outcome[0], os.waitpid(pid, 0)[1], float(torch.ones(2).sum())]
-
-    assert _in_a_fork(lambda: job(False))[0] == "ran"  # the route the filter closes
-    assert _in_a_fork(lambda: job(True)) == ["can't start new thread", 0, 2.0]
-
-
-LAZY = {  # a fresh grading process's code after install: (what it runs, what it must print)
-    "bigram_counts": (  # no answer keys: the submission's own PyTorch works, autograd included
-        "x = torch.ones(3, requires_grad=True)\n"
-        "(x * x).sum().backward()\n"
-        "print(float(x.grad.sum()), float(torch.softmax(x.detach(), 0).sum()))\n",
-        ["6.0", "1.0"],
-    ),
-    "softmax": (  # sealed as torch._C was created: refused with the Python-level guard off
-        "x = torch.ones(3)\n"
-        "try:\n"
-        "    torch._VF.softmax(x, 0)\n"
-        "except answer_guard.AnswerKeyError:\n"
-        "    print('refused', float(torch.exp(x).sum()))\n",
-        ["refused", "8.154845237731934"],  # 3e (float32)
-    ),
-    "linear_loss_and_grad": (  # the engine torch.autograd builds refuses the backward pass
-        "x = torch.ones(3, requires_grad=True)\n"
-        "try:\n"
-        "    (x * x).sum().backward()\n"
-        "except answer_guard.AnswerKeyError:\n"
-        "    print('refused')\n",
-        ["refused"],
-    ),
-}
-SWITCH_OFF = (
-    "answer_guard.GUARD.patched = True\n"
-    "sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != answer_guard.__name__]\n"
-)
-
-
-def _fresh_process(exercise: str, code: str) -> subprocess.CompletedProcess:
-    """`code` in a new interpreter after the guard of `exercise` is installed, PyTorch not loaded."""
-    entries = answer_key.torch_entries(exercise)
-    script = (
-        "import sys\n"
-        "from autograder.inside import answer_guard\n"
-        f"answer_guard.install({exercise!r}, {entries!r})\n"
-        "assert 'torch' not in sys.modules or " + repr(exercise == "sgd_train") + "\n" + code
+    modules = sorted(m.name for m in pkgutil.iter_modules(proof_lm.__path__))
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    try:\n"
+        "        importlib.import_module('proof_lm.' + name)\n"
+        "        print('torch' if 'torch' in sys.modules else 'ok', name)\n"
+        "    except ImportError as error:\n"
+        "        print('torch', name)\n"
+        "    sys.modules.pop('torch', None)\n"
     )
-    root = Path(answer_guard.__file__).parents[2]
+    command = sandbox.bwrap_command(
+        [sys.executable, "-I", "-c", code], readonly=answer_key.mounts("softmax")
+    )
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd="/")
+    results = {line.split()[1]: line.split()[0] for line in done.stdout.splitlines()}
+    assert set(results) == set(modules), done.stdout + done.stderr
+    assert {m for m, r in results.items() if r == "torch"} == torch_modules, done.stdout
+
+
+# ---------------------------------------------------------------- chapter 08: the attention rule
+
+
+def test_the_refused_table_is_what_the_search_finds():
+    # derived from PyTorch's own module tree: a PyTorch upgrade that brings a new attention or
+    # transformer layer fails here until `python -m autograder.wall.torch_search` writes the table
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import json; from autograder.wall.torch_search import search; print(json.dumps(search()))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    found = json.loads(done.stdout.splitlines()[-1])
+    table = json.loads(answer_guard_table().read_text())
+    assert found == table
+    classes = {f"{m}:{c}" for m, e in table["modules"].items() for c in e["classes"]}
+    assert "torch.ao.nn.quantizable.modules.activation:MultiheadAttention" in classes
+    assert "torch.nn.modules.transformer:TransformerEncoderLayer" in classes
+    functions = {f"{m}:{f}" for m, e in table["modules"].items() for f in e["functions"]}
+    assert "torch.nn.functional:multi_head_attention_forward" in functions
+    assert "torch._higher_order_ops.flex_attention:math_attention" in functions
+    assert "scaled_dot_product_attention" in table["aten"]
+
+
+def answer_guard_table() -> Path:
+    """The table the grading process reads."""
+    from autograder.wall.torch_search import TABLE
+
+    return TABLE
+
+
+GUARDED = """
+import contextlib, gc, importlib, sys
+import torch
+import torch.nn.functional as F
+from torch import nn
+from autograder.inside import answer_guard
+
+answer_guard.install("CausalSelfAttention")
+q = k = v = torch.randn(1, 2, 4, 4)
+{attempt}
+"""
+# each must end in AnswerKeyError (or a PyTorch error quoting it); none may print an answer
+GUARD_ATTEMPTS = {
+    "sdpa": "print(F.scaled_dot_product_attention(q, k, v, is_causal=True))",
+    "ops": "print(torch.ops.aten.scaled_dot_product_attention(q, k, v))",
+    "math_kernel": "print(torch._scaled_dot_product_attention_math(q, k, v)[0])",
+    "c_binding": "print(torch._C._nn.scaled_dot_product_attention(q, k, v))",
+    "scripted": (
+        "def f(a, b, c):\n"
+        "    return F.scaled_dot_product_attention(a, b, c)\n"
+        "print(torch.jit.script(f)(q, k, v))"
+    ),
+    "mha": "print(nn.MultiheadAttention(4, 2)(q[0], q[0], q[0]))",
+    "mha_subclass": (
+        "class Mine(nn.MultiheadAttention):\n    pass\nprint(Mine(4, 2)(q[0], q[0], q[0]))"
+    ),
+    "mha_forward_by_hand": (
+        "m = nn.Module.__new__(nn.MultiheadAttention)\n"
+        "print(nn.MultiheadAttention.forward(m, q[0], q[0], q[0]))"
+    ),
+    "quantizable": (
+        "from torch.ao.nn.quantizable import MultiheadAttention as Q\n"
+        "print(Q(4, 2)(q[0], q[0], q[0]))"
+    ),
+    "encoder_layer": "print(nn.TransformerEncoderLayer(4, 2, batch_first=True)(q[0]))",
+    "functional_mha": (
+        "print(F.multi_head_attention_forward(q[0], q[0], q[0], 4, 2, *[None] * 4, False, 0.0, "
+        "*[None] * 2))"
+    ),
+    "flex_math": (
+        "from torch._higher_order_ops.flex_attention import math_attention\n"
+        "print(math_attention(q, k, v, lambda s, *a: s, (torch.ones(1),), 1.0))"
+    ),
+    "flex_public": "from torch.nn.attention.flex_attention import flex_attention\nprint(flex_attention(q, k, v))",
+    "reload": (
+        "import torch.nn.modules.activation as act\n"
+        "print(importlib.reload(act).MultiheadAttention(4, 2)(q[0], q[0], q[0]))"
+    ),
+    "source_by_hand": (
+        "import torch.nn.modules.activation as act\n"
+        "space = dict(vars(act))\n"
+        "exec(compile(open(act.__file__).read(), act.__file__, 'exec'), space)\n"
+        "print(space['MultiheadAttention'](4, 2)(q[0], q[0], q[0]))"
+    ),
+    "gc_for_the_seal": "print(len(gc.get_objects()))",
+    "gc_referents": "print(gc.get_referents(sys))",
+    "settrace": "sys.settrace(lambda *a: None)\nprint('traced')",
+}
+
+
+def _run_guarded(attempt: str, folder: Path) -> subprocess.CompletedProcess:
+    """Run `attempt` in a fresh Python after the guard is installed (from a file: TorchScript
+    reads its source)."""
+    script = folder / "attempt.py"
+    script.write_text(GUARDED.format(attempt=attempt))
     return subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=300
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=str(REPO)
     )
 
 
-@pytest.mark.parametrize("exercise", sorted(LAZY))
-def test_pytorch_imported_by_the_submission_is_sealed_as_it_loads(exercise):
-    # a grading process imports PyTorch only when the submission does; the seal comes as torch._C
-    # is created, before any code sees it, and the Python-level guard switched off changes nothing
-    code, printed = LAZY[exercise]
-    done = _fresh_process(exercise, SWITCH_OFF + "import torch\n" + code)
-    assert done.stdout.split() == printed, done.stderr[-2000:]
+@pytest.mark.parametrize("attempt", sorted(GUARD_ATTEMPTS))
+def test_the_attention_guard_refuses_every_way_in(attempt, tmp_path):
+    done = _run_guarded(GUARD_ATTEMPTS[attempt], tmp_path)
+    assert done.returncode != 0 and done.stdout == "", (done.stdout, done.stderr[-800:])
+    assert "AnswerKeyError" in done.stderr or "finished attention" in done.stderr, done.stderr[
+        -800:
+    ]
 
 
-def test_torch_c_created_past_the_hook_ends_the_process_unanswered():
-    # loading PyTorch's C module by hand (no import statement) would hand out unsealed kernels:
-    # the next import, or the grading process's arm, ends the process with EXIT_UNSEALED
-    # gc off: a collection while torch._C initialises outside its package segfaults at some
-    # allocation counts (measured on main too), which would end the process another way
-    code = (
-        "import _imp, gc, glob, importlib.machinery, os\n"
-        "gc.disable()\n"
-        "spec = importlib.machinery.PathFinder.find_spec('torch')\n"
-        "origin = glob.glob(os.path.join(os.path.dirname(spec.origin), '_C.*.so'))[0]\n"
-        "loader = importlib.machinery.ExtensionFileLoader('torch._C', origin)\n"
-        "sys.modules['torch._C'] = _imp.create_dynamic(\n"
-        "    importlib.machinery.ModuleSpec('torch._C', loader, origin=origin))\n"
-        "answer_guard.arm()\n"
-        "print('answered')\n"
+def test_the_attention_guard_leaves_building_blocks_alone(tmp_path):
+    done = _run_guarded(
+        (
+            "x = torch.randn(2, 5, 8)\n"
+            "mask = torch.ones(4, 4, dtype=torch.bool).triu(1)\n"
+            "w = torch.softmax((q @ k.transpose(-2, -1)).masked_fill(mask, float('-inf')), -1)\n"
+            "y = nn.Dropout(0.1)(nn.LayerNorm(8)(nn.Linear(8, 8)(x)))\n"
+            "print(F.gelu(y).shape, torch.bmm(x, x.transpose(1, 2)).shape, w.shape)"
+        ),
+        tmp_path,
     )
-    done = _fresh_process("softmax", code)
-    assert done.returncode == answer_guard.EXIT_UNSEALED and "answered" not in done.stdout, (
-        done.returncode,
-        done.stderr[-2000:],
-    )
-
-
-# ---------------------------------------------------------------- Python decompositions
-
-# PyTorch's Python implementations of the refused operators (torch._refs, torch._decomp): each
-# computes the answer from calculators, so no dispatcher seal sees it; the audit hook swaps their code
-DECOMPOSED_ATTEMPTS = {
-    "softmax": [
-        "torch._refs.softmax(x, 0)",
-        "torch._refs.log_softmax(x, 0).exp()",
-        "torch._refs.special.softmax(x, 0)",
-        "torch._decomp.decompositions._softmax(x, 0, False)",
-        "torch._decomp.decompositions.safe_softmax(x, 0)",
-        "table_entry('aten._softmax.default')(x, 0, False)",
-        "FunctionType(innermost(torch._refs.softmax).__code__, vars(torch._refs))(x, 0)",
-        "open(torch._refs.__file__).read()",
-        "open(torch._decomp.decompositions.__spec__.cached, 'rb').read()",
-        "importlib.reload(torch._decomp.decompositions)",
-        "torch.compile(lambda x: torch.softmax(x, 0), backend='aot_eager_decomp_partition')(x)",
-    ],
-    "cross_entropy": [
-        "torch._refs.nn.functional.nll_loss(torch._refs.log_softmax(x[None], 1), torch.tensor([0]))",
-        "torch._decomp.decompositions._log_softmax(x, 0, False)",
-        "torch._refs.nn.functional._nll_loss_nd(x[None], torch.tensor([0]), None, 'mean', -100)",
-    ],
-    "layer_norm": [
-        "torch._refs.native_layer_norm(x, (2,), None, None, 1e-5)",
-        "torch._refs._normalize(x, [0], 1e-5)",
-        "importlib.import_module('torch._inductor.decomposition')"
-        "._native_layer_norm(x, (2,), None, None, 1e-5)",
-        "torch._refs.native_group_norm(x[None, None], None, None, 1, 1, 2, 1, 1e-5)",
-        "torch._decomp.decompositions.native_batch_norm("
-        "x[:, None], None, None, None, None, True, 0.1, 1e-5)",
-    ],
-    "batchnorm_forward": [
-        "torch._decomp.decompositions._native_batch_norm_legit("
-        "x[:, None], None, None, None, None, True, 0.1, 1e-5)",
-        "table_entry('aten.native_batch_norm.default')"
-        "(x[:, None], None, None, None, None, True, 0.1, 1e-5)",
-    ],
-    "linear_loss_and_grad": [
-        "torch._decomp.decompositions._softmax_backward_data(x, x, 0, x.dtype)",
-        "torch._decomp.decompositions._log_softmax_backward_data(x, x, 0, x.dtype)",
-    ],
-}
-
-
-def _table_entry(name: str) -> object:
-    """The post-autograd decomposition PyTorch registers for the aten overload `name`."""
-    table = torch._decomp.global_decomposition_table["post_autograd"]
-    return next(f for op, f in table.items() if str(op) == name)
-
-
-@pytest.mark.parametrize(
-    ("exercise", "attempt"),
-    [(e, attempt) for e, attempts in DECOMPOSED_ATTEMPTS.items() for attempt in attempts],
-)
-def test_python_decompositions_of_refused_operators_are_refused(exercise, attempt):
-    # the seal alone (no Python-level patch): the hook itself refuses them, out of a switch's reach
-    def job() -> str:
-        import types
-
-        import torch._decomp.decompositions
-        import torch._refs
-
-        answer_guard.install(exercise, _aten_only(exercise))
-        space = {
-            "torch": torch,
-            "x": torch.tensor([1.0, 2.0], dtype=torch.float64),
-            "q": torch.randn(1, 1, 3, 4, dtype=torch.float64),
-            "table_entry": _table_entry,
-            "innermost": lambda f: getattr(f, "__wrapped__", f),
-            "FunctionType": types.FunctionType,
-            "importlib": importlib,
-        }
-        try:
-            eval(attempt, space)
-            return "ran"
-        except answer_guard.AnswerKeyError:
-            return "refused"
-        except Exception as error:
-            return (
-                "refused" if "answer-key rule" in str(error) else f"{type(error).__name__}: {error}"
-            )
-
-    assert _in_a_fork(job) == "refused", attempt
-
-
-DECOMPOSED = sorted(e for e in answer_key.ATEN_ANSWERS if e not in ("sgd_train", "adam_step"))
-
-
-@pytest.mark.parametrize("exercise", DECOMPOSED)
-def test_every_python_decomposition_of_a_refused_operator_is_refused(exercise):
-    # derived from PyTorch's own tables: every decomposition registered for a refused operator, and
-    # every function of torch._refs / torch._decomp named after one, raises before it computes
-    def job() -> list:
-        import torch._decomp.decompositions
-        import torch._refs
-
-        names = {name.strip("_") for name in answer_key.ATEN_ANSWERS[exercise]}
-        candidates = {}
-        for table_name, table in torch._decomp.global_decomposition_table.items():
-            if table_name == "meta":  # shapes only, no values (the Meta key the seal leaves alone)
-                continue
-            for op, function in table.items():
-                if str(getattr(op, "_opname", "")).strip("_") in names:
-                    candidates[f"{table_name}:{op}"] = function
-        for module_name, module in list(sys.modules.items()):
-            if module_name.startswith(("torch._refs", "torch._decomp")) and module is not None:
-                for name, value in vars(module).items():
-                    if callable(value) and any(n in name.strip("_") for n in names):
-                        candidates[f"{module_name}.{name}"] = value
-        answer_guard.install(exercise, _aten_only(exercise))
-        x = torch.ones(2, 3, dtype=torch.float64)
-        ran = []
-        for name, function in candidates.items():
-            try:
-                function(x, 0, False)
-                ran.append(name)
-            except answer_guard.AnswerKeyError:
-                continue
-            except Exception as error:
-                if "answer-key rule" not in str(error):
-                    ran.append(f"{name}: {type(error).__name__}")
-        return [len(candidates), ran]
-
-    count, ran = _in_a_fork(job)
-    assert count > 0 and ran == [], ran
-
-
-def test_the_decomposition_sweep_leaves_calculators_alone():
-    def job() -> list:
-        import torch._refs
-
-        answer_guard.install("softmax", _aten_only("softmax"))
-        x = torch.tensor([1.0, 2.0], dtype=torch.float64)
-        e = torch._refs.exp(x - torch._refs.amax(x, 0))
-        return [float((e / torch._refs.sum(e)).sum()), float(torch._refs.logsumexp(x, 0))]
-
-    total, lse = _in_a_fork(job)
-    assert total == pytest.approx(1.0) and lse == pytest.approx(math.log(math.e + math.e**2))
-
-
-def test_decompositions_are_refused_when_the_submission_imports_pytorch():
-    # lazily imported PyTorch, Python-level guard switched off: the hook sweeps as the modules load
-    code = (
-        "try:\n"
-        "    torch._refs.softmax(torch.ones(3), 0)\n"
-        "    print('ran')\n"
-        "except answer_guard.AnswerKeyError:\n"
-        "    print('refused', float(torch._refs.exp(torch.zeros(1)).sum()))\n"
-    )
-    done = _fresh_process("softmax", SWITCH_OFF + "import torch\n" + code)
-    assert done.stdout.split() == ["refused", "1.0"], done.stderr[-2000:]
-
-
-# ---------------------------------------------------------------- the references in the sandbox
+    assert done.returncode == 0, done.stderr[-800:]
 
 
 def _sent_references(exercise: str) -> dict[str, object]:

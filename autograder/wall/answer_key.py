@@ -87,17 +87,56 @@ GRADER_ANSWERS: dict[str, tuple[str, ...]] = {
 # grading process refuses them (autograder.inside.answer_guard, the table torch_refused.json).
 ATTENTION_EXERCISES = frozenset({"CausalSelfAttention", "Block", "GPT"})
 
-NO_TORCH = '''"""Stands in for PyTorch while a NumPy exercise is graded: PyTorch is not in this sandbox."""
+NO_TORCH = '''"""Stands in for PyTorch while a NumPy exercise is graded: PyTorch is not in this sandbox.
 
+`import torch` (and any `torch.*` module) gives a stand-in whose every attribute raises NoPyTorch,
+so code fails where it uses PyTorch, in the rule's words.
+"""
 
-class NoPyTorch(ImportError):
-    """PyTorch was imported while a NumPy exercise was graded."""
+import importlib.abc
+import importlib.machinery
+import sys
+import types
 
-
-raise NoPyTorch(
+MESSAGE = (
     "PyTorch is not available while a NumPy exercise is graded: write it with NumPy "
     "(the course's rules: NumPy exercises use NumPy only)"
 )
+
+
+class NoPyTorch(ImportError):
+    """PyTorch was used while a NumPy exercise was graded."""
+
+
+class Absent(types.ModuleType):
+    """A PyTorch module that is not there: every attribute it lacks raises NoPyTorch."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NoPyTorch(MESSAGE)
+
+
+class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds every PyTorch module as an Absent one."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("torch", "functorch", "torchgen"):
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = Absent(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+sys.meta_path.insert(0, Finder())
+sys.modules[__name__].__class__ = Absent
+__path__ = []
 '''
 
 
