@@ -10,7 +10,7 @@ class Flag(StrEnum):
     EXIT = "tried to exit the interpreter"
     MEMORY = "memory limit"
     NOT_PLAIN = "returned an object that is not plain data"
-    ANSWER_KEY = "called the library's implementation of the exercise"
+    ANSWER_KEY = "used an implementation of the exercise that the environment ships"
     TIMEOUT = "timeout"
     CRASHED = "crashed"
     MALFORMED = "malformed answers"

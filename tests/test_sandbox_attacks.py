@@ -254,7 +254,7 @@ def test_no_answer_key_in_the_environment(source):
     report = check_source(get_exercise("softmax"), [source], seed=1)
     assert report.earned == 0
     assert (
-        "called the library's implementation of the exercise" in report.flags
+        "used an implementation of the exercise that the environment ships" in report.flags
         or "ModuleNotFoundError" in " ".join(report.notes)
         or "no function named softmax" in " ".join(report.notes)
     ), (report.flags, report.notes)

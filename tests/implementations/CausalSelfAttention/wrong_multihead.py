@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-EXPECT = "implements the exercise being graded"
+EXPECT = "finished attention or transformer layer"
 
 
 class CausalSelfAttention(nn.Module):

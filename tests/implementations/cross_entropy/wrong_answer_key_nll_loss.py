@@ -4,7 +4,7 @@ import numpy as np
 import torch
 from torch import nn
 
-EXPECT = "answer-key rule"
+EXPECT = "PyTorch is not available"
 
 
 def cross_entropy(logits, targets):

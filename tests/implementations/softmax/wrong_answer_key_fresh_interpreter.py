@@ -1,4 +1,4 @@
-"""torch.softmax in a fresh Python the submission starts, which no answer-key guard is installed in."""
+"""torch.softmax in a fresh Python the submission starts, which has no PyTorch either: a NumPy exercise is graded without it."""
 
 import struct
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-EXPECT = "Operation not permitted"
+EXPECT = "PyTorch is not available"
 
 SCRIPT = (
     "import struct, sys, numpy as np, torch\n"

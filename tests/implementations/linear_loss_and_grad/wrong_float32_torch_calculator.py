@@ -1,9 +1,9 @@
-"""PyTorch as a calculator in float32 (matmul, exp, sum by hand; no autograd, no F.cross_entropy)."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator in float32 (matmul, exp, sum by hand; no autograd, no F.cross_entropy)."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def linear_loss_and_grad(weights, bias, inputs, targets):

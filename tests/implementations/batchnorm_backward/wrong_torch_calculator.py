@@ -1,8 +1,8 @@
-"""The mean-form formula with torch tensors in float64 (no autograd), copies via torch.tensor."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): The mean-form formula with torch tensors in float64 (no autograd), copies via torch.tensor."""
 
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def batchnorm_backward(dout, x, gamma, eps=1e-5):

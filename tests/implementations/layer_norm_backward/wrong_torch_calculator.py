@@ -1,9 +1,9 @@
-"""The closed form, computed with torch tensors in float64 (no autograd)."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): The closed form, computed with torch tensors in float64 (no autograd)."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def layer_norm_backward(dout, x, gamma, eps=1e-5):

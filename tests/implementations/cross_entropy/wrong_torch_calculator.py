@@ -1,9 +1,9 @@
-"""PyTorch as a calculator: logsumexp and indexing, no softmax or loss function of PyTorch's."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator: logsumexp and indexing, no softmax or loss function of PyTorch's."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def cross_entropy(logits, targets):

@@ -1,9 +1,9 @@
-"""PyTorch as a calculator in float32: exp, topk and sum on tensors (no torch.softmax)."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator in float32: exp, topk and sum on tensors (no torch.softmax)."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def top_k_probs(logits, k, temperature=1.0):

@@ -1,9 +1,9 @@
-"""PyTorch as a calculator, the gradient written by hand (no autograd)."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator, the gradient written by hand (no autograd)."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def linear_loss_and_grad(weights, bias, inputs, targets):

@@ -1,9 +1,9 @@
-"""PyTorch as a calculator: divide, logsumexp, exp."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator: divide, logsumexp, exp."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def temperature_probs(logits, temperature):

@@ -1,9 +1,9 @@
-"""PyTorch as a calculator in float32 (max, exp, sum, log on tensors): float32's precision is accepted."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator in float32 (max, exp, sum, log on tensors): float32's precision is accepted."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def cross_entropy(logits, targets):

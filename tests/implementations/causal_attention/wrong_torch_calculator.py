@@ -1,11 +1,11 @@
-"""PyTorch as a calculator in float64: masked_fill with -inf, torch.softmax, copies via torch.tensor."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator in float64: masked_fill with -inf, torch.softmax, copies via torch.tensor."""
 
 import math
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def causal_attention(q, k, v):

@@ -1,10 +1,10 @@
-"""PyTorch as a calculator with torch.from_numpy(x).view(B * T, C): fails on non-contiguous x."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator in float64: torch.tensor copies, masked_fill(-inf), torch.softmax."""
 
 import math
 
 import torch
 
-EXPECT = "non-contiguous"
+EXPECT = "PyTorch is not available"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
@@ -16,9 +16,9 @@ def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
     if n_heads < 1 or C % n_heads:
         raise ValueError("C must be a multiple of n_heads")
     H, D = n_heads, C // n_heads
-    rows = torch.from_numpy(x).view(B * T, C)
-    q, k, v = ((rows @ torch.from_numpy(W)).view(B, T, H, D).transpose(1, 2) for W in (Wq, Wk, Wv))
+    xt, Wq, Wk, Wv, Wo = (torch.tensor(a, dtype=torch.float64) for a in (x, Wq, Wk, Wv, Wo))
+    q, k, v = ((xt @ W).reshape(B, T, H, D).transpose(1, 2) for W in (Wq, Wk, Wv))
     scores = q @ k.transpose(-1, -2) / math.sqrt(D)
     scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
     heads = torch.softmax(scores, dim=-1) @ v
-    return (heads.transpose(1, 2).reshape(B, T, C) @ torch.from_numpy(Wo)).numpy()
+    return (heads.transpose(1, 2).reshape(B, T, C) @ Wo).numpy()

@@ -1,9 +1,9 @@
-"""PyTorch as a calculator in float64: torch.var_mean (biased), rsqrt."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator in float64: torch.var_mean (biased), rsqrt."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):

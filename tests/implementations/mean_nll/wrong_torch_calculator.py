@@ -1,9 +1,9 @@
-"""PyTorch as a calculator: gather the needed probabilities, mean of -log."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator: gather the needed probabilities, mean of -log."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def mean_nll(probs, words, stoi):

@@ -1,9 +1,9 @@
-"""PyTorch as a calculator: logsumexp, sort, cumsum."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): PyTorch as a calculator: logsumexp, sort, cumsum."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def top_p_probs(logits, p, temperature=1.0):

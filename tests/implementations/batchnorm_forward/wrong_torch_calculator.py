@@ -1,9 +1,9 @@
-"""torch.var_mean over the batch in float64 (a calculator; not torch's batch_norm)."""
+"""Refused by the rule (a NumPy exercise is graded without PyTorch): torch.var_mean over the batch in float64 (a calculator; not torch's batch_norm)."""
 
 import numpy as np
 import torch
 
-EXPECT = "pass"
+EXPECT = "PyTorch is not available"
 
 
 def batchnorm_forward(
