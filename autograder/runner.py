@@ -32,6 +32,7 @@ LIBRARY_CALL = (
     "library's, the grader's, or PyTorch's finished attention or transformer layers), which "
     "grading does not allow (the answer-key rule): it earns 0"
 )
+NO_PYTORCH_CELL = "a cell that uses PyTorch failed: NumPy exercises are graded without PyTorch"
 NO_PYTORCH = (
     "PyTorch is not available while a NumPy exercise is graded (the course's rules: NumPy "
     "exercises use NumPy only); the notebook's visible tests say when a function reaches PyTorch"
@@ -187,6 +188,10 @@ def judge_answers(
         )
         return
     report.results = judge(checks, answers.outcomes)
+    if any("NoPyTorch" in p.outcome.error_bases for p in answers.problems):
+        for result in report.results:  # a name left undefined by a cell that imports PyTorch
+            if not result.passed and "NameError" in result.hint:
+                result.hint += f" ({NO_PYTORCH_CELL})"
 
 
 def collect_answers(run: ChildRun, timeout: float, expected: int) -> Answers:

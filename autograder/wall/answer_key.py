@@ -99,8 +99,8 @@ import sys
 import types
 
 MESSAGE = (
-    "PyTorch is not available while a NumPy exercise is graded: write it with NumPy "
-    "(the course's rules: NumPy exercises use NumPy only)"
+    "PyTorch is not available: NumPy exercises are graded without PyTorch, write it with NumPy "
+    "(the course's rules)"
 )
 
 

@@ -2,7 +2,7 @@
 
 import torch
 
-EXPECT = "PyTorch is not available"
+EXPECT = "graded without PyTorch"
 
 
 def batchnorm_backward(dout, x, gamma, eps=1e-5):

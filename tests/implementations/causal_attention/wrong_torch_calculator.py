@@ -5,7 +5,7 @@ import math
 import numpy as np
 import torch
 
-EXPECT = "PyTorch is not available"
+EXPECT = "graded without PyTorch"
 
 
 def causal_attention(q, k, v):

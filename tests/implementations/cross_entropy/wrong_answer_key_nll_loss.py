@@ -4,7 +4,7 @@ import numpy as np
 import torch
 from torch import nn
 
-EXPECT = "PyTorch is not available"
+EXPECT = "graded without PyTorch"
 
 
 def cross_entropy(logits, targets):

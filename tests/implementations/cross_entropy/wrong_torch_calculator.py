@@ -3,7 +3,7 @@
 import numpy as np
 import torch
 
-EXPECT = "PyTorch is not available"
+EXPECT = "graded without PyTorch"
 
 
 def cross_entropy(logits, targets):

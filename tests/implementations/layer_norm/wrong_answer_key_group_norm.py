@@ -4,7 +4,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812
 
-EXPECT = "PyTorch is not available"
+EXPECT = "graded without PyTorch"
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):

@@ -2,7 +2,7 @@
 
 import torch
 
-EXPECT = "PyTorch is not available"
+EXPECT = "graded without PyTorch"
 
 
 def softmax(logits, axis=-1):

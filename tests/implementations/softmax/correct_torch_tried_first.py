@@ -1,9 +1,10 @@
-"""PyTorch's softmax tried first, its refusal caught, and a softmax by hand as the fallback."""
+"""PyTorch tried first, its absence caught (NoPyTorch is an ImportError) and a softmax by hand as
+the fallback: in a sandbox without PyTorch that is the student's own NumPy, graded as such."""
 
 import numpy as np
 import torch
 
-EXPECT = "PyTorch is not available"
+EXPECT = "pass"
 
 
 def softmax(logits, axis=-1):
