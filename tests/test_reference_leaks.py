@@ -3,10 +3,10 @@
 The grading process holds the chapter's other references (so that one bug costs one exercise), as
 code the trusted parent compiled (no source text, no docstrings); it is not dumpable; and a note
 quoting an exception is one short line. A student's code finds the reference
-functions in the grading process's frames, looks for their source and docstrings, tries the ways to
-raw memory (/proc/self/mem, the garbage collector, ctypes: the answer guard's audit hook refuses
-them) and raises a disassembly of them at load time: it finds no source, and its note carries no
-disassembly.
+functions in the grading process's frames, looks for their source and docstrings, reads
+/proc/self/mem (closed: the process is not dumpable), searches every object the garbage collector
+knows for their source text, and raises a disassembly of them at load time: it finds no source,
+and its note carries no disassembly.
 """
 
 import json
@@ -40,16 +40,19 @@ try:
     seen["getsource"] = "found"
 except (OSError, TypeError, IndexError) as error:
     seen["getsource"] = type(error).__name__
-for name, attempt in [
-    ("mem", lambda: open("/proc/self/mem", "rb")),
-    ("gc", lambda: __import__("gc").get_objects()),
-    ("ctypes", lambda: __import__("ctypes").CDLL(None).prctl(4, 1, 0, 0, 0)),
-]:
-    try:
-        attempt()
-        seen[name] = "ran"
-    except Exception as error:
-        seen[name] = type(error).__name__
+try:
+    open("/proc/self/mem", "rb")
+    seen["mem"] = "ran"
+except Exception as error:
+    seen["mem"] = type(error).__name__
+gc, wanted = __import__("gc"), "".join(["def ", "bigram_probs"])  # strings are read from their holders
+seen["gc"] = sum(
+    r is not wanted
+    and isinstance(r, str | bytes)
+    and wanted.encode() in (r.encode(errors="replace") if isinstance(r, str) else r)
+    for o in gc.get_objects()
+    for r in gc.get_referents(o)
+)
 raise RuntimeError("OBSERVED " + json.dumps(seen))
 """
 )
@@ -65,8 +68,8 @@ raise RuntimeError(text)
 
 
 def test_the_grading_process_holds_no_reference_source():
-    # the references are there (their code can be read), with no source and no docstring; raw
-    # memory, the garbage collector and ctypes, which could find source text, are refused
+    # the references are there (their code can be read), with no source and no docstring, and no
+    # object in the process holds their source text
     report = check_source(get_exercise(EXERCISE), [MEMORY + "\n" + CORRECT], timeout=120, seed=1)
     seen = next(json.loads(n.split("OBSERVED ", 1)[1]) for n in report.notes if "OBSERVED" in n)
     assert seen["refs"] == [
@@ -75,7 +78,7 @@ def test_the_grading_process_holds_no_reference_source():
         "mean_nll",
     ]  # they are there: the exercises before perplexity (a later one could answer an earlier)
     assert seen["docs"] == [None] * len(seen["refs"]) and seen["getsource"] != "found"
-    assert seen["mem"] == seen["gc"] == seen["ctypes"] == "AnswerKeyError", seen
+    assert seen["mem"] == "PermissionError" and seen["gc"] == 0, seen
     assert report.passed
 
 

@@ -389,14 +389,19 @@ def test_reference_sources_cannot_be_read_out_of_the_grading_process():
         while frame is not None:
             found += [k for k, v in frame.f_locals.items() if "def " + "bigram_probs" in repr(v)]
             frame = frame.f_back
-        try:  # the answer guard's audit hook refuses the garbage collector's lists
-            texts = len([o for o in gc.get_objects() if isinstance(o, str) and "def " + "bigram_probs" in o])
+        try:  # every object the garbage collector knows: no source text among them
+            wanted = "".join(["def ", "bigram_probs"])  # not folded; strings are not tracked: read them from their holders
+            texts = sum(
+                isinstance(r, str) and wanted in r and r is not wanted
+                for o in gc.get_objects()
+                for r in gc.get_referents(o)
+            )
         except Exception as error:
             texts = type(error).__name__
         raise RuntimeError("OBSERVED " + json.dumps({"frames": found, "strings": texts}))
         """,
     )
-    assert seen == {"frames": [], "strings": "AnswerKeyError"}, seen
+    assert seen == {"frames": [], "strings": 0}, seen
 
 
 def test_an_honest_cell_that_calls_the_library_at_load_costs_nothing():
