@@ -49,26 +49,6 @@ ATTEMPTS = {
     "def f(x):\n    return x\nf.__globals__['np'] = None": "__globals__",
     "import gc\ngc.get_referrers(np)": "calls gc.get_referrers",
     "def bigram_counts(words, stoi):\n    import sys\n    sys.exit(1)": "calls sys.exit",
-    "import torch\ntorch._C._VariableFunctions.softmax": "past the answer-key guard",
-    "import torch\ntorch._C._nn.cross_entropy_loss": "past the answer-key guard",
-    "import torch\ntorch._C.TensorBase.softmax": "past the answer-key guard",
-    "import torch\ntorch._C._EngineBase().run_backward": "past the answer-key guard",
-    "import sys\nsys.meta_path.pop(0)": "past the answer-key guard",
-    "import torch\ntorch.softmax.__closure__": "past the answer-key guard",
-    "import torch\ntorch._refs.softmax": "past the answer-key guard",
-    "import torch\ntorch._decomp.decomposition_table": "past the answer-key guard",
-    "from torch import _decomp": "past the answer-key guard",
-    "import torch as self\nself._refs.softmax": "past the answer-key guard",
-    "def f(self):\n    return self._refs.softmax": "past the answer-key guard",
-    "import torch\ntorch._inductor.decomposition.decompositions": "past the answer-key guard",
-    "from torch._inductor import decomposition": "past the answer-key guard",
-    "import torch._refs as refs": "past the answer-key guard",
-    "from torch._refs import softmax": "past the answer-key guard",
-    "from torch._decomp.decompositions import _softmax": "past the answer-key guard",
-    "import torch\ntorch._C._set_grad_enabled(True)": "past the answer-key guard",
-    "import torch\ne = torch.autograd.variable.Variable._execution_engine\ntype(e).__mro__": (
-        "past the answer-key guard"
-    ),
 }
 
 HONEST = [

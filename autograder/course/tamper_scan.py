@@ -92,32 +92,6 @@ SHELL_ATTRIBUTES = {
     "kernel",
 }  # on the shell
 FRAME_ATTRIBUTES = {"f_back", "f_locals", "f_globals", "__globals__", "__code__", "__builtins__"}
-# What reaches PyTorch's implementations past the answer-key guard (autograder.inside.answer_guard):
-# its C tables, the backward engine, the import machinery, the originals inside the wrappers.
-GUARD_BYPASSES = {
-    "_VariableFunctions",
-    "_VariableFunctionsClass",
-    "TensorBase",
-    "_TensorBase",
-    "_EngineBase",
-    "_ImperativeEngine",
-    "_execution_engine",
-    "_nn",
-    "_special",
-    "_functorch",
-    "meta_path",
-    "path_hooks",
-    "__closure__",
-    "cell_contents",
-    "__wrapped__",
-    "_refs",  # PyTorch's Python decompositions (refused by the guard, flagged all the same)
-    "_decomp",
-    "_inductor",
-    "_prims",
-    "_set_grad_enabled",
-    "run_backward",
-    "__mro__",  # the engine class under the guarded one
-}
 SELF_JUDGING = {
     "__eq__",
     "__ne__",
@@ -136,11 +110,6 @@ FORBIDDEN_MODULES = {
     "signal",
     "nbgrader",
 }
-
-
-# Guard bypasses that are also private modules of torch's: imported as well as reached as
-# attributes; assigned as an attribute of `self` they are a student's own (`self._refs = []`).
-BYPASS_MODULES = {"_refs", "_decomp", "_functorch", "_nn", "_special", "_inductor", "_prims"}
 
 
 def _dotted(node: ast.AST) -> str:
@@ -219,7 +188,7 @@ class _Findings(ast.NodeVisitor):
         self._imports(node, [alias.name for alias in node.names])
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        """Importing from a module no solution needs, or a bypass from torch (`from torch import _refs`)."""
+        """Importing from a module no solution needs."""
         module = node.module or ""
         self._imports(node, [module] + [f"{module}.{alias.name}" for alias in node.names])
 
@@ -228,8 +197,6 @@ class _Findings(ast.NodeVisitor):
             parts = name.split(".")
             if parts[0] in FORBIDDEN_MODULES:
                 self._note(node, f"imports {name}, which a solution never needs")
-            elif parts[0] == "torch" and BYPASS_MODULES & set(parts):
-                self._note(node, f"imports {name}, past the answer-key guard")
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -296,13 +263,6 @@ class _Findings(ast.NodeVisitor):
             self._note(node, f"changes how IPython runs later cells ({ast.unparse(node)})")
         elif node.attr in FRAME_ATTRIBUTES:
             self._note(node, f"reaches into other code through {node.attr}")
-        elif node.attr in GUARD_BYPASSES and not (
-            node.attr in BYPASS_MODULES
-            and isinstance(node.ctx, ast.Store)  # were `self` torch, _changes flags the assignment
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "self"
-        ):
-            self._note(node, f"reaches past the answer-key guard through {node.attr}")
         elif _canonical(_dotted(node), self.modules) == "sys.modules":
             self._note(node, "reaches into sys.modules")
         self.generic_visit(node)
