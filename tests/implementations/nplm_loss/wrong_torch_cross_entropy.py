@@ -14,5 +14,7 @@ def nplm_loss(P, X, Y):
     logits = hidden @ P["W2"] + P["b2"]
     if P.get("W3") is not None:
         logits = logits + emb @ P["W3"]
-    loss = F.cross_entropy(torch.from_numpy(logits), torch.from_numpy(np.asarray(Y)))
+    loss = F.cross_entropy(
+        torch.from_numpy(logits), torch.from_numpy(np.asarray(Y, dtype=np.int64))
+    )
     return float(loss), logits
