@@ -67,6 +67,11 @@ def _refuser(name: str, exercise: str) -> object:
     return refused
 
 
+def _refuse(name: str, exercise: str) -> None:
+    """Raise AnswerKeyError naming `name` (what a refused function's swapped code calls)."""
+    raise AnswerKeyError(_message(name, exercise))
+
+
 def _innermost(function: object) -> object:
     """The function a chain of decorators (functools.wraps' `__wrapped__`) ends in."""
     seen: set[int] = set()
@@ -108,7 +113,7 @@ def _refuse_function(function: object, exercise: str, kept: list) -> None:
         f"def refused(*args, **kwargs):\n    return {REFUSAL}({name!r})\n", "<refused>", "exec"
     ).co_consts[0]
     kept.append(code)
-    inner.__globals__[REFUSAL] = _refuser(name, exercise)
+    inner.__globals__[REFUSAL] = functools.partial(_refuse, exercise=exercise)
     inner.__code__ = template.replace(co_name=code.co_name, co_qualname=code.co_qualname)
 
 
