@@ -421,9 +421,21 @@ def _judge_get_batch_distribution(rng: np.random.Generator) -> Check:
                 f"start {worst} was drawn {counts[worst]} times in {batch}; about {expected:.0f} "
                 "expected: draw the starts uniformly over 0 .. len(data) - block_size - 1"
             )
+        # the joint distribution: row i + 1's start minus row i's (mod the number of starts) is
+        # uniform when the rows are independent; consecutive, sorted or repeated starts are not
+        steps = np.bincount((got[1:] - got[:-1]) % starts, minlength=starts)
+        pairs = batch - 1
+        step_spread = math.sqrt(pairs / starts * (1 - 1 / starts))
+        odd = int(np.argmax(np.abs(steps - pairs / starts)))
+        if abs(steps[odd] - pairs / starts) > 5 * step_spread:
+            raise CheckFailed(
+                f"the rows of one batch are not independent: row i + 1 starts {odd} after row i "
+                f"(mod {starts}) in {steps[odd]} of {pairs} pairs, about {pairs / starts:.0f} "
+                "expected: what does each row's start depend on?"
+            )
 
     return Check(
-        f"starts uniform over all {starts} valid starts (4,500 windows)",
+        f"starts independent and uniform over all {starts} valid starts (4,500 windows)",
         [_batch_call(data, block_size, batch, seeds)],
         judge,
     )
@@ -677,6 +689,40 @@ def _judge_attention_dropout(rng: np.random.Generator) -> Check:
     )
 
 
+def _judge_attention_across_calls(rng: np.random.Generator) -> Check:
+    """One module called on several lengths and batches in turn: nothing of one call (a mask made
+    for its T, say) may leak into the next."""
+    C, H, block = 8, 2, 9
+    w = random_weights(rng, attention_shapes(C))
+    shapes = [(2, 4), (3, 9), (1, 2), (2, 6)]  # (B, T): shorter, longer, shorter, between
+    xs = [rng.normal(size=(B, T, C)) for B, T in shapes]
+    expected = [_n(reference_attention(_t(x), w, H)[0]) for x in xs]
+    init = {"n_embd": C, "n_head": H, "block_size": block}
+    call = Call((init, w, [xs[0]], ["float"]), {"then": [[x] for x in xs[1:]]}, probe=MODULE)
+
+    def judge(outcomes: list[Outcome]) -> None:
+        report = _report(outcomes[0])
+        expect_listing(report, attention_shapes(C), "CausalSelfAttention")
+        outputs = [report["outputs"][0], *report["then"]]
+        for number, (output, (B, T), want) in enumerate(
+            zip(outputs, shapes, expected, strict=True), start=1
+        ):
+            lengths = ", ".join(str(t) for _, t in shapes)
+            if isinstance(output, dict) and "raised" in output:
+                raise CheckFailed(
+                    f"one module called on T = {lengths} in turn: call {number} (B = {B}, T = {T}) "
+                    f"raised {output['raised']}: what does the module keep from one call to the next?"
+                )
+            got = _first_output(output, False, (B, T, C))
+            if not matches(got, want, RTOL, ATOL, strict=True):
+                raise CheckFailed(
+                    f"one module called on T = {lengths} in turn: call {number} (B = {B}, T = {T}) "
+                    "is wrong: what does the module keep from one call to the next?"
+                )
+
+    return Check("one module called on T = 4, 9, 2, 6 in turn, with other batches", [call], judge)
+
+
 def _constructor_rejects(init: dict, what: str) -> Check:
     def judge(outcomes: list[Outcome]) -> None:
         outcome = outcomes[0]
@@ -704,6 +750,7 @@ def CausalSelfAttention_checks(rng: np.random.Generator) -> list[Check]:  # noqa
     ]
     checks.append(_judge_attention(rng, 2, 6, 8, 2, 6, scale=30.0))
     checks += [_judge_attention_causal(rng), _judge_attention_dropout(rng)]
+    checks.append(_judge_attention_across_calls(rng))
     checks += [
         _constructor_rejects(
             {"n_embd": 10, "n_head": 3, "block_size": 4}, "n_head=3 for n_embd=10 raises ValueError"
@@ -1120,6 +1167,41 @@ def _judge_gpt_too_long(rng: np.random.Generator) -> Check:
     )
 
 
+def _judge_gpt_across_calls(rng: np.random.Generator) -> Check:
+    """One model called on several lengths and batches in turn: nothing of one call (positions
+    made for its T, say) may leak into the next."""
+    V, block, C, H, L = 11, 8, 8, 2, 1
+    shapes = gpt_shapes(V, block, C, L)
+    w = random_weights(rng, shapes)
+    sizes = [(2, 3), (1, 8), (3, 2), (2, 5)]  # (B, T): shorter, longer, shorter, between
+    ids = [rng.integers(0, V, size) for size in sizes]
+    expected = [_n(reference_gpt(idx, w, H, L)[0]) for idx in ids]
+    init = _gpt_init(V, block, C, H, L)
+    call = Call((init, w, [ids[0]], ["ids"]), {"then": [[idx] for idx in ids[1:]]}, probe=MODULE)
+
+    def judge(outcomes: list[Outcome]) -> None:
+        report = _report(outcomes[0])
+        _expect_gpt_listing(report, shapes, block)
+        lengths = ", ".join(str(t) for _, t in sizes)
+        outputs = [report["outputs"][0], *report["then"]]
+        for number, (output, (B, T), want) in enumerate(
+            zip(outputs, sizes, expected, strict=True), start=1
+        ):
+            if isinstance(output, dict) and "raised" in output:
+                raise CheckFailed(
+                    f"one model called on T = {lengths} in turn: call {number} (B = {B}, T = {T}) "
+                    f"raised {output['raised']}: what does the model keep from one call to the next?"
+                )
+            got = _first_output(output, True, (B, T, V))
+            if not matches(got, want, RTOL, ATOL, strict=True):
+                raise CheckFailed(
+                    f"one model called on T = {lengths} in turn: call {number} (B = {B}, T = {T}) "
+                    "is wrong: what does the model keep from one call to the next?"
+                )
+
+    return Check("one model called on T = 3, 8, 2, 5 in turn, with other batches", [call], judge)
+
+
 def GPT_checks(rng: np.random.Generator) -> list[Check]:  # noqa: N802 - the exercise's name
     """Logits, loss and gradient against the reference, tying and count, init, dropout, causality, errors."""
     checks = [
@@ -1139,6 +1221,7 @@ def GPT_checks(rng: np.random.Generator) -> list[Check]:  # noqa: N802 - the exe
         _judge_gpt_dropout(rng),
         _judge_gpt_causal(rng),
         _judge_gpt_too_long(rng),
+        _judge_gpt_across_calls(rng),
     ]
 
 

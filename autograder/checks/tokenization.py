@@ -7,6 +7,7 @@ algorithm is checked against them in tests/test_bpe.py. Diagnoses are the same d
 one rule changed (the tie rule, the counting, the replacement direction, the stop rule, the ids).
 """
 
+import unicodedata
 from collections.abc import Callable
 from itertools import pairwise
 
@@ -76,9 +77,10 @@ def reference_train(
     first: int = FIRST,
     chars: bool = False,
     recount: bool = True,
+    normalise: str = "",
 ) -> list[tuple[int, int]]:
     """The contract's training, or one rule changed (for the diagnoses)."""
-    ids, merges = to_ids(text, chars), []
+    ids, merges = to_ids(unicodedata.normalize(normalise, text) if normalise else text, chars), []
     frozen = pair_counts(ids, overlapping)
     while len(merges) < vocab_size - 256:
         if recount:
@@ -104,10 +106,14 @@ def reference_encode(
     right_to_left: bool = False,
     first: int = FIRST,
     chars: bool = False,
+    duplicates: str = "first",
+    normalise: str = "",
 ) -> list[int]:
-    """The contract's encoding (lowest merge index first), or one rule changed (for the diagnoses)."""
-    ids = to_ids(text, chars)
-    rank = {tuple(pair): i for i, pair in reversed(list(enumerate(merges)))}
+    """The contract's encoding (lowest merge index first; a pair listed twice at its lowest index),
+    or one rule changed (for the diagnoses)."""
+    ids = to_ids(unicodedata.normalize(normalise, text) if normalise else text, chars)
+    order = list(enumerate(merges))
+    rank = {tuple(pair): i for i, pair in (reversed(order) if duplicates == "first" else order)}
     while True:
         counts = {p: c for p, c in pair_counts(ids).items() if p in rank}
         if not counts:
@@ -150,6 +156,10 @@ def variant_decode(ids: list[int], merges: list, kind: str) -> str | None:
             return b"".join(byte_table(merges, True)[i] for i in ids).decode("utf-8", "replace")
         if kind == "latin1":
             return b"".join(byte_table(merges)[i] for i in ids).decode("latin-1")
+        if kind == "sig":
+            return b"".join(byte_table(merges)[i] for i in ids).decode("utf-8-sig", "replace")
+        if kind == "nfc":
+            return unicodedata.normalize("NFC", reference_decode(ids, merges))
         return reference_decode(ids, merges, errors=kind)  # "ignore"
     except (IndexError, UnicodeDecodeError, ValueError):
         return None
@@ -165,27 +175,53 @@ def _ints(value: object, what: str) -> list[int]:
     return value
 
 
+TYPED = "autograder.inside.probes:typed_probe"  # the answer's types, judged in the sandbox
+
+
+def typed_call(args: tuple) -> Call:
+    """A call whose answer's item types are recorded before they become plain data."""
+    return Call(args, probe=TYPED)
+
+
+def _untyped(outcome: Outcome) -> tuple[Outcome, list | None]:
+    """The typed probe's answer as a plain outcome, with the type names of its items."""
+    if outcome.error is not None:
+        return outcome, None
+    report = value_of(outcome)
+    return Outcome(value=report["value"], args_after=report["args_after"]), report["items"]
+
+
 def merges_answer(outcome: Outcome) -> list[tuple[int, int]]:
-    """The answer as a list of (int, int) pairs (a pair may be a tuple or a list)."""
+    """The answer as a list of (int, int) pairs (a pair may be a tuple or a list), each id an int
+    in the student's own process (a NumPy integer is not one)."""
+    outcome, items = _untyped(outcome)
     if outcome.error == "NotPlain" and "a dict" in outcome.message:
         raise CheckFailed("returned a dict; expected a list of (a, b) pairs, merge 0 first")
     value = _ints(value_of(outcome), "(a, b) pairs of ids")
     pairs = []
     for i, pair in enumerate(value):
+        kinds = items[i] if items is not None else ["int", "int"]
         if not (
-            isinstance(pair, tuple | list) and len(pair) == 2 and all(type(x) is int for x in pair)
+            isinstance(pair, tuple | list)
+            and len(pair) == 2
+            and all(type(x) is int for x in pair)
+            and kinds == ["int", "int"]
         ):
-            raise CheckFailed(f"merge {i} is {pair!r}; each merge must be a pair (a, b) of int ids")
+            shown = f"{pair!r} ({', '.join(kinds)})" if isinstance(kinds, list) else repr(pair)
+            raise CheckFailed(f"merge {i} is {shown}; each merge must be a pair (a, b) of int ids")
         pairs.append(tuple(pair))
     return pairs
 
 
 def ids_answer(outcome: Outcome) -> list[int]:
-    """The answer as a list of ints."""
+    """The answer as a list of ints, each an int in the student's own process (a NumPy integer
+    is not one)."""
+    outcome, items = _untyped(outcome)
     value = _ints(value_of(outcome), "int ids")
     for i, item in enumerate(value):
-        if type(item) is not int:
-            raise CheckFailed(f"item {i} is a {type(item).__name__}; expected int ids")
+        kind = items[i] if items is not None else type(item).__name__
+        if type(item) is not int or kind != "int":
+            raise CheckFailed(f"item {i} is a {kind}; expected int ids")
     return value
 
 
@@ -262,6 +298,11 @@ TRAIN_DIAGNOSES: list[tuple[str, dict]] = [
         "count the pairs again after every merge: each round counts the current sequence",
         {"recount": False},
     ),
+    (
+        "the text was normalised before training: the bytes of its characters as given, composed "
+        "or not, are what is counted",
+        {"normalise": "NFC"},
+    ),
 ]
 
 
@@ -275,7 +316,7 @@ def _train_check(text: str, vocab_size: int, what: str) -> Check:
         ]
         _compare(merges_answer(outcome), expected, diagnoses)
 
-    return Check(what, [Call((text, vocab_size))], judge)
+    return Check(what, [typed_call((text, vocab_size))], judge)
 
 
 def bpe_train_checks(rng: np.random.Generator) -> list[Check]:
@@ -320,6 +361,15 @@ def bpe_train_checks(rng: np.random.Generator) -> list[Check]:
         _train_check("ab" * 30 + "c", 600, "'abab...' merges until no pair repeats (stops early)")
     )
     checks += [
+        _train_check(
+            "e\u0301te\u0301 e\u0301te\u0301 cafe\u0301", 262, "combining accents (not NFC)"
+        ),
+        _train_check("\ufeff\ufeffab\ufeffab", 260, "U+FEFF characters (BOMs) in the text"),
+        _train_check("a\x00a\x00\t\t\n\n\x1b\x1b", 262, "control characters"),
+        _train_check("", 300, "the empty text: no merges"),
+        _train_check("a", 300, "one byte: no merges"),
+    ]
+    checks += [
         _rejects(("abc", size), f"vocab_size {size} raises ValueError", "vocab_size must be >= 256")
         for size in (255, 0, -3)
     ]
@@ -345,6 +395,16 @@ ENCODE_DIAGNOSES: list[tuple[str, dict]] = [
     ("off by one: merge i creates id 256 + i", {"first": 255}),
     ("off by one: merge i creates id 256 + i (merge 0 is 256)", {"first": 257}),
     ("start from the UTF-8 bytes (text.encode('utf-8')), not the code points", {"chars": True}),
+    (
+        "a pair the merge list names twice took its later index: which index does the contract "
+        "give such a pair?",
+        {"duplicates": "last"},
+    ),
+    (
+        "the text was normalised before encoding: the bytes of its characters as given, composed "
+        "or not, are what is encoded",
+        {"normalise": "NFC"},
+    ),
 ]
 
 
@@ -358,9 +418,9 @@ def _encode_check(text: str, merges: list, what: str) -> Check:
             (hint, reference_encode(text, merges, **rule)) for hint, rule in ENCODE_DIAGNOSES
         ]
         _compare(ids_answer(outcome), expected, diagnoses)
-        expect_unchanged(outcome, args)
+        expect_unchanged(_untyped(outcome)[0], args)
 
-    return Check(what, [Call(args)], judge)
+    return Check(what, [typed_call(args)], judge)
 
 
 def bpe_encode_checks(rng: np.random.Generator) -> list[Check]:
@@ -382,6 +442,16 @@ def bpe_encode_checks(rng: np.random.Generator) -> list[Check]:
             "the lowest merge index first, wherever it is",
         ),
         _encode_check("zzz", [(97, 98), (98, 99)], "merges that never apply"),
+        _encode_check("aa", [(97, 97), (97, 97)], "a pair listed twice counts at its lowest index"),
+        _encode_check(
+            "aaaa", [(98, 98), (97, 97), (97, 97), (257, 257)], "a pair listed twice among others"
+        ),
+        _encode_check("\ufeffabab", [(97, 98)], "a text that starts with U+FEFF (a BOM)"),
+        _encode_check(
+            "e\u0301te\u0301 cafe\u0301", [(204, 129), (101, 256)], "combining accents (not NFC)"
+        ),
+        _encode_check("a\x00b\tc\n\x1b[0m\r", [(97, 0)], "control characters"),
+        _encode_check("\\ud83d\\ude00 \\n", [(92, 117)], "escaped surrogates: backslashes"),
     ]
     for pool, length, merges in [
         ("letters", 200, 30),
@@ -422,6 +492,16 @@ DECODE_DIAGNOSES = [
     ("decode with errors='replace' (each bad sequence becomes '\ufffd'), not 'ignore'", "ignore"),
     ("decode the bytes as UTF-8, not Latin-1", "latin1"),
     ("a merge (a, b) stands for the bytes of a followed by the bytes of b", "reversed"),
+    (
+        "a leading U+FEFF went missing: it is a character of the text like any other (what does "
+        "the codec you decode with do with it?)",
+        "sig",
+    ),
+    (
+        "the characters came back normalised (composed): decoding gives back the text's own "
+        "characters, whatever their form",
+        "nfc",
+    ),
 ]
 
 
@@ -477,6 +557,12 @@ def bpe_decode_checks(rng: np.random.Generator) -> list[Check]:
         _decode_check(
             [0xA9, 256, 0xA9], [(0xC3, 0xA9)], "stray continuation bytes around a character"
         ),
+        _round_trip("\ufeffab\ufeff", [(97, 98)], "round trip: U+FEFF at the start and the end"),
+        _round_trip("e\u0301te\u0301 n\u0303", [(204, 129)], "round trip: combining accents"),
+        _round_trip("a\x00b\tc\n\x1b[0m\r", [], "round trip: control characters"),
+        _round_trip("\\ud83d\\ude00", [(92, 117)], "round trip: escaped surrogates"),
+        _decode_check([0xED, 0xA0, 0xBD], [], "the UTF-8 form of a surrogate is not valid UTF-8"),
+        _decode_check([97, 97], [(97, 97), (97, 97)], "a merge list that names a pair twice", "aa"),
     ]
     for pool, length, merges in [
         ("accents", 100, 30),

@@ -96,3 +96,18 @@ def sgd_train_probe(
         "grads_modified": grads_modified,
         "batches_modified": batches_modified,
     }
+
+
+def _type_names(value: object) -> object:
+    """The exact type name of `value`, or for a pair (a tuple or list) the list of its items'."""
+    if isinstance(value, tuple | list):
+        return [type(item).__name__ for item in value]
+    return type(value).__name__
+
+
+def typed_probe(fn: Callable, *args: object) -> dict:
+    """Call fn(*args) and report the answer with the exact types of its items, judged before they
+    become plain data (which turns a NumPy int64 into an int), and the arguments afterwards."""
+    value = fn(*args)
+    items = [_type_names(item) for item in value] if isinstance(value, list | tuple) else None
+    return {"value": value, "items": items, "args_after": list(args)}

@@ -109,13 +109,15 @@ def module_probe(
     hooks: tuple[str, ...] = (),
     targets: np.ndarray | None = None,
     gradient_of: str | None = None,
+    then: list | None = None,
 ) -> dict:
     """Build cls(**init), load `weights`, run forward(*inputs[, targets]) in float64 once per mode.
 
     `kinds` says per input whether it is "float" (float64) or "ids" (int64); each mode is "eval"
     or "train". Reports the listing, every output, the first input each submodule named in `hooks`
-    received in each run, the inputs as they were afterwards, and with `gradient_of` the gradient
-    of that parameter of the loss (the second output, in train mode).
+    received in each run, the inputs as they were afterwards, with `gradient_of` the gradient
+    of that parameter of the loss (the second output, in train mode), and with `then` (more lists
+    of inputs) the eval outputs of the same module called on each in turn (state across calls).
     """
     import torch
 
@@ -148,6 +150,20 @@ def module_probe(
             handle.remove()
         hooked.append(seen)
     report.update(outputs=outputs, hooked=hooked, inputs_after=[_to_plain(t) for t in tensors])
+    if then is not None:
+        model.eval()
+        later = []
+        for more in then:
+            given = [
+                torch.tensor(np.asarray(x), dtype=torch.float64 if kind == "float" else torch.int64)
+                for x, kind in zip(more, kinds, strict=True)
+            ]
+            try:
+                with torch.no_grad():
+                    later.append(_to_plain(model(*given)))
+            except Exception as error:  # the call's failure is the verdict's business
+                later.append({"raised": f"{type(error).__name__}: {str(error)[:200]}"})
+        report["then"] = later
     if gradient_of is not None:
         model.train()
         out = model(*tensors)

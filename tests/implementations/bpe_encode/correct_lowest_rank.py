@@ -16,7 +16,7 @@ def merge(ids, pair, new):
 
 
 def bpe_encode(text, merges):
-    ranks = {tuple(pair): i for i, pair in enumerate(merges)}
+    ranks = {tuple(pair): i for i, pair in reversed(list(enumerate(merges)))}  # lowest index wins
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
         pair = min(zip(ids, ids[1:]), key=lambda p: ranks.get(p, float("inf")))

@@ -1,0 +1,17 @@
+"""Decodes, then normalises the text (NFC)."""
+
+import unicodedata
+
+EXPECT = "came back normalised"
+
+
+def bpe_decode(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for i, (a, b) in enumerate(merges):
+        vocab[256 + i] = vocab[a] + vocab[b]
+    for i in ids:
+        if i not in vocab:
+            raise ValueError(f"id {i} is neither a byte nor a merge")
+    return unicodedata.normalize(
+        "NFC", b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+    )

@@ -1,0 +1,28 @@
+"""Right ids, handed back as NumPy int64 scalars (the contract says a list of int)."""
+
+import numpy as np
+
+EXPECT = "expected int ids"
+
+
+def merge(ids, pair, new):
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(new)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def bpe_encode(text, merges):
+    ranks = {tuple(pair): i for i, pair in reversed(list(enumerate(merges)))}  # lowest index wins
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pair = min(zip(ids, ids[1:]), key=lambda p: ranks.get(p, float("inf")))
+        if pair not in ranks:
+            break
+        ids = merge(ids, pair, 256 + ranks[pair])
+    return [np.int64(i) for i in ids]
