@@ -107,7 +107,8 @@ def _check(q, k, v, dout, what: str) -> Check:
 
 
 def causal_attention_backward_checks(rng: np.random.Generator) -> list[Check]:
-    """Random shapes, d_v != d, T = 1, large scores, 2-d inputs rejected."""
+    """Random shapes, d_v != d, T = 1, scores near ±20 and ±1000 and far below -10^4, 2-d inputs
+    rejected, and each argument's shape checked on its own."""
     checks = []
     for B, T, d, dv in [(2, 5, 4, 3), (1, 8, 16, 16), (3, 4, 2, 5), (2, 1, 3, 2), (1, 12, 8, 4)]:
         q, k = rng.normal(size=(B, T, d)), rng.normal(size=(B, T, d))
@@ -118,9 +119,38 @@ def causal_attention_backward_checks(rng: np.random.Generator) -> list[Check]:
         _check(q, k, rng.normal(size=(2, 6, 3)), rng.normal(size=(2, 6, 3)), "scores near ±20")
     )
 
+    q, k = rng.normal(size=(2, 7, 4)) * 30, rng.normal(size=(2, 7, 4)) * 30
+    checks.append(
+        _check(q, k, rng.normal(size=(2, 7, 3)), rng.normal(size=(2, 7, 3)), "scores near ±1000")
+    )
+    q, k = rng.normal(size=(1, 6, 4)) * 150, rng.normal(size=(1, 6, 4)) * 150
+    k[:, 0] = -q[:, 0]  # the first query's only score is about -45,000
+    checks.append(
+        _check(
+            q,
+            k,
+            rng.normal(size=(1, 6, 2)),
+            rng.normal(size=(1, 6, 2)),
+            "scores far below -10,000 (a finite stand-in for -inf is not small enough)",
+        )
+    )
+
     def rejects(outcomes: list[Outcome]) -> None:
         expect_raises(outcomes[0], "ValueError", "expected q, k (B, T, d), v and dout (B, T, d_v)")
 
     flat = rng.normal(size=(5, 4))
     checks.append(Check("2-d inputs raise ValueError", [Call((flat, flat, flat, flat))], rejects))
+    # each argument wrong on its own, the others valid: every one must be checked
+    B, T, d, dv = 2, 4, 3, 2
+    good = {
+        "q": rng.normal(size=(B, T, d)),
+        "k": rng.normal(size=(B, T, d)),
+        "v": rng.normal(size=(B, T, dv)),
+        "dout": rng.normal(size=(B, T, dv)),
+    }
+    # a batch of 1 where the others have B: NumPy's broadcasting would carry it through silently
+    wrong = {name: ("with a batch of 1", value[:1]) for name, value in good.items()}
+    for name, (how, bad) in wrong.items():
+        args = tuple(bad if key == name else value for key, value in good.items())
+        checks.append(Check(f"{name} alone {how} raises ValueError", [Call(args)], rejects))
     return checks

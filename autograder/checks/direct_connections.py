@@ -129,7 +129,8 @@ def _judge(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
 
 
 def nplm_direct_grads_checks(rng: np.random.Generator) -> list[Check]:
-    """Random configurations, repeated tokens, B = 1, huge logits, int32 ids."""
+    """Random configurations, repeated tokens, B = 1, huge logits (shared by every row, and rows of
+    very different scale), int32 ids."""
     checks = []
     for V, d, c, dh, B, repeat in [
         (5, 2, 2, 3, 4, False),
@@ -152,6 +153,14 @@ def nplm_direct_grads_checks(rng: np.random.Generator) -> list[Check]:
     P["b2"] = rng.permutation([-900.0, 900.0] * 3)
     X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(8)])
     checks.append(_judge(P, X, rng.integers(0, 6, 8), "logits near +-1000"))
+    # rows of very different scale: one token's embedding 600 times the others', so the rows that
+    # hold it have logits in the hundreds through W3 and the rest near 1
+    P = random_direct_params(rng, 6, 3, 2, 5)
+    P["E"][1] *= 600.0
+    X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(10)])
+    X[::2, 0] = 1  # every other row holds the loud token
+    X[1::2] = np.where(X[1::2] == 1, 2, X[1::2])
+    checks.append(_judge(P, X, rng.integers(0, 6, 10), "rows of very different scale"))
     P = random_direct_params(rng, 5, 2, 3, 4)
     X, Y = rng.integers(0, 5, (7, 3)).astype(np.int32), rng.integers(0, 5, 7).astype(np.int32)
     checks.append(_judge(P, X, Y, "int32 ids in X and Y"))

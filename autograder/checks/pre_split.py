@@ -4,7 +4,11 @@ The reference scans the text one character at a time with str methods (isalpha, 
 isspace) and no regular expression; a student's regular expression must agree with it on the
 characters the contract covers (letters, decimal digits, whitespace, punctuation, emoji). The
 diagnoses are the classic shortcuts: str.split, \\w+ grouping, no contractions, a space attached
-at the end of a word, whitespace runs that take the space before a word.
+at the end of a word, whitespace runs that take the space before a word, digits cut into threes.
+Each diagnosed class has a fixed text (TEXTS): whitespace kept, letters beside digits, contractions
+(and upper-case ones that are not), runs of spaces before a word, leading and trailing spaces,
+newlines and tabs, accents, CJK and emoji, punctuation runs, underscores, the empty text, one
+character, and runs of more than three digits; the random texts add coverage, never replace it.
 """
 
 import re
@@ -51,6 +55,9 @@ def reference_split(text: str, contractions: bool = True, lookahead: bool = True
     return chunks
 
 
+THREES = r"'(?:s|t|re|ve|m|ll|d)| ?[^\W\d_]+| ?\d{1,3}| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"
+
+
 def _re_split(pattern: str, text: str) -> list[str]:
     return re.findall(pattern, text)
 
@@ -71,6 +78,11 @@ DIAGNOSES = [
     (
         "a run of spaces before a word leaves its last space to the word (\\s+(?!\\S) before \\s+)",
         lambda t: reference_split(t, lookahead=False),
+    ),
+    (
+        "a run of digits came back in pieces: a run of decimal digits is one chunk, however long "
+        "(GPT-2's rule; later tokenizers cut digits into threes)",
+        lambda t: _re_split(THREES, t),
     ),
     (
         "the optional space goes before a chunk, not after it",
@@ -97,6 +109,7 @@ TEXTS = [
     "",
     "$100 -- 50% off!!! (really?)",
     "snake_case_name = 3",
+    "in 1599 and 20250101: 1234567 digits, abc12345def",  # runs of digits longer than three
 ]
 
 

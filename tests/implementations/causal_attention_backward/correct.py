@@ -8,8 +8,10 @@ EXPECT = "pass"
 
 
 def causal_attention_backward(q, k, v, dout):
-    if q.ndim != 3:
+    if q.ndim != 3 or k.shape != q.shape or v.ndim != 3 or v.shape[:2] != q.shape[:2]:
         raise ValueError("expected q, k (B, T, d), v and dout (B, T, d_v)")
+    if dout.shape != v.shape:
+        raise ValueError("expected q, k (B, T, d), v and dout (B, T, d_v): dout of v's shape")
     T, d = q.shape[1], q.shape[2]
     s = q @ k.transpose(0, 2, 1) / math.sqrt(d)
     s = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, s)
