@@ -483,7 +483,7 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
         assert "suspicious code in cell" in reasons[student], student
     assert "cell mean_nll_code, line 1: changes the module numpy" in reasons["t_numpy_noop"]
     assert "suspicious code in cell bigram_probs_code" in reasons["t_checker_noop"]
-    assert "called the library's implementation" in reasons["t_answer_key"]
+    assert "used an implementation of the exercise" in reasons["t_answer_key"]
     assert "numpy/__init__.py" in reasons["t_shadow"]
     assert (
         "not plain data" in reasons["t_eq"]
