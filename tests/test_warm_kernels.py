@@ -123,7 +123,11 @@ def test_a_warm_kernel_is_nobody_without_privileges_network_or_host(template):
         inside = probe(
             client, f"sorted(__import__('os').listdir({str(REPO / 'autograder/inside')!r}))"
         )
-        assert inside == sorted(p.name for p in (REPO / "autograder/inside").glob("*.py"))
+        shipped = [
+            *(REPO / "autograder/inside").glob("*.py"),
+            *(REPO / "autograder/inside").glob("*.json"),
+        ]
+        assert inside == sorted(p.name for p in shipped)
         assert CANARY not in run(client, "import os\nprint(dict(os.environ))")
         modules = probe(client, "[m for m in __import__('sys').modules if 'autograder' in m]")
         assert set(modules) <= {"autograder", "autograder.kernel"}, modules
