@@ -184,6 +184,8 @@ def test_workers_that_keep_dying_make_autograde_fail(tmp_path):
     collect(course, folder)
     # one worker, restarted by its nanny after each kill: the task's three attempts all die
     process, killed, stderr = _autograde_while_killing(course, 3, "--workers", "1")
-    assert killed == 3, stderr[-3000:]
+    # Dask counts every death of the worker running the task, ours or not: on a loaded machine a
+    # restarted worker once died a third time after our second kill (CI, 2 of 3 kills seen)
+    assert 1 <= killed <= 3 and "workers died" in stderr, stderr[-3000:]
     assert process.returncode == 1, stderr[-3000:]
     assert "could not be graded" in stderr and "alice/01_bigram_counting" in stderr
