@@ -103,7 +103,8 @@ def _rejects(args: tuple, what: str, hint: str) -> Check:
 
 
 def label_smoothing_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
-    """Random shapes and eps, eps 0 (plain cross-entropy), repeated targets, huge logits, bad input."""
+    """Random shapes and eps, eps 0 (plain cross-entropy), repeated targets, huge logits (and rows
+    of very different scale), bad input."""
     checks = []
     for B, V, eps in [(5, 4, 0.1), (16, 27, 0.2), (1, 3, 0.5), (9, 7, float(rng.uniform(0, 0.9)))]:
         logits = rng.normal(0, 2, (B, V))
@@ -114,6 +115,12 @@ def label_smoothing_loss_and_grad_checks(rng: np.random.Generator) -> list[Check
         _check(logits, np.array([2, 2, 2, 0, 2, 4]), 0.0, "eps 0 is the plain cross-entropy"),
         _check(logits, np.array([1, 1, 3, 3, 1, 0]), 0.3, "repeated targets"),
         _check(rng.normal(0, 1, (4, 6)) * 1000, rng.integers(0, 6, 4), 0.1, "logits of +-1000"),
+        _check(
+            rng.normal(0, 1, (4, 6)) * np.array([[1000.0], [1.0], [1.0], [300.0]]),
+            rng.integers(0, 6, 4),
+            0.1,
+            "rows of very different scale (logits near 1000 beside logits near 1)",
+        ),
         _check(
             rng.normal(0, 1, (3, 5)).astype(np.float32).astype(np.float64) + 50.0,
             np.array([0, 4, 2]),

@@ -4,7 +4,21 @@ The references are the plain definitions, one round at a time over Python lists:
 adjacent pair (overlapping), take the most frequent (ties: the pair seen first in the current
 sequence), replace left to right. They share nothing with `proof_lm.bpe`, whose incremental
 algorithm is checked against them in tests/test_bpe.py. Diagnoses are the same definitions with
-one rule changed (the tie rule, the counting, the replacement direction, the stop rule, the ids).
+one rule changed (the tie rule, the counting, the replacement direction, the stop rule, the ids,
+a normalised text, a pair listed twice taken at its later index).
+
+The input classes of the contracts, each in a fixed case (random texts add coverage, never replace
+it): for bpe_train, the empty text, one byte, runs and ties, overlapping pairs, a text whose pairs
+stop repeating, accents, CJK and emoji (multi-byte characters), combining accents (not NFC),
+U+FEFF, control characters, vocab_size below 256; for bpe_encode, the empty text, one byte, no
+merges, runs, merge order against frequency, merges that never apply, a pair listed twice (lowest
+index wins), U+FEFF, combining accents, control characters, escaped surrogates (a str that UTF-8
+encodes holds no lone surrogate; its escapes are backslashes); for bpe_decode, no ids, bytes only,
+nested merges, (b, a), invalid UTF-8 (0xff, a character cut short, a Latin-1 byte, stray
+continuation bytes, a surrogate's UTF-8 form), merges across characters, U+FEFF, combining
+accents, control characters, escaped surrogates, a pair named twice, and ids out of range. The
+types the contracts name (int ids, pairs of int) are judged in the sandbox (`typed_probe`), before
+plain data turns a NumPy integer into an int.
 """
 
 import unicodedata
