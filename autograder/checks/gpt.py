@@ -689,6 +689,22 @@ def _judge_attention_dropout(rng: np.random.Generator) -> Check:
     )
 
 
+def _expect_calls_in_turn(
+    report: dict, shapes: list[tuple], expected: list, pair: bool, what: str
+) -> None:
+    """The outputs of one module called on several inputs in turn (the probe's first run, then
+    `then`) each match a fresh reference; a hint about state kept across calls otherwise."""
+    lengths = ", ".join(str(shape[1]) for shape in shapes)
+    outputs = [report["outputs"][0], *report["then"]]
+    for number, (output, shape, want) in enumerate(zip(outputs, shapes, expected, strict=True), 1):
+        call = f"one {what} called on T = {lengths} in turn: call {number} (B = {shape[0]}, T = {shape[1]})"
+        question = f"what does the {what} keep from one call to the next?"
+        if isinstance(output, dict) and "raised" in output:
+            raise CheckFailed(f"{call} raised {output['raised']}: {question}")
+        if not matches(_first_output(output, pair, shape), want, RTOL, ATOL, strict=True):
+            raise CheckFailed(f"{call} is wrong: {question}")
+
+
 def _judge_attention_across_calls(rng: np.random.Generator) -> Check:
     """One module called on several lengths and batches in turn: nothing of one call (a mask made
     for its T, say) may leak into the next."""
@@ -703,22 +719,7 @@ def _judge_attention_across_calls(rng: np.random.Generator) -> Check:
     def judge(outcomes: list[Outcome]) -> None:
         report = _report(outcomes[0])
         expect_listing(report, attention_shapes(C), "CausalSelfAttention")
-        outputs = [report["outputs"][0], *report["then"]]
-        for number, (output, (B, T), want) in enumerate(
-            zip(outputs, shapes, expected, strict=True), start=1
-        ):
-            lengths = ", ".join(str(t) for _, t in shapes)
-            if isinstance(output, dict) and "raised" in output:
-                raise CheckFailed(
-                    f"one module called on T = {lengths} in turn: call {number} (B = {B}, T = {T}) "
-                    f"raised {output['raised']}: what does the module keep from one call to the next?"
-                )
-            got = _first_output(output, False, (B, T, C))
-            if not matches(got, want, RTOL, ATOL, strict=True):
-                raise CheckFailed(
-                    f"one module called on T = {lengths} in turn: call {number} (B = {B}, T = {T}) "
-                    "is wrong: what does the module keep from one call to the next?"
-                )
+        _expect_calls_in_turn(report, [(B, T, C) for B, T in shapes], expected, False, "module")
 
     return Check("one module called on T = 4, 9, 2, 6 in turn, with other batches", [call], judge)
 
@@ -1182,22 +1183,7 @@ def _judge_gpt_across_calls(rng: np.random.Generator) -> Check:
     def judge(outcomes: list[Outcome]) -> None:
         report = _report(outcomes[0])
         _expect_gpt_listing(report, shapes, block)
-        lengths = ", ".join(str(t) for _, t in sizes)
-        outputs = [report["outputs"][0], *report["then"]]
-        for number, (output, (B, T), want) in enumerate(
-            zip(outputs, sizes, expected, strict=True), start=1
-        ):
-            if isinstance(output, dict) and "raised" in output:
-                raise CheckFailed(
-                    f"one model called on T = {lengths} in turn: call {number} (B = {B}, T = {T}) "
-                    f"raised {output['raised']}: what does the model keep from one call to the next?"
-                )
-            got = _first_output(output, True, (B, T, V))
-            if not matches(got, want, RTOL, ATOL, strict=True):
-                raise CheckFailed(
-                    f"one model called on T = {lengths} in turn: call {number} (B = {B}, T = {T}) "
-                    "is wrong: what does the model keep from one call to the next?"
-                )
+        _expect_calls_in_turn(report, [(B, T, V) for B, T in sizes], expected, True, "model")
 
     return Check("one model called on T = 3, 8, 2, 5 in turn, with other batches", [call], judge)
 

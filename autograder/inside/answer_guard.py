@@ -72,7 +72,7 @@ def _refuse(name: str, exercise: str) -> None:
     raise AnswerKeyError(_message(name, exercise))
 
 
-def _innermost(function: object) -> object:
+def innermost(function: object) -> object:
     """The function a chain of decorators (functools.wraps' `__wrapped__`) ends in."""
     seen: set[int] = set()
     while hasattr(function, "__wrapped__") and id(function) not in seen:
@@ -104,7 +104,7 @@ def _refuse_class(cls: type, exercise: str) -> None:
 def _refuse_function(function: object, exercise: str, kept: list) -> None:
     """Swap the code of a Python function for one that raises AnswerKeyError (every holder of it is
     refused); the original code is kept in `kept`, which only the keeper hook holds."""
-    inner = _innermost(function)
+    inner = innermost(function)
     code = getattr(inner, "__code__", None)
     if code is None or code.co_freevars:
         return

@@ -23,19 +23,11 @@ import types
 import warnings
 from pathlib import Path
 
+from autograder.inside.answer_guard import innermost
 from autograder.wall.paths import INSIDE
 
 TABLE = INSIDE / "torch_refused.json"
 NAMES = re.compile(r"attention|attn|transformer", re.IGNORECASE)
-
-
-def _innermost(function: object) -> object:
-    """The function a chain of decorators (functools.wraps' `__wrapped__`) ends in."""
-    seen: set[int] = set()
-    while hasattr(function, "__wrapped__") and id(function) not in seen:
-        seen.add(id(function))
-        function = function.__wrapped__
-    return function
 
 
 def search() -> dict:
@@ -77,7 +69,7 @@ def search() -> dict:
                     if issubclass(value, layers) or NAMES.search(value.__name__):
                         add(value, "classes")
                     continue
-                inner = _innermost(value)
+                inner = innermost(value)
                 if isinstance(inner, types.FunctionType) and NAMES.search(inner.__name__):
                     add(inner, "functions")
     aten = {
