@@ -727,6 +727,16 @@ GUARD_ATTEMPTS = {
         "exec(compile(open(act.__file__).read(), act.__file__, 'exec'), space)\n"
         "print(space['MultiheadAttention'](4, 2)(q[0], q[0], q[0]))"
     ),
+    "alias_path": (  # a refused module not yet loaded, imported through torch/./...: same file
+        "import os\n"
+        "root = os.path.dirname(os.path.realpath(torch.__file__))\n"
+        "for name, module in list(sys.modules.items()):\n"
+        "    path = getattr(module, '__path__', None)\n"
+        "    if name.startswith('torch') and isinstance(path, list) and path and path[0].startswith(root):\n"
+        "        path.insert(0, path[0].replace(root, root + '/.', 1))\n"
+        "from torch.onnx.ops import _impl\n"
+        "print(_impl.attention_23(q, k, v, is_causal=True, qk_matmul_output_mode=3)[3])"
+    ),
     "gc_for_the_seal": "print(len(gc.get_objects()))",
     "gc_referents": "print(gc.get_referents(sys))",
     "settrace": "sys.settrace(lambda *a: None)\nprint('traced')",

@@ -171,7 +171,7 @@ def install(exercise: str) -> None:
 
 def _refusing_hook(exercise: str, torch_dir: str, files: frozenset) -> object:
     """The audit hook that keeps the seal out of reach and the refused modules' code from running."""
-    torch_dir = os.path.join(torch_dir, "")
+    torch_dir, realpath = os.path.join(torch_dir, ""), os.path.realpath
 
     def hook(event: str, args: tuple) -> None:
         if event in INTROSPECTION:
@@ -185,7 +185,7 @@ def _refusing_hook(exercise: str, torch_dir: str, files: frozenset) -> object:
             raise AnswerKeyError(f"raw memory is not allowed while {exercise} is graded")
         if event in ("exec", "code.__new__"):
             where = getattr(args[0], "co_filename", None) if event == "exec" else args[1]
-            if where in files:
+            if isinstance(where, str) and realpath(where) in files:  # torch/./x.py, a symlink
                 raise AnswerKeyError(_message(f"the code of {where}", exercise))
 
     return hook
