@@ -72,3 +72,99 @@ def test_mathjax_is_configured_without_eval():
         '<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax'
     )
     assert _hash(MATHJAX_SETTINGS.removeprefix("<script>").removesuffix("</script>")) in head
+
+
+# Families of student markup that cost an HTML parser more than linear time (nesting walks the
+# open elements, one tag's attributes are checked against each other, stray end tags walk the
+# stack), and the cases that could hide a long tag from the bound.
+HTML_FAMILIES = {
+    "nested blocks": lambda n: "<div>" * n,
+    "nested quotes": lambda n: "<blockquote>" * n,
+    "nested lists": lambda n: "<ul><li>" * n,
+    "nested definitions": lambda n: "<dl><dt>" * n,
+    "nested tables": lambda n: "<table><tr><td>" * n,
+    "formatting tags": lambda n: "<b><i><u>" * n,
+    "stray end tags": lambda n: "<b title=i>" * 1500 + "</i>" * n,
+    "one tag's attributes": lambda n: "<b " + " ".join(f"a{i}" for i in range(n)) + ">",
+    "attributes after a quoted >": lambda n: "<b a='>' " + " ".join(f"a{i}" for i in range(n)),
+    "an unclosed quote": lambda n: "<b a='" + "x" * n,
+    "comments": lambda n: "<!--x-->" * n,
+    "bare <": lambda n: "<" * n,
+}
+MARKDOWN_FAMILIES = {
+    "nested quotes": lambda n: "> " * n + "x",
+    "nested lists": lambda n: "".join("  " * i + "- x\n" for i in range(min(n, 300))) + "x" * n,
+    "emphasis runs": lambda n: "*a" * n,
+    "brackets": lambda n: "[" * n + "]" * n,
+    "links": lambda n: "[a](b) " * n,
+    "headings": lambda n: "#a\n" * n,
+    "a wide table": lambda n: "|a" * n + "|\n" + "|-" * n + "|\n" + "|b" * n + "|\n",
+    "raw HTML": lambda n: "<div>" * n,
+    "math": lambda n: "$x$ " * n,
+}
+
+
+def _cost(render, text: str) -> float:
+    """CPU seconds of one `render(text)`: the best of three, each repeated past 20 ms."""
+    import time
+
+    best = float("inf")
+    for _ in range(3):
+        repeats, start = 0, time.process_time()
+        while (spent := time.process_time() - start) < 0.02 or repeats == 0:
+            render(text)
+            repeats += 1
+        best = min(best, spent / repeats)
+    return best
+
+
+def _markdown(text: str) -> str:
+    """One markdown piece through the course's filter, on a page of its own."""
+    from autograder.course.pages import markdown2html
+
+    return markdown2html({"resources": {}, "cell": {}}, text)
+
+
+def _assert_linear(render, families: dict, n: int) -> None:
+    """Eight times the input costs far less than 64 times the work (linear gives about 8)."""
+    slow = {}
+    for name, family in families.items():
+        ratio = _cost(render, family(8 * n)) / _cost(render, family(n))
+        if ratio > 20:
+            slow[name] = round(ratio, 1)
+    assert not slow, f"cost of 8x the input, as a multiple of the cost of 1x: {slow}"
+
+
+def test_cleaning_student_html_costs_linear_time():
+    """From well inside the bounds (n tags) to past them (8n): no family costs quadratic time."""
+    _assert_linear(clean_html, HTML_FAMILIES, 1_000)
+
+
+def test_cleaning_student_html_past_the_bounds_costs_linear_time():
+    _assert_linear(clean_html, HTML_FAMILIES, 50_000)
+
+
+def test_rendering_student_markdown_costs_linear_time():
+    """Within one piece's bound (8n characters < MAX_MARKDOWN) and past it."""
+    _assert_linear(_markdown, MARKDOWN_FAMILIES, 1_000)
+    _assert_linear(_markdown, MARKDOWN_FAMILIES, 20_000)
+
+
+def test_markup_past_the_bounds_is_shown_as_text():
+    from autograder.course.pages import MARKDOWN_PER_PAGE, MAX_MARKDOWN, MAX_TAG, MAX_TAGS
+
+    assert clean_html("<b>" * (MAX_TAGS + 1)).startswith("<pre>&lt;b&gt;")
+    assert clean_html("<b title='" + "x" * MAX_TAG + "'>x</b>").startswith("<pre>&lt;b")
+    assert clean_html("<b title=x>y</b>") == '<b title="x">y</b>'
+    row = "<tr><th>0</th>" + "<td>1.5</td>" * 20 + "</tr>"  # pandas shows at most 60 x 20
+    table = '<table class="dataframe"><tbody>' + row * 60 + "</tbody></table>"
+    assert clean_html(table).count("<td>") == 1_200  # a DataFrame's table is still a table
+    assert _markdown("*a* " * (MAX_MARKDOWN // 4 + 1)).startswith("<pre>*a*")
+    page = {"resources": {}, "cell": {}}
+    from autograder.course.pages import markdown2html
+
+    pieces = MARKDOWN_PER_PAGE // 40_000 + 1
+    shown = [markdown2html(page, "*a* " + "b " * 20_000) for _ in range(pieces)]
+    assert shown[0].startswith("<p><em>a</em>") and shown[-1].startswith("<pre>*a*")
+    assert _markdown("*a*" * MAX_TAGS).startswith("<pre>*a*")  # the source, not its HTML
+    assert "<script" not in clean_html("<script>alert(1)</script>" * (MAX_TAGS + 1))

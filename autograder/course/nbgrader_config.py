@@ -45,7 +45,7 @@ c.GenerateFeedback.preprocessors = [
 # reaches a page, and no style can hide the trusted report).
 c.HTMLExporter.sanitize_html = True
 # nbgrader's formgrade and feedback templates render markdown without `clean_html`: every markdown
-# cell, markdown output and comment goes through bleach instead (the formgrader reads this too).
+# cell, markdown output and comment goes through nh3 instead (the formgrader reads this too).
 # nbconvert's own `clean_html` (for HTML outputs and code) is replaced by the same cleaner.
 c.HTMLExporter.filters = {
     "markdown2html": "autograder.course.pages.markdown2html",

@@ -5,19 +5,26 @@ pass them through `clean_html` (so nbconvert's `sanitize_html` does not reach th
 of nbgrader's cell metadata into the page unescaped, and nbconvert's template writes an image's
 `width`/`height` metadata unquoted (`"width": "1 onerror=..."` adds a handler). So a notebook is
 made safe before any of it is rendered (`safe_notebook`: used where the autograded notebook is
-written and again before feedback), every piece of markdown is rendered then cleaned by bleach
+written and again before feedback), every piece of markdown is rendered then cleaned
 (`markdown2html`, the course's `HTMLExporter.filters`), and the finished pages carry a strict
 Content-Security-Policy (`add_policy` for feedback files, `FormgraderPolicy` for the formgrader).
+
+Cleaning is nh3 (ammonia's html5ever), linear in the length of what it cleans except in the open
+elements' stack and one tag's attribute list, which every HTML parser walks: a piece with more than
+MAX_TAGS tags or a tag longer than MAX_TAG characters is shown as escaped text instead, as is a
+piece of markdown longer than MAX_MARKDOWN or past the page's MARKDOWN_PER_PAGE. So the work a
+page costs is linear in what the student wrote, with a small constant (tests/test_pages.py).
 """
 
 import base64
 import binascii
 import hashlib
+import html as html_text
 import re
 import uuid
 from pathlib import Path
 
-import bleach
+import nh3
 from jinja2 import pass_context
 from nbconvert.preprocessors import Preprocessor
 
@@ -95,10 +102,25 @@ NUMBER_OR_NONE = (int, float, type(None))
 TYPED = {"points": NUMBER_OR_NONE, "score": NUMBER_OR_NONE, "schema_version": int, "grade_id": str}
 TYPED |= {"checksum": str, "cell_type": str, "comment": (str, type(None))}
 MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # where nbgrader's templates load it
+# Bounds past which student markup is shown as text (a pandas table of 60 x 20 has ~1,400 tags)
+MAX_TAGS = 5_000  # "<" in one piece of HTML: start and end tags, comments
+MAX_TAG = 2_000  # characters of one tag, its quoted attribute values included
+MAX_MARKDOWN = 50_000  # characters of one piece of markdown
+MARKDOWN_PER_PAGE = 400_000  # characters of markdown rendered on one page; the rest is text
+# One tag from "<" to its end, quoted values skipped whole (any quote counts as one: the length
+# is never underestimated); possessive, so finditer reads each character once
+TAG = re.compile(r"""<(?:[^>"']++|"[^"]*+"?|'[^']*+'?)*+>?""")
+ATTRIBUTES = {
+    "*": {"title", "alt", "class", "width", "height", "colspan", "rowspan", "start"},
+    "a": {"href"},
+    "img": {"src"},
+    "td": {"align"},
+    "th": {"align"},
+}
 
 
 def _allowed(tag: str, name: str, value: str) -> bool:
-    """bleach's attribute filter: links to the web, images from data, numbers for sizes."""
+    """The attribute filter: links to the web, images from data, numbers for sizes."""
     if name in ("title", "alt"):
         return True
     if name == "class":
@@ -112,19 +134,36 @@ def _allowed(tag: str, name: str, value: str) -> bool:
     return tag in ("td", "th") and name == "align" and value in ("left", "right", "center")
 
 
-CLEANER = bleach.Cleaner(
-    tags=TAGS, attributes=_allowed, protocols=PROTOCOLS, strip=False, strip_comments=True
-)
+def as_text(text: str) -> str:
+    """`text` shown as it is, in a <pre>, every character escaped."""
+    return f"<pre>{html_text.escape(text)}</pre>"
+
+
+def _bounded(html: str) -> bool:
+    """Whether `html` is within the bounds that keep cleaning it linear (MAX_TAGS, MAX_TAG)."""
+    if html.count("<") > MAX_TAGS:
+        return False
+    return all(len(tag.group()) <= MAX_TAG for tag in TAG.finditer(html))
 
 
 def clean_html(html: object) -> str:
-    """`html` with only harmless markup left; anything else shown as text (bleach).
+    """`html` with only harmless markup left (nh3); past the bounds, all of it shown as text.
 
     Also the course's `clean_html` filter, in place of nbconvert's (whose allowlist has no `th`).
     """
     if isinstance(html, bytes):
         html = html.decode("utf-8", "replace")
-    return CLEANER.clean(html if isinstance(html, str) else str(html))
+    html = html if isinstance(html, str) else str(html)
+    if not _bounded(html):
+        return as_text(html)
+    return nh3.clean(
+        html,
+        tags=set(TAGS),
+        attributes=ATTRIBUTES,
+        attribute_filter=lambda tag, name, value: value if _allowed(tag, name, value) else None,
+        url_schemes=set(PROTOCOLS),
+        strip_comments=True,
+    )
 
 
 @pass_context
@@ -136,13 +175,19 @@ def markdown2html(context: dict, source: str) -> str:
     """
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
+    source = str(source)
+    resources = context.get("resources")
+    used = resources.setdefault("proof_lm_markdown", [0]) if isinstance(resources, dict) else [0]
+    used[0] += len(source)
+    if len(source) > MAX_MARKDOWN or used[0] > MARKDOWN_PER_PAGE:
+        return as_text(source)
     cell = context.get("cell", {}) or {}
     renderer = IPythonRenderer(escape=False, attachments=_attachments(cell.get("attachments")))
     try:
-        html = MarkdownWithMath(renderer=renderer).render(str(source))
+        html = MarkdownWithMath(renderer=renderer).render(source)
     except Exception:  # a missing attachment or markup mistune cannot take: show the text
-        html = f"<pre>{bleach.clean(str(source), tags=set())}</pre>"
-    return clean_html(html)
+        return as_text(source)
+    return clean_html(html) if _bounded(html) else as_text(source)
 
 
 def _text(value: object) -> str:
@@ -271,7 +316,7 @@ def _cell(cell: dict) -> dict | None:
         if attachments:
             safe["attachments"] = attachments
     else:  # a raw cell is shown as text, never as markup
-        safe["source"] = bleach.clean(safe["source"], tags=set())
+        safe["source"] = html_text.escape(safe["source"])
     return safe
 
 
@@ -280,7 +325,7 @@ def safe_notebook(notebook: dict) -> dict:
 
     Cells keep their source, their nbgrader metadata (with a plain grade id), typed prompts and
     outputs of harmless types only: text, images as checked base64 with integer sizes, HTML cleaned
-    by bleach, SVG (shown as an image), markdown and LaTeX (rendered and cleaned later). JavaScript,
+    by nh3, SVG (shown as an image), markdown and LaTeX (rendered and cleaned later). JavaScript,
     widget views and any other type are replaced by a note; attachments keep PNG, JPEG and GIF
     under plain names; notebook metadata keeps only the kernel's and the language's description.
     """
