@@ -13,6 +13,7 @@ SCHEDULER ?=
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PER_HOUR ?= 6
+WORKERS ?=
 MAX_BYTES ?= 10000000
 LAB_ARGS ?=
 PYTEST_ARGS ?=
@@ -120,7 +121,7 @@ export: $(STAMP)
 # The submission server, in the foreground: students upload, the trusted grader answers (README).
 .PHONY: serve
 serve: $(STAMP) sandbox
-	$(PY) -m autograder.course serve --root $(COURSE) --host $(HOST) --port $(PORT) --per-hour $(PER_HOUR) --max-bytes $(MAX_BYTES) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
+	$(PY) -m autograder.course serve --root $(COURSE) --host $(HOST) --port $(PORT) --per-hour $(PER_HOUR) --max-bytes $(MAX_BYTES) $(if $(WORKERS),--workers $(WORKERS),) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 # A student's self-grade: make grade NOTEBOOK=chapters/01_bigram_counting.ipynb
 grade: $(STAMP)

@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import time
+from pathlib import Path
 
 import httpx
 import psutil
@@ -63,7 +64,8 @@ def served(tmp_path_factory):
 def test_health_and_tokens(served):
     server, tokens, notebooks, _ = served
     with server.client() as anonymous:
-        assert anonymous.get("/api/health").status_code == 200
+        health = anonymous.get("/api/health").json()
+        assert health["status"] == "ok" and health["grading"] == "ready" and health["workers"] >= 1
         missing = upload(anonymous, notebooks["correct"])
         assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
         assert anonymous.get("/api/submissions").status_code == 401
@@ -336,3 +338,14 @@ def test_a_grading_worker_killed_mid_notebook_loses_nothing(tmp_path):
         os.kill(busy[0].pid, signal.SIGKILL)
         result = wait_graded(client, number)
     assert result["status"] == "graded" and result["points"] == 7.0, result
+
+
+def test_health_says_whether_grading_has_started():
+    from autograder.server.grading_loop import GradingLoop
+
+    loop = GradingLoop(Path("."), sessions=None)
+    assert loop.state() == "starting"
+    loop.ready.set()
+    assert loop.state() == "ready"
+    loop.stop()
+    assert loop.state() == "stopped"

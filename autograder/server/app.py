@@ -11,7 +11,8 @@ the thread pool.
 Middleware (sessions) goes into `middleware` there.
 
 API (Authorization: Bearer <token> on every route but health):
-    GET  /api/health                       200 {"status": "ok"}
+    GET  /api/health                       200 {"status": "ok", "grading": "starting" | "ready" |
+                                           "stopped", "workers": grading threads (0 until ready)}
     POST /api/submissions                  multipart field `notebook`, file name <chapter>.ipynb:
                                            202 {"id", "status": "queued"}; 401, 403 (instructor),
                                            409 (another upload of the caller's under way),
@@ -96,8 +97,9 @@ def not_found() -> Refused:
 
 
 async def health(request: Request) -> Response:
-    """200 while the server answers (no database, no grading involved)."""
-    return JSONResponse({"status": "ok"})
+    """200 while the server answers (no database involved), and whether grading has started."""
+    loop = request.app.state.service.loop
+    return JSONResponse({"status": "ok", "grading": loop.state(), "workers": loop.threads})
 
 
 # notebooks read at once at most (each may take ~10x its size in memory while nbformat parses it)

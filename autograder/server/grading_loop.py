@@ -80,6 +80,7 @@ class GradingLoop:
     sandboxed: bool = True
     log: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr))
     ready: threading.Event = field(default_factory=threading.Event)  # the cluster is up
+    threads: int = 0  # the cluster's grading threads, once it is up
     _wake: threading.Event = field(default_factory=threading.Event)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -95,6 +96,12 @@ class GradingLoop:
             self.log(f"queued again: {waiting} submissions left waiting by an earlier run")
         self._thread = threading.Thread(target=self._main, name="grading-loop", daemon=True)
         self._thread.start()
+
+    def state(self) -> str:
+        """Starting until the cluster is up, ready while the loop grades, then stopped."""
+        if self._stop.is_set() or (self._thread is not None and not self._thread.is_alive()):
+            return "stopped"
+        return "ready" if self.ready.is_set() else "starting"
 
     def wake(self) -> None:
         """Look for queued submissions now."""
@@ -112,6 +119,7 @@ class GradingLoop:
 
         try:
             with grading_client(self.scheduler, self.workers) as client:
+                self.threads = sum(client.nthreads().values())
                 self.ready.set()
                 self.log(f"grading on Dask: {client.dashboard_link}")
                 while not self._stop.is_set():

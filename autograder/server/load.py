@@ -190,7 +190,7 @@ class Server:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 180) -> "Server":
-        """Start it and wait until GET /api/health answers 200."""
+        """Start it and wait until GET /api/health says grading is ready."""
         command = [sys.executable, "-m", "autograder.course", "serve", "--root", str(self.course)]
         command += ["--port", str(self.port), *self.args]
         with self.log_path.open("ab") as log:
@@ -202,7 +202,8 @@ class Server:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server exited:\n{self.log()[-3000:]}")
             try:
-                if httpx.get(f"{self.url}/api/health", timeout=5).status_code == 200:
+                answer = httpx.get(f"{self.url}/api/health", timeout=5)
+                if answer.status_code == 200 and answer.json().get("grading") == "ready":
                     return self
             except httpx.TransportError:
                 pass

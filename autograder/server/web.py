@@ -56,6 +56,13 @@ SECURE_COOKIE = f"__Host-{COOKIE}"  # over https: Secure, Path=/, no Domain
 MAX_AGE = 12 * 3600  # seconds a session lasts
 FORM_BYTES = 4096  # the largest sign-in or sign-out form read
 REFRESH = 3  # seconds between refreshes of a page while something is being graded
+# what the page says of the submission just uploaded (?submitted=id), by its status
+NOTICES = {
+    "queued": "Submission {id} received: it is waiting to be graded.",
+    "grading": "Submission {id} received: it is being graded.",
+    "graded": "Submission {id} is graded: its score and feedback are below.",
+    "failed": "Submission {id} could not be graded: see below.",
+}
 # No script of any kind, no plugin, no framing, forms only to this site.
 PAGE_POLICY = (
     "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self'; object-src 'none'; "
@@ -231,15 +238,21 @@ class Web:
             )
         if person.instructor:
             return await self.class_page(person, session)
-        notice = request.query_params.get("submitted", "")
-        notice = f"Submission {notice} received: it is being graded." if notice.isdigit() else ""
-        return await self.student_page(person, session, notice=notice)
+        submitted = request.query_params.get("submitted", "")
+        number = int(submitted) if submitted.isascii() and submitted.isdigit() else None
+        return await self.student_page(person, session, submitted=number)
 
     async def student_page(
-        self, person: Person, session: dict, status: int = 200, notice: str = "", error: str = ""
+        self,
+        person: Person,
+        session: dict,
+        status: int = 200,
+        submitted: int | None = None,
+        error: str = "",
     ) -> HTMLResponse:
         """A student's submissions (refreshing while any is graded) and the upload form."""
         rows = await run_in_threadpool(self.service.submissions, person)
+        notice = next((NOTICES[r["status"]] for r in rows if r["id"] == submitted), "")
         return render(
             "student.html",
             status,
@@ -248,7 +261,7 @@ class Web:
             rows=rows,
             chapters=sorted(self.service.released()),
             refresh=REFRESH if any(r["status"] in PENDING for r in rows) else None,
-            notice=notice,
+            notice=notice.format(id=submitted),
             error=error,
             max_bytes=self.service.settings.max_bytes,
         )
