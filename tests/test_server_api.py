@@ -114,12 +114,14 @@ def test_correct_buggy_and_tampering_notebooks(served):
             "flags",
             "submitted_at",
             "graded_at",
+            "seed",
         }
         assert result["student"] == student and result["chapter"] == CHAPTER
         assert result["status"] == "graded", result
         assert result["max_points"] == 7.0
         for row in result["exercises"]:
-            assert set(row) == {"exercise", "points", "earned", "passed"}
+            assert set(row) == {"exercise", "points", "earned", "passed", "extra"}
+        assert isinstance(result["seed"], int)
         assert result["submitted_at"] <= result["graded_at"]
     earned = {
         s: {r["exercise"]: r["earned"] for r in res["exercises"]} for s, res in results.items()

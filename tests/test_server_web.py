@@ -131,6 +131,9 @@ def test_a_student_submits_and_reads_the_feedback_and_the_instructor_sees_the_cl
                 assert page.locator("#notice").count() == 0
             passed = page.locator("#submissions .exercise.passed").all_inner_texts()
             assert "bigram_counts 2/2" in passed, passed
+            assert "interpolated_probs (challenge, extra credit) 2/2" in passed, passed
+            seed = page.locator("#submissions .seed").first.inner_text()
+            assert re.match(r"hidden cases drawn from seed \d+;", seed), seed
         with steps.step("she opens the feedback page, sandboxed"):
             with page.expect_response(re.compile(r"/submissions/\d+/feedback$")) as answer:
                 page.click("#submissions a[href$='/feedback']")

@@ -158,3 +158,29 @@ def test_the_kit_config_takes_only_an_address(tmp_path):
     )
     with pytest.raises(ValueError, match="expected the server's address"):
         submit_config('https://x"\ntoken = "stolen')
+
+
+def test_the_client_reports_challenges_as_extra_credit_and_the_seed():
+    """One score, reported as the server's page and the feedback report do."""
+    from autograder.course import kit_submit
+
+    record = {
+        "id": 3,
+        "chapter": "05_sampling",
+        "status": "graded",
+        "points": 8.0,
+        "max_points": 10.0,
+        "seed": 1234,
+        "exercises": [
+            {"exercise": "softmax", "points": 2.0, "earned": 2.0, "passed": True, "extra": False},
+            {"exercise": "top_k", "points": 2.0, "earned": 0.0, "passed": False, "extra": False},
+            {"exercise": "min_p", "points": 3.0, "earned": 0.0, "passed": False, "extra": True},
+        ],
+    }
+    lines = kit_submit.report(record).splitlines()
+    assert lines[1].endswith("passed") and lines[2].endswith("FAILED")
+    assert lines[3].endswith("0/3    challenge, extra credit"), lines[3]
+    assert lines[4] == (
+        "Score: 8/10 + extra credit 0/3 (written answers are graded by your instructor)"
+    )
+    assert lines[5] == "Hidden cases drawn from seed 1234."

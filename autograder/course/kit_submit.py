@@ -246,14 +246,28 @@ def report(record: dict) -> str:
     ]
     exercises = record.get("exercises") or []
     width = max([len(printable(e.get("exercise"), 60)) for e in exercises] + [8])
+    extra = [e for e in exercises if e.get("extra") is True]
     for exercise in exercises:
         mark = "passed" if exercise.get("passed") else "FAILED"
+        if exercise in extra:
+            mark = "challenge, extra credit" + (": passed" if exercise.get("passed") else "")
         name = printable(exercise.get("exercise"), 60)
         earned, points = number(exercise.get("earned")), number(exercise.get("points"))
         lines.append(f"  {name:<{width}}  {earned:>4}/{points:<4} {mark}")
     if record.get("status") == "graded":
         points, top = number(record.get("points")), number(record.get("max_points"))
-        lines.append(f"Score: {points}/{top}")
+        line = f"Score: {points}/{top}"
+        if extra:
+            earned = sum(
+                e.get("earned") or 0 for e in extra if isinstance(e.get("earned"), int | float)
+            )
+            possible = sum(
+                e.get("points") or 0 for e in extra if isinstance(e.get("points"), int | float)
+            )
+            line += f" + extra credit {number(earned)}/{number(possible)}"
+        lines.append(line + " (written answers are graded by your instructor)")
+    if isinstance(record.get("seed"), int):
+        lines.append(f"Hidden cases drawn from seed {record['seed']}.")
     for flag in record.get("flags") or []:
         lines.append(f"FLAG: {printable(flag)}")
     return "\n".join(lines)

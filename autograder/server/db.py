@@ -88,7 +88,7 @@ class Submission(Base):
     person: Mapped[Person] = relationship(back_populates="submissions")
 
     def summary(self) -> dict:
-        """The API's view of this submission: exactly the fields issue 24 lists."""
+        """The API's view of this submission; the seed of its hidden cases once it is graded."""
         return {
             "id": self.id,
             "student": self.person.name,
@@ -100,6 +100,7 @@ class Submission(Base):
             "flags": list(self.flags or []),
             "submitted_at": iso(self.submitted_at),
             "graded_at": iso(self.graded_at),
+            "seed": self.seed if self.status in ("graded", "failed") else None,
         }
 
 

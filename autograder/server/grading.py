@@ -46,6 +46,7 @@ def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
                 "points": float(exercise.points),
                 "earned": float(report.earned) if report else 0.0,
                 "passed": bool(report and report.passed and not report.tampered),
+                "extra": exercise.extra,  # a challenge: extra credit, not in the score
             }
         )
     return rows
