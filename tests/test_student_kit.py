@@ -175,3 +175,12 @@ def test_a_needed_package_missing_here_is_named(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(kit_module, "TOOLS", ("jupyterlab", "no-such-package"))
     with pytest.raises(ValueError, match="no-such-package, which the student kit needs"):
         kit_module.student_requirements()
+
+
+def test_the_kits_library_depends_only_on_what_it_imports():
+    """The grader's and the server's stack stay out of a student's environment."""
+    needed = {Requirement(spec).name.lower() for spec in kit_module.library_dependencies()}
+    assert needed == {"numpy", "torch", "matplotlib", "tqdm", "ipywidgets"}
+    pinned = {Requirement(pin).name.lower() for pin in kit_module.student_requirements()}
+    assert not pinned & {"starlette", "uvicorn", "sqlalchemy", "python-multipart", "nbgrader"}
+    assert {"numpy", "torch", "jupyterlab"} <= pinned

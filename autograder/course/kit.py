@@ -11,6 +11,7 @@ source notebook, no hidden test and nothing of `autograder`: the released notebo
 need only `proof_lm`, NumPy and PyTorch, so students grade nothing themselves with the kit.
 """
 
+import ast
 import re
 import shutil
 import sys
@@ -36,6 +37,20 @@ def _project() -> dict:
     return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
 
+def library_dependencies() -> list[str]:
+    """The repository's dependencies that `proof_lm` imports (not the grader's or the server's)."""
+    imported = set()
+    for path in (REPO / "proof_lm").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    providers = metadata.packages_distributions()
+    used = {canonicalize_name(d) for module in imported for d in providers.get(module, [])}
+    return [s for s in _project()["dependencies"] if canonicalize_name(Requirement(s).name) in used]
+
+
 def student_requirements() -> list[str]:
     """Pins for the library's dependencies and TOOLS with all they pull in (as installed here).
 
@@ -47,7 +62,7 @@ def student_requirements() -> list[str]:
     for line in (REPO / "requirements.txt").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             pins[canonicalize_name(Requirement(line).name)] = line.strip()
-    wanted = [Requirement(spec) for spec in _project()["dependencies"]]
+    wanted = [Requirement(spec) for spec in library_dependencies()]
     wanted += [Requirement(tool) for tool in TOOLS]
     needed: dict[str, set[str]] = {}  # name: the extras asked of it
     while wanted:
@@ -73,9 +88,9 @@ def student_requirements() -> list[str]:
 
 
 def _pyproject() -> str:
-    """A pyproject.toml that installs `proof_lm` alone, with the repository's name and dependencies."""
+    """A pyproject.toml that installs `proof_lm` alone, with the repository's name and its dependencies."""
     project = _project()
-    dependencies = "".join(f'    "{spec}",\n' for spec in project["dependencies"])
+    dependencies = "".join(f'    "{spec}",\n' for spec in library_dependencies())
     return (
         '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n\n'
         f'[project]\nname = "{project["name"]}"\nversion = "{project["version"]}"\n'
