@@ -34,6 +34,8 @@ def text_report(report: ExerciseReport) -> str:
         f"{report.exercise}{kind}: {report.earned}/{report.points} points ({passed}/{len(report.results)} checks passed)"
     ]
     lines += [f"  note: {note}" for note in report.notes]
+    if report.seed is not None and not report.passed:
+        lines.append(f"  hidden cases drawn from seed {report.seed}")
     for result in report.results:
         mark = "PASS" if result.passed else "FAIL"
         lines.append(

@@ -45,6 +45,15 @@ def test_reports_put_extra_credit_beside_the_score():
     assert score_line(reports[:2]) == "Score: 2/4", "no extra-credit note without a challenge"
 
 
+def test_a_failed_exercise_names_the_seed_of_its_hidden_cases():
+    from autograder.report import text_report
+
+    failed = ExerciseReport("mean_nll", 2, [CheckResult("a check", False, "a hint")], seed=77)
+    assert "hidden cases drawn from seed 77" in text_report(failed)
+    passed = ExerciseReport("mean_nll", 2, [CheckResult("a check", True)], seed=77)
+    assert "seed" not in text_report(passed)
+
+
 def course_command(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "autograder.course", *args],
