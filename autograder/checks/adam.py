@@ -59,15 +59,15 @@ def _variant(param, grad, m, v, t, lr, betas, eps, wd, slip: str) -> tuple:
 
 
 HINTS = {
-    "no_correction": "the moments need bias correction: divide m by 1 - beta1**t and v by "
-    "1 - beta2**t before the update",
-    "t_minus_1": "t counts this step (the first step has t = 1): correct with beta**t, not beta**(t - 1)",
-    "t_plus_1": "t counts this step (the first step has t = 1): correct with beta**t, not beta**(t + 1)",
-    "eps_inside": "eps is added to the square root of the corrected v, not inside it",
-    "decoupled": "torch.optim.Adam's weight_decay adds weight_decay * param to the gradient (L2); "
-    "shrinking the parameter directly is AdamW",
-    "no_decay": "weight_decay was ignored: Adam adds weight_decay * param to the gradient",
-    "abs": "v is the running mean of the squared gradient, grad * grad",
+    "no_correction": "the first steps are too small, as if the moments were still near their zero "
+    "start: the moments are biased towards zero early on (bias correction)",
+    "t_minus_1": "the bias correction is off by one step: what is t on the first step?",
+    "t_plus_1": "the bias correction is off by one step: what is t on the first step?",
+    "eps_inside": "the step differs where v is tiny: where does eps enter the denominator?",
+    "decoupled": "with weight decay the step differs: torch.optim.Adam's weight_decay is L2 "
+    "(it acts through the gradient), not AdamW's decoupled decay",
+    "no_decay": "weight_decay was ignored: the step is the same with and without it",
+    "abs": "the second moment is wrong: what does v average, the gradient's size or its square?",
 }
 
 

@@ -102,35 +102,41 @@ def attention_diagnoses(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> list[tup
     T, d, dv = q.shape[1], q.shape[2], v.shape[2]
     ones = np.ones((T, T), dtype=bool)
     found = [
-        ("scale the scores by 1/sqrt(d): they are not scaled", variant_attention(q, k, v, 1.0)),
-        ("scale by 1/sqrt(d), not 1/d", variant_attention(q, k, v, 1 / d) if d > 1 else None),
         (
-            "the mask was applied after the softmax: set the future scores to -inf before it, "
-            "so that each row sums to 1 over the past",
+            "the weights are too peaked: the scores are not scaled, and their spread grows with d",
+            variant_attention(q, k, v, 1.0),
+        ),
+        (
+            "the weights are too flat: the scores are scaled down too much as d grows (which scale keeps their variance near 1?)",
+            variant_attention(q, k, v, 1 / d) if d > 1 else None,
+        ),
+        (
+            "the rows do not sum to 1 over the past: the mask came after the softmax, so the "
+            "future's share was dropped instead of never being given",
             variant_attention(q, k, v, after=True),
         ),
         (
-            "the softmax ran over the queries (axis 1); take it over the keys (the last axis)",
+            "the weights are normalised over the queries: each query's weights over the keys should sum to 1",
             variant_attention(q, k, v, axis=1),
         ),
         (
-            "the mask is the wrong way round: position t may attend to positions j <= t only",
+            "the mask is the wrong way round: position t sees the future and not the past",
             variant_attention(q, k, v, allowed=np.triu(ones)),
         ),
         (
-            "the mask is off by one: position t also sees position t + 1 (mask j > t, not j > t + 1)",
+            "the mask is off by one: position t also sees position t + 1",
             variant_attention(q, k, v, allowed=np.tril(ones, 1)),
         ),
         (
-            "the diagonal was masked too: position t must attend to itself (mask only j > t)",
+            "the diagonal was masked too: position t does not attend to itself",
             variant_attention(q, k, v, allowed=np.tril(ones, -1), fill=-1e9),
         ),
         (
-            "no causal mask: position t must not see later positions",
+            "no causal mask: position t sees later positions",
             variant_attention(q, k, v, allowed=ones),
         ),
         (
-            "scale by the key dimension d = q.shape[-1], not by the value dimension",
+            "the scale follows the value dimension: which vectors' dot products are the scores?",
             variant_attention(q, k, v, 1 / math.sqrt(dv)) if dv != d else None,
         ),
     ]
@@ -143,20 +149,20 @@ def _weights_structure(weights: np.ndarray) -> str | None:
     if bad.any():
         if bad[:, 0].any() and not bad[:, 1:].any():
             return (
-                "row 0 is nan: the diagonal was masked too, but position t must attend to itself "
-                "(mask only j > t; the first position has nothing else to attend to)"
+                "row 0 is nan: the diagonal was masked too, and the first position has nothing "
+                "left to attend to"
             )
         return (
             "got nan or inf: at large scores exp overflows (or every past entry underflows): "
-            "subtract the max of each row's unmasked scores before exp"
+            "the softmax is not stable row by row, over the scores each row keeps"
         )
     T = weights.shape[-1]
     future = np.triu(np.ones((T, T), dtype=bool), 1) & (np.abs(weights) > 1e-12)
     if future.any():
         b, t, j = np.argwhere(future)[0].tolist()
         return (
-            f"position {t} puts weight {weights[b, t, j]:.3g} on the later position {j}: "
-            "set the scores of j > t to -inf before the softmax"
+            f"position {t} puts weight {weights[b, t, j]:.3g} on the later position {j}: the "
+            "future is not masked out before the weights are normalised"
         )
     sums = weights.sum(axis=-1)
     if not np.allclose(sums, 1.0, rtol=0, atol=1e-5):  # float32 rows sum to 1 within ~1e-7
@@ -386,8 +392,8 @@ def _judge_mha(
     size = score_size(heads(x @ W[0]), heads(x @ W[1]))  # float32 inside: expect.tolerance
     found = [
         (
-            "a plain reshape of x @ Wq to (B, H, T, D) mixes positions and heads: look at which "
-            "axis the memory layout keeps together (try it on np.arange)",
+            "positions and heads are mixed: the split to (B, H, T, D) does not keep each "
+            "position's D columns of one head together (try your split on np.arange)",
             variant_mha(x, W, H, split="reshape", merge="reshape"),
         ),
         (
@@ -396,35 +402,38 @@ def _judge_mha(
             variant_mha(x, W, H, merge="reshape"),
         ),
         (
-            "head h owns the contiguous columns h*D:(h+1)*D, not every H-th column",
+            "the heads take every H-th column: which columns of x @ Wq belong to one head?",
             variant_mha(x, W, H, split="interleaved", merge="interleaved"),
         ),
         (
-            "the heads are merged in the wrong order: put head 0's D columns first, then head 1's, ...",
+            "the heads are merged in the wrong order: the merged columns are interleaved across heads",
             variant_mha(x, W, H, merge="interleaved"),
         ),
         (
-            "scale each head by 1/sqrt(D) with D = C / n_heads, not 1/sqrt(C)",
+            "the weights are too flat, more so with more heads: the scale follows the model width, not what one head's scores are dot products of",
             variant_mha(x, W, H, scale="width"),
         ),
-        ("scale the scores by 1/sqrt(D): they are not scaled", variant_mha(x, W, H, scale="none")),
         (
-            "no causal mask: position t must not see later positions",
+            "the weights are too peaked: the scores are not scaled",
+            variant_mha(x, W, H, scale="none"),
+        ),
+        (
+            "no causal mask: position t sees later positions",
             variant_mha(x, W, H, causal=False),
         ),
         (
-            "the merged heads must go through the output projection Wo",
+            "the output projection is missing: Wo is never used",
             variant_mha(x, W, H, project=False),
         ),
         (
-            "the weights are (C_in, C_out): multiply x @ Wq, not Wq @ x or x @ Wq.T",
+            "the projections are transposed: the weights are (C_in, C_out)",
             variant_mha(x, W, H, transpose=True),
         ),
     ]
     if H > 1:
         found.append(
             (
-                "that is one head of width C: split into n_heads heads of width C / n_heads",
+                "that is one head of width C: n_heads was not used to split the width",
                 variant_mha(x, W, 1),
             )
         )
@@ -440,7 +449,8 @@ def _judge_mha(
         if not np.isfinite(answer).all() and np.isfinite(expected).all():
             raise CheckFailed(
                 "got nan or inf: at large scores exp overflows (or every past entry underflows): "
-                "in every head, subtract the max of each row's unmasked scores before exp"
+                "the softmax is not stable row by row, in every head, over the scores each row "
+                "keeps"
             )
         expect_close(answer, expected, RTOL, ATOL, diagnoses=diagnoses, inputs=size)
         expect_unchanged(outcome, (x, *W, n_heads))
@@ -566,29 +576,29 @@ def layer_norm_variants(
         naive_var = (x**2).mean(axis=-1, keepdims=True) - mean**2
         return [
             (
-                "use the biased variance (divide by C, ddof=0), as layer norm does, not C - 1",
+                "the spread is slightly off, more so for small C: layer norm uses the biased (population) variance",
                 reference_layer_norm(x, gamma, beta, eps, ddof=1) if x.shape[-1] > 1 else None,
             ),
             (
-                "eps goes inside the square root: (x - mean) / sqrt(var + eps)",
+                "the output differs where the variance is tiny: where does eps enter the denominator?",
                 (x - mean) / (np.sqrt(var) + eps) * gamma + beta,
             ),
             (
-                "eps was left out: divide by sqrt(var + eps)",
+                "eps was left out: the output is what eps = 0 gives",
                 (x - mean) / np.sqrt(var) * gamma + beta,
             ),
             (
-                "normalise over the last axis (the features of each position), not over the batch",
+                "normalised over the batch: layer norm normalises each position over its own features",
                 (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) * gamma + beta
                 if x.ndim > 1 and x.shape[0] > 1
                 else None,
             ),
             (
-                "the eps argument was ignored: use the eps you are given (1e-5 is only the default)",
+                "the eps argument was ignored: the result is the same for every eps",
                 reference_layer_norm(x, gamma, beta, 1e-5) if eps != 1e-5 else None,
             ),
             (
-                "scale by gamma and shift by beta: y = x_hat * gamma + beta",
+                "gamma and beta were ignored: the output is the normalised x alone",
                 (x - mean) / np.sqrt(var + eps),
             ),
             (
@@ -596,8 +606,8 @@ def layer_norm_variants(
                 (x - mean) / np.sqrt(var + eps) * beta + gamma,
             ),
             (
-                "the variance as mean(x^2) - mean^2 loses every digit when the mean is large: "
-                "use mean((x - mean)^2)",
+                "the variance loses every digit when the mean is large: a difference of two "
+                "large, nearly equal numbers (catastrophic cancellation)",
                 (x - mean) / np.sqrt(naive_var + eps) * gamma + beta,
             ),
         ]
@@ -682,8 +692,9 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
             np.zeros(6),
             1e-5,
             "a mean of 1e8 with unit spread",
-            note=" (with a mean of 1e8, mean(x^2) - mean^2 loses every digit: use mean((x - mean)^2);"
-            " float32 loses them too, its 7 digits cannot hold 1e8 + x: compute in float64)",
+            note=" (with a mean of 1e8, a variance taken as the difference of two large, nearly"
+            " equal numbers loses every digit; float32 loses them too: its 7 digits cannot hold"
+            " 1e8 + x)",
             # x itself holds only ~1.5e-8 of absolute precision at 1e8: correct ways of taking the
             # mean differ by that much after normalising; the cancellation bug is off by O(1)
             atol=1e-6,
@@ -805,21 +816,21 @@ def layer_norm_backward_variants(
             (g - xhat * (g * xhat).mean(axis=-1, keepdims=True)) / std,
         ),
         (
-            "multiply dout by gamma first: the gradient reaching x_hat goes through the scale",
+            "dx ignores gamma: the gradient reaching x_hat goes through the scale",
             (dout - dout.mean(-1, keepdims=True) - xhat * (dout * xhat).mean(-1, keepdims=True))
             / std,
         ),
         (
-            "the eps argument was ignored: use the eps you are given (1e-5 is only the default)",
+            "the eps argument was ignored: the result is the same for every eps",
             layer_norm_backward_variants(dout, x, gamma, 1e-5)[2] if eps != 1e-5 else None,
         ),
         (
-            "the variance as mean(x^2) - mean^2 loses every digit when the mean is large: "
-            "use mean((x - mean)^2)",
+            "the variance loses every digit when the mean is large: a difference of two large, "
+            "nearly equal numbers (catastrophic cancellation)",
             naive_variance_backward(dout, x, gamma, eps),
         ),
         (
-            "the forward pass uses the biased variance (divide by C), so must the backward",
+            "the backward uses another variance than the forward (biased or unbiased?)",
             (
                 g
                 - g.mean(axis=-1, keepdims=True)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "is AdamW"
+EXPECT = "decoupled decay"
 
 
 def adam_step(param, grad, m, v, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):

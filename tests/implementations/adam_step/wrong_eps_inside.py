@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "not inside it"
+EXPECT = "where does eps enter"
 
 
 def adam_step(param, grad, m, v, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "t counts this step"
+EXPECT = "off by one step"
 
 
 def adam_step(param, grad, m, v, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):

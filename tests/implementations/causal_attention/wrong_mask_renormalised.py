@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-EXPECT = "unmasked scores"
+EXPECT = "over the scores each row keeps"
 
 
 def causal_attention(q, k, v):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "unmasked scores"
+EXPECT = "over the scores each row keeps"
 
 
 def causal_attention(q, k, v):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "not 1/d"
+EXPECT = "scaled down too much as d grows"
 
 
 def causal_attention(q, k, v):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "last axis"
+EXPECT = "normalised over the batch"
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):

@@ -1,6 +1,6 @@
 """eps added to the standard deviation."""
 
-EXPECT = "inside the square root"
+EXPECT = "where does eps enter"
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):

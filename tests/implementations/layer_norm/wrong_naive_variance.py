@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "mean((x - mean)^2)"
+EXPECT = "catastrophic cancellation"
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "biased variance"
+EXPECT = "biased (population) variance"
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "subtract the max"
+EXPECT = "in every head"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):

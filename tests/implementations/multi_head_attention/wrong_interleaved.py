@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "contiguous columns"
+EXPECT = "every H-th column"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):

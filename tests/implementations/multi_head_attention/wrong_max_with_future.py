@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "unmasked scores"
+EXPECT = "over the scores each row keeps"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):

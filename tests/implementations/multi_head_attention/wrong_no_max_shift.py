@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "subtract the max"
+EXPECT = "not stable row by row"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):

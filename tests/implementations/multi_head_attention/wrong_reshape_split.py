@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "plain reshape"
+EXPECT = "positions and heads are mixed"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "not 1/sqrt(C)"
+EXPECT = "follows the model width"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "x @ Wq"
+EXPECT = "projections are transposed"
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
