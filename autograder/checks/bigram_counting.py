@@ -46,26 +46,26 @@ def _judge_counts(words: list[str], stoi: dict[str, int], what: str, note: str =
     diagnoses = [
         ("rows and columns are swapped: row = previous character, column = next", expected.T),
         (
-            "the start token is missing: wrap each word as '.' + word + '.'",
+            "the start token is missing: no bigram begins at the word boundary '.'",
             reference_counts(words, stoi, start=False),
         ),
         (
-            "the end token is missing: wrap each word as '.' + word + '.'",
+            "the end token is missing: no bigram ends at the word boundary '.'",
             reference_counts(words, stoi, end=False),
         ),
         (
-            "the '.' boundary tokens are missing: wrap each word as '.' + word + '.'",
+            "the '.' boundary tokens are missing: a word's first and last letters are never paired with the boundary",
             reference_counts(words, stoi, start=False, end=False),
         ),
         (
-            "each bigram is counted once per word; count every occurrence",
+            "each bigram is counted once per word: a word that repeats a bigram counts it once",
             reference_counts(words, stoi, unique=True),
         ),
     ]
     if V == 27 and stoi != alphabet_vocab():
         diagnoses.append(
             (
-                "ids were computed from the letters; look every id up in stoi",
+                "ids were computed from the letters, not looked up in the vocabulary stoi",
                 reference_counts(words, alphabet_vocab()),
             )
         )
@@ -152,23 +152,23 @@ def _judge_probs(
     with np.errstate(all="ignore"):
         diagnoses = [
             (
-                "each column sums to 1; normalise each row (axis=1) instead",
+                "each column sums to 1 instead of each row: normalised along the wrong axis",
                 (c + effective) / (c + effective).sum(axis=0, keepdims=True),
             ),
             (
-                f"k was ignored; add k = {effective} to every cell before normalising",
+                f"k was ignored: the smoothing count k = {effective} changes nothing",
                 reference_probs(counts, 0.0),
             ),
             (
-                "the denominator must grow by k for every column: row total + k·V",
+                "the rows do not sum to 1: the denominator misses the k added to every column",
                 (c + effective) / (rows + effective),
             ),
             (
-                "k must be added before normalising, then the row renormalised",
+                "the rows do not sum to 1: k was added after normalising",
                 (c / rows + effective) / (c / rows + effective).sum(axis=1, keepdims=True),
             ),
             (
-                "a row with no counts (and k = 0) must be uniform, 1/V; it came out all zeros",
+                "a row with no counts (and k = 0) came out all zeros: the contract makes it uniform",
                 np.where(rows > 0, expected, 0.0),
             ),
         ]
@@ -184,7 +184,9 @@ def _judge_probs(
         probs = array_answer(outcome, counts.shape, kinds="f")
         empty = (rows[:, 0] + effective * V) == 0
         if np.isnan(probs[empty]).any():
-            raise CheckFailed("a row with no counts and k = 0 gave nan (0/0); make it uniform, 1/V")
+            raise CheckFailed(
+                "a row with no counts and k = 0 gave nan (0/0): the contract makes it uniform"
+            )
         expect_close(probs, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (counts,))
 
@@ -291,24 +293,24 @@ def _judge_mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int], w
     rtol = 1e-5 if probs.dtype == np.float32 else 1e-9
     diagnoses = [
         (
-            "that is the total; divide by the number of predicted characters",
+            "that is the total, not the mean over the predicted characters",
             reference_mean_nll(probs, words, stoi, total=True),
         ),
         (
-            "that averages over words; average over predicted characters (end token included)",
+            "that averages over words, not over the predicted characters (end token included)",
             reference_mean_nll(probs, words, stoi, per_word=True),
         ),
         (
-            "the final '.' (end of word) must be predicted and scored too",
+            "the final '.' (end of word) is not scored: each word also predicts its end",
             reference_mean_nll(probs, words, stoi, end=False),
         ),
         (
-            "that is in bits; use the natural log (nats)",
+            "that is in bits: the loss is in nats",
             reference_mean_nll(probs, words, stoi, log=math.log2),
         ),
         ("the sign is wrong: the loss is the mean of -log p", -expected),
         (
-            "rows and columns are swapped: probs[previous, next]",
+            "rows and columns are swapped: which index of probs is the previous character?",
             reference_mean_nll(probs, words, stoi, transpose=True),
         ),
     ]
@@ -406,10 +408,10 @@ def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
     with np.errstate(all="ignore"):
         logs = -np.log(token_probs)
         diagnoses = [
-            ("that is the mean negative log-likelihood; perplexity is exp of it", logs.mean()),
-            ("exp of the sum; use exp of the mean", np.exp(logs.sum())),
+            ("that is the mean negative log-likelihood itself, not the perplexity", logs.mean()),
+            ("that grows with the number of tokens: the exp of a total", np.exp(logs.sum())),
             ("that is 1/perplexity: the sign inside exp is wrong", np.exp(-logs.mean())),
-            ("that is 2**(mean -ln p); use e, or log base 2 with 2**", 2 ** logs.mean()),
+            ("the base of the power is not the base of the logarithm", 2 ** logs.mean()),
         ]
 
     def judge(outcomes: list[Outcome]) -> None:
@@ -419,8 +421,8 @@ def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
             raise CheckFailed("got nan; a probability of 0 must give inf")
         if math.isinf(value) and math.isfinite(expected):
             raise CheckFailed(
-                "got inf for nonzero probabilities; the product of many probabilities "
-                "underflows to 0, so average their logs instead of multiplying them"
+                "got inf for nonzero probabilities: the product of many probabilities "
+                "underflows to 0 in floating point"
             )
         expect_close(value, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (token_probs,))

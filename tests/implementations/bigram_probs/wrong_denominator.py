@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "k·V"
+EXPECT = "the denominator misses the k"
 
 
 def bigram_probs(counts, k=0.0):

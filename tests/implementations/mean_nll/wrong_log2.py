@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "natural log"
+EXPECT = "in nats"
 
 
 def mean_nll(probs, words, stoi):

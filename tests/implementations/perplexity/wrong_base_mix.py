@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "2**"
+EXPECT = "base of the power"
 
 
 def perplexity(token_probs):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "exp of it"
+EXPECT = "not the perplexity"
 
 
 def perplexity(token_probs):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "sum"
+EXPECT = "exp of a total"
 
 
 def perplexity(token_probs):
