@@ -58,18 +58,18 @@ def _wrong_softmaxes(logits: np.ndarray, axis: int) -> list[tuple[str, np.ndarra
     """What the classic mistakes compute, for matching an answer that has nan or inf in it."""
     variants = [
         (
-            "exp overflows for large logits: subtract the max first",
+            "exp overflows for large logits: e**1000 is inf in float64 (what can you change in the logits without changing the softmax?)",
             lambda: np.exp(logits) / np.exp(logits).sum(axis=axis, keepdims=True),
         ),
         (
-            "subtract each slice's own max (keepdims=True), not the max of the whole array",
+            "a slice far below the largest logit of the whole array underflows to 0/0: the shift is shared by every slice instead of being each slice's own",
             lambda: (
                 np.exp(logits - logits.max())
                 / np.exp(logits - logits.max()).sum(axis=axis, keepdims=True)
             ),
         ),
         (
-            "without keepdims=True the max and the sum broadcast along the wrong axis",
+            "the per-slice reductions broadcast along the wrong axis (look at their shapes)",
             lambda: (
                 np.exp(logits - logits.max(axis=axis))
                 / np.exp(logits - logits.max(axis=axis)).sum(axis=axis)
@@ -102,7 +102,10 @@ def _judge_softmax(logits: np.ndarray, axis: int | None, what: str) -> Check:
     other_axes = [a for a in range(logits.ndim) if a != effective % logits.ndim]
     wrong = _wrong_softmaxes(logits, effective)
     diagnoses = [
-        (f"normalised along the wrong axis: use axis={effective}", reference_softmax(logits, a))
+        (
+            f"normalised along the wrong axis: the contract normalises along axis={effective}",
+            reference_softmax(logits, a),
+        )
         for a in other_axes
     ] + wrong
     call = Call((logits,)) if axis is None else Call((logits,), {"axis": axis})
@@ -113,7 +116,7 @@ def _judge_softmax(logits: np.ndarray, axis: int | None, what: str) -> Check:
         if not np.isfinite(probs).all():
             known = [hint for hint, candidate in wrong if matches_with_nan(candidate, probs)]
             raise CheckFailed(
-                "; or ".join(known) if known else "got nan or inf: subtract the max before exp"
+                "; or ".join(known) if known else "got nan or inf: exp overflows or underflows"
             )
         expect_close(probs, expected, rtol=rtol, atol=rtol * 1e-5, diagnoses=diagnoses, inputs=size)
         expect_unchanged(outcome, (logits,))
@@ -162,13 +165,13 @@ def softmax_checks(rng: np.random.Generator) -> list[Check]:
         _judge_softmax(
             (scales + rng.normal(0, 0.5, scales.shape)).T,
             0,
-            "columns on very different scales, axis=0 (each column's own max)",
+            "columns on very different scales, axis=0",
         ),
         _judge_softmax(
             rng.normal(0, 2, (2, 4, 3))
             + rng.permutation([1000.0, 0.0, -1000.0] * 2).reshape(2, 1, 3),
             1,
-            "slices along axis=1 on very different scales (each slice's own max)",
+            "slices along axis=1 on very different scales",
         ),
         _judge_softmax(rng.normal(0, 2, size=(1, 6)), None, "a single row (1, V)"),
         _judge_softmax(rng.normal(0, 2, size=(5, 1)), None, "rows of one entry (V = 1): all ones"),
@@ -196,15 +199,15 @@ def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
     with np.errstate(all="ignore"):
         naive = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
         diagnoses = [
-            ("that is the sum over the batch; return the mean (divide by B)", expected * B),
+            ("that is the sum over the batch, not the mean", expected * B),
             ("the sign is wrong: the loss is -log p[target]", -expected),
             (
-                "logits[:, targets] picks a (B, B) block; use logits[np.arange(B), targets]",
+                "the loss mixes rows and targets: logits[:, targets] picks a (B, B) block, not one logit per row",
                 float(np.mean(-np.log(reference_softmax(logits, -1)[:, targets] + 0.0))),
             ),
-            ("that is in bits; use the natural log", expected / math.log(2)),
+            ("that is in bits: the loss is in nats", expected / math.log(2)),
             (
-                "softmax was taken over the batch (axis 0); take it over the vocabulary (axis -1)",
+                "softmax was taken over the batch (axis 0), not over the vocabulary",
                 float(np.mean(-np.log(reference_softmax(logits, 0)[np.arange(B), targets]))),
             ),
         ]
@@ -219,13 +222,13 @@ def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
             batch_max = -(shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True)))
             if not np.isfinite(batch_max[np.arange(B), targets]).all():
                 raise CheckFailed(
-                    f"got {value}: subtract each row's own max (axis=1, keepdims=True), not the "
-                    "max of the whole batch: a row far below it underflows to log 0"
+                    f"got {value}: a row far below the largest logit of the whole batch underflows "
+                    "to log 0: the shift is shared by every row instead of being each row's own"
                 )
             if not np.isfinite(naive_loss).all():
                 raise CheckFailed(
-                    f"got {value}: log(softmax) underflows or overflows for large logits; compute "
-                    "log-softmax as x - max - log(sum(exp(x - max)))"
+                    f"got {value}: log(softmax) underflows or overflows for large logits (can the "
+                    "log be taken before the exp is ever computed?)"
                 )
             raise CheckFailed(f"got {value} for finite logits")
         expect_close(value, expected, rtol=rtol, atol=rtol * 1e-2, diagnoses=diagnoses, inputs=size)
@@ -281,7 +284,7 @@ def cross_entropy_checks(rng: np.random.Generator) -> list[Check]:
         _judge_ce(
             rng.normal(0, 1, (6, 5)) + rng.permutation([1000.0, 0.0, -1000.0] * 2)[:, None],
             rng.integers(0, 5, 6),
-            "rows on very different scales (+1000, 0, -1000): each row's own max",
+            "rows on very different scales (+1000, 0, -1000)",
         ),
         _judge_ce(
             rng.integers(-1000, 1001, (5, 4)), rng.integers(0, 4, 5), "integer logits of +-1000"
@@ -355,14 +358,17 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
     no_onehot = np.zeros_like(table)
     np.add.at(no_onehot, previous, reference_softmax(table[previous], -1) / B)
     diagnoses = [
-        ("the gradient is exactly B times too large: divide by the batch size", expected_grad * B),
-        ("the gradient is B times too small: divide by B once, not twice", expected_grad / B),
+        ("the gradient is exactly B times too large: the loss is a mean", expected_grad * B),
+        ("the gradient is B times too small: the mean divides by B once", expected_grad / B),
         (
-            "only rows whose previous token repeats are wrong: accumulate with np.add.at, not indexed assignment",
+            "only rows whose previous token repeats in the batch are wrong: repeated indices in one assignment keep only one of their updates",
             overwritten,
         ),
         ("the gradient has the wrong sign", -expected_grad),
-        ("subtract the one-hot of the target from the softmax: p - onehot", no_onehot),
+        (
+            "the gradient misses the target's term: what does -log p[target] add at the target's logit?",
+            no_onehot,
+        ),
     ]
 
     def judge(outcomes: list[Outcome]) -> None:
@@ -377,9 +383,7 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
                 expected_loss,
                 rtol=rtol,
                 atol=rtol * 1e-2,
-                diagnoses=[
-                    ("the loss is the sum over the batch; return the mean", expected_loss * B)
-                ],
+                diagnoses=[("the loss is the sum over the batch, not the mean", expected_loss * B)],
                 inputs=size,
             )
         with labelled("gradient"):
@@ -432,7 +436,7 @@ def bigram_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
             rng.normal(0, 1, (5, 5)) + 1000.0 * np.eye(5),
             rng.integers(0, 5, 9),
             rng.integers(0, 5, 9),
-            "table entries around 1000 (stable softmax needed)",
+            "table entries around 1000",
         )
     )
     checks += [
@@ -452,7 +456,7 @@ def bigram_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
             rng.normal(0, 1, (6, 6)) + rng.permutation([1000.0, 0.0, -1000.0] * 2)[:, None],
             rng.permutation(np.arange(12) % 6),
             rng.integers(0, 6, 12),
-            "table rows on very different scales (+1000, 0, -1000): each row's own max",
+            "table rows on very different scales (+1000, 0, -1000)",
         ),
         _judge_bigram(
             rng.integers(-3, 4, (4, 4)),

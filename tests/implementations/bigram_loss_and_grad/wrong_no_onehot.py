@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "p - onehot"
+EXPECT = "misses the target"s term"
 
 
 def bigram_loss_and_grad(table, previous, targets):

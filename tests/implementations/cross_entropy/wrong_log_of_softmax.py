@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "log-softmax"
+EXPECT = "log be taken before the exp"
 
 
 def cross_entropy(logits, targets):

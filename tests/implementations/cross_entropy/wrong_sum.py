@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "divide by B"
+EXPECT = "sum over the batch, not the mean"
 
 
 def cross_entropy(logits, targets):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "own max"
+EXPECT = "each slice"s own"
 
 
 def softmax(logits, axis=-1):

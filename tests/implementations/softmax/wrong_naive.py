@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "subtract the max"
+EXPECT = "exp overflows for large logits"
 
 
 def softmax(logits, axis=-1):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "keepdims"
+EXPECT = "broadcast along the wrong axis"
 
 
 def softmax(logits, axis=-1):
