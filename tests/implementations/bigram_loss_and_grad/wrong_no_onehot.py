@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "misses the target"s term"
+EXPECT = "misses the target's term"
 
 
 def bigram_loss_and_grad(table, previous, targets):

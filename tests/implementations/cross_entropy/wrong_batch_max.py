@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "each row"s own"
+EXPECT = "each row's own"
 
 
 def cross_entropy(logits, targets):

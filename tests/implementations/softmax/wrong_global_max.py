@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "each slice"s own"
+EXPECT = "each slice's own"
 
 
 def softmax(logits, axis=-1):
