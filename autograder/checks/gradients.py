@@ -64,19 +64,24 @@ def _judge_numerical(
     exact = weights * np.cos(x) + x**2
     diagnoses = [
         (
-            "that is a forward difference (f(x + eps) - f(x)) / eps; use the central difference "
-            "(f(x + eps) - f(x - eps)) / (2 eps)",
+            "that is a forward difference: its error shrinks like eps, a central difference's "
+            "like eps**2 (which one does the contract ask for?)",
             _forward(x, weights, step),
         ),
-        ("divide by 2 eps, not eps", 2 * expected),
-        ("the step is eps on each side: divide by 2 eps", expected / 2),
+        ("twice the derivative: how far apart are the two points you evaluate?", 2 * expected),
+        ("half the derivative: how far apart are the two points you evaluate?", expected / 2),
     ]
     if eps is not None:
-        diagnoses.append(("use the eps argument, not a fixed step", _central(x, weights, 1e-5)))
+        diagnoses.append(
+            (
+                "the eps argument was ignored: the result is the same for every eps",
+                _central(x, weights, 1e-5),
+            )
+        )
     if closure:
         diagnoses.append(
             (
-                "f reads x itself here: perturb x in place (x[i] = old + eps), not a copy",
+                "f reads x itself here and saw no change: the perturbation went to a copy of x",
                 np.zeros_like(x),
             )
         )
@@ -91,30 +96,29 @@ def _judge_numerical(
             raise CheckFailed("returned a list; expected a NumPy array of x's shape")
         grad = as_array(grad, x.shape, kinds="f")
         if report.get("x_is_grad"):
-            raise CheckFailed("the gradient shares memory with x: return a new array")
+            raise CheckFailed("the gradient shares memory with x: it is x, or a view of it")
         if report.get("returned_modified"):
             raise CheckFailed(
                 f"{report['returned_modified']} of the 0-d arrays f returned were modified "
-                "afterwards: f's answers are not yours to change (take float(f(x)), or compute "
-                "plus - minus into a new value, not plus -= minus)"
+                "afterwards: an in-place operation changed an array f returned (f's answers are "
+                "not yours to change)"
             )
         after = report["x_after"]
         if not (isinstance(after, np.ndarray) and np.array_equal(after, x)):
             raise CheckFailed(
-                "x was not restored exactly: save each entry and put the saved value back "
-                "(adding and subtracting eps leaves rounding errors)"
+                "x was not restored exactly: adding and subtracting eps leaves rounding errors"
             )
         changed = report["changed_per_call"]
         if closure and changed and max(changed) == 0:
             raise CheckFailed(
-                "f reads x itself here and never saw it change: perturb x in place (x[index] = "
-                "old + eps); a reshape or ravel of a transposed x is a copy, not a view"
+                "f reads x itself here and never saw it change: the perturbation went to a copy "
+                "(a reshape or ravel of a transposed x is a copy, not a view)"
                 if transposed
                 else "f reads x itself here and never saw it change: perturb x in place"
             )
         if any(count > 1 for count in changed):
             raise CheckFailed(
-                f"f saw {max(changed)} entries changed at once; perturb one entry at a time"
+                f"f saw {max(changed)} entries changed at once: a partial derivative moves one entry"
             )
         expect_close(
             grad,
@@ -122,8 +126,8 @@ def _judge_numerical(
             rtol=1e-6,
             atol=1e-8,
             diagnoses=diagnoses,
-            note=" (compute in float64: with eps = 1e-5, float32's rounding of f, ~1e-7, "
-            "becomes an error of ~1e-2 in (f(x + eps) - f(x - eps)) / (2 eps))",
+            note=" (the contract is float64: float32's rounding of f, ~1e-7, divided by a step "
+            "of ~1e-5, is an error of ~1e-2)",
             strict=True,  # finite differences need float64: the contract says so
         )
         if not np.allclose(grad, exact, rtol=1e-4, atol=1e-6) and eps is None:
@@ -208,7 +212,7 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
             )
         if isinstance(got_db, np.ndarray) and got_db.shape == (B, len(bias)) and B > 1:
             raise CheckFailed(
-                f"db has shape {got_db.shape}: sum the bias gradient over the batch, to shape {bias.shape}"
+                f"db has shape {got_db.shape}, not the bias's {bias.shape}: one bias serves every row of the batch"
             )
         if isinstance(got_dW, np.ndarray) and got_dW.shape == dW.T.shape != dW.shape:
             raise CheckFailed(
@@ -217,8 +221,8 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
         got_dW = as_array(got_dW, dW.shape, kinds="f")
         got_db = as_array(got_db, db.shape, kinds="f")
         common = [
-            ("exactly B times too large: divide by the batch size (the loss is a mean)", B),
-            ("the wrong sign: the gradient of the loss is (p - onehot)", -1),
+            ("exactly B times too large: the loss is a mean over the batch", B),
+            ("the wrong sign: that is the gradient of the log-likelihood, not of the loss", -1),
         ]
         for name, got, ref in [("dW", got_dW, dW), ("db", got_db, db)]:
             with labelled(name):
@@ -230,8 +234,8 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
                     diagnoses=[(hint, ref * factor) for hint, factor in common]
                     + [
                         (
-                            "dz[:, targets] -= 1 subtracts a (B, B) block; subtract 1 only at "
-                            "[b, targets[b]] (dz[np.arange(B), targets] -= 1)",
+                            "the target term lands on a (B, B) block: dz[:, targets] is every "
+                            "row's entries at every target, not one entry per row",
                             block[name],
                         )
                     ],
@@ -368,7 +372,7 @@ def _diagnose(
     """Why one parameter's gradient is wrong, read off the shape of the error."""
     B = len(Y)
     if matches(got, ref * B, 1e-6, 1e-12):
-        return "exactly B times too large: divide by the batch size"
+        return "exactly B times too large: the loss is a mean over the batch"
     if matches(got, -ref, 1e-6, 1e-12):
         return "the wrong sign"
     if name == "E":
@@ -380,15 +384,15 @@ def _diagnose(
             and close_entries(got, ref, 1e-5, 1e-8)[counts == 1].all()
         ):
             return (
-                "only rows of tokens that occur more than once are wrong: accumulate with np.add.at "
-                "instead of indexed assignment"
+                "only rows of tokens that occur more than once are wrong: repeated indices in "
+                "one assignment keep only one of their updates"
             )
         c, d = X.shape[1], P["E"].shape[1]
         reversed_blocks = np.zeros_like(ref)
         dx = _dx(P, X, Y)  # (B, c*d)
         np.add.at(reversed_blocks, X[:, ::-1].ravel(), dx.reshape(-1, d))
         if c > 1 and matches(got, reversed_blocks, 1e-6, 1e-12):
-            return "the embedding blocks are in the wrong order: block k of dx belongs to X[:, k] (oldest first)"
+            return "the embedding blocks are in the wrong order: which block of the concatenation belongs to which position of X?"
         if right["W1"] and right["b1"]:
             return (
                 "W1 and b1 are right, so the gradient at the concatenated embeddings is too: the "
@@ -437,14 +441,14 @@ def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
             got = grads[name]
             if isinstance(got, np.ndarray) and got.ndim == 2 and got.shape[0] == B and B > 1:
                 raise CheckFailed(
-                    f"{name} has shape {got.shape}: sum the bias gradient over the batch"
+                    f"{name} has shape {got.shape}: one bias serves every row of the batch"
                 )
         arrays = {name: as_array(grads[name], ref[name].shape, kinds="f") for name in NAMES}
         for name in ("b2", "W2", "b1", "W1", "E"):
             if not np.isfinite(arrays[name]).all():
                 raise CheckFailed(
                     f"d{name} contains nan or inf for logits up to {logits_scale:.0f}: exp "
-                    "overflows; subtract each row's max before exponentiating (stable softmax)"
+                    "overflows: the softmax is not numerically stable"
                 )
         # float32 inside: its rounding error at the logits (more for logits near 1000) reaches
         # every gradient behind them, even where a saturated tanh makes the true one tiny

@@ -13,7 +13,7 @@ def _parts(weights, bias, inputs, targets):
     return B, -log_p[np.arange(B), targets].mean(), dz
 
 
-EXPECT = "sum the bias gradient"
+EXPECT = "one bias serves every row"
 
 
 def linear_loss_and_grad(weights, bias, inputs, targets):

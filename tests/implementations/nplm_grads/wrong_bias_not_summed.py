@@ -15,7 +15,7 @@ def _forward(P, X, Y):
     return B, x, h, dz / B
 
 
-EXPECT = "sum the bias gradient"
+EXPECT = "one bias serves every row"
 
 
 def nplm_grads(P, X, Y):

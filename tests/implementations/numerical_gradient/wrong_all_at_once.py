@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "one entry at a time"
+EXPECT = "partial derivative moves one entry"
 
 
 def numerical_gradient(f, x, eps=1e-5):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "2 eps"
+EXPECT = "twice the derivative"
 
 
 def numerical_gradient(f, x, eps=1e-5):
