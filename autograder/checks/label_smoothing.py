@@ -49,12 +49,12 @@ def _mistakes(logits: np.ndarray, targets: np.ndarray, eps: float) -> dict[str, 
 
 
 HINTS = {
-    "spread": "spread eps over all V classes, the target included (eps / V each, as PyTorch's "
-    "label_smoothing does), not eps / (V - 1) over the others",
-    "plain": "that is the plain cross-entropy: the smoothed target q = (1 - eps) onehot + eps / V "
-    "must enter both the loss and the gradient",
-    "batch": "exactly B times too large: the loss is a mean over the batch, so divide by B",
-    "sign": "the gradient has the wrong sign: it is (p - q) / B",
+    "spread": "eps is spread over the other V - 1 classes only: PyTorch's label_smoothing "
+    "spreads it over all V classes, the target included",
+    "plain": "that is the plain cross-entropy's: here eps changes nothing, as if the target "
+    "were not smoothed",
+    "batch": "exactly B times too large: the loss is a mean over the batch",
+    "sign": "the gradient has the wrong sign: it points uphill for the loss",
 }
 
 
@@ -69,9 +69,7 @@ def _check(logits: np.ndarray, targets: np.ndarray, eps: float, what: str) -> Ch
         loss = as_number(loss)
         grad = as_array(grad, logits.shape)
         if not (np.isfinite(loss) and np.isfinite(grad).all()):
-            raise CheckFailed(
-                "got nan or inf: use a stable log-softmax (subtract each row's max before exp)"
-            )
+            raise CheckFailed("got nan or inf: the log-softmax is not numerically stable")
         with labelled("the loss"):
             expect_close(
                 loss,

@@ -33,7 +33,7 @@ def with_layout(check: Check, layout: str) -> Check:
                 raise
             raise CheckFailed(
                 f"{describe_error(raised[0])}, with non-contiguous inputs (views such as x.T or "
-                "x[:, ::2]): use reshape (or np.ascontiguousarray), not .view or .shape ="
+                "x[:, ::2]): .view and assigning .shape need contiguous memory"
             ) from None
 
     return Check(f"{check.name}, {layout} arrays", calls, judge)

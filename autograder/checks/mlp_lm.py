@@ -47,11 +47,11 @@ def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what
     no_end_rows = sum(len(w) for w in words)
     diagnoses = [
         (
-            "the context is newest first; concatenate oldest first (X[i, 0] is the oldest id)",
+            "the context is newest first: the contract puts the oldest id in X[i, 0]",
             X[:, ::-1],
         ),
         (
-            "the context carries over from the previous word; start each word from block_size dots",
+            "the context carries over from the previous word: each word starts afresh",
             reference_windows(words, stoi, block_size, reset=False)[0],
         ),
     ]
@@ -232,7 +232,7 @@ def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
         if not np.isfinite(got_loss):
             raise CheckFailed(
                 f"loss: got {got_loss} for logits up to {np.abs(logits).max():.0f}: "
-                "use a stable log-softmax (subtract the max)"
+                "the log-softmax is not numerically stable"
             )
         with labelled("loss"):
             expect_close(

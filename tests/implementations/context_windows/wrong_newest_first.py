@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "oldest first"
+EXPECT = "the context is newest first"
 
 
 def context_windows(words, stoi, block_size):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "must enter both the loss and the gradient"
+EXPECT = "as if the target were not smoothed"
 
 
 def label_smoothing_loss_and_grad(logits, targets, eps):

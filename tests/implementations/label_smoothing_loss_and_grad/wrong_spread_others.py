@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "eps / (V - 1)"
+EXPECT = "other V - 1 classes only"
 
 
 def label_smoothing_loss_and_grad(logits, targets, eps):

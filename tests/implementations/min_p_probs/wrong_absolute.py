@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "not p >= p_base"
+EXPECT = "the threshold is absolute"
 
 
 def min_p_probs(logits, p_base, temperature=1.0):

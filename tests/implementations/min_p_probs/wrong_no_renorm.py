@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "renormalised"
+EXPECT = "do not sum to 1"
 
 
 def min_p_probs(logits, p_base, temperature=1.0):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "applied before filtering"
+EXPECT = "applied after filtering"
 
 
 def min_p_probs(logits, p_base, temperature=1.0):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "dW3 is the same kind of product"
+EXPECT = "how it reaches W3"
 
 
 def nplm_direct_grads(P, X, Y):
