@@ -66,9 +66,9 @@ def distinct_logits(rng: np.random.Generator, V: int, scale: float = 2.0) -> np.
 
 
 UNSTABLE = (
-    "got nan or inf: take a stable softmax of logits / temperature (divide first, then subtract "
-    "the max before exp); exp overflows at large logits or small temperatures, and "
-    "softmax(logits) ** (1/temperature) underflows to 0/0"
+    "got nan or inf: the softmax of logits / temperature is not numerically stable: exp "
+    "overflows at large logits or small temperatures, and softmax(logits) ** (1/temperature) "
+    "underflows to 0/0"
 )
 
 
@@ -92,7 +92,7 @@ def _judge_probs(
         (outcome,) = outcomes
         probs = array_answer(outcome, logits.shape, kinds="f")
         if not np.isfinite(probs).all():
-            raise CheckFailed(UNSTABLE + "; always keep at least the top token")
+            raise CheckFailed(UNSTABLE + " (or every token was filtered out)")
         expect_close(
             probs,
             expected,
@@ -127,13 +127,13 @@ def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Che
     expected = reference_temperature(logits, temperature)
     diagnoses = [
         (
-            "divide the logits by the temperature, do not multiply",
+            "a higher temperature made the distribution sharper: it should flatten it",
             reference_temperature(logits, 1 / temperature),
         ),
         ("the temperature was ignored", reference_temperature(logits, 1.0)),
         (
-            "exp(z - max z) ** (1 / temperature) loses the mass of far logits (exp underflows "
-            "before the power): divide the logits by the temperature first, then subtract the max",
+            "far logits lost their mass: exp underflows before the power is taken (in which order "
+            "do the temperature and the exp happen?)",
             _power_of_shifted(logits, temperature),
         ),
     ]
@@ -217,13 +217,13 @@ def _top_k_check(logits: np.ndarray, k: int, temperature: float | None, what: st
     probs = reference_temperature(logits, t)
     masked = np.where(expected > 0, probs, 0.0)
     diagnoses = [
-        ("the kept probabilities must be renormalised to sum to 1", masked),
+        ("the kept probabilities do not sum to 1", masked),
         (
-            "the temperature must be applied before filtering",
+            "the kept set ignores the temperature: it was applied after filtering",
             reference_top_k(logits, k, 1.0) if t != 1 else None,
         ),
         (
-            "that keeps the k least likely tokens; keep the k most likely",
+            "that keeps the k least likely tokens",
             reference_top_k(-logits, k, t) if k < V else None,
         ),
         ("that keeps k + 1 tokens", reference_top_k(logits, k + 1, t) if k + 1 < V else None),
@@ -315,15 +315,15 @@ def _top_p_check(logits: np.ndarray, p: float, temperature: float | None, what: 
     probs = reference_temperature(logits, t)
     diagnoses = [
         (
-            "keep the token that crosses p: a token stays when the mass before it is < p",
+            "one token too few: the token whose probability crosses p is dropped",
             reference_top_p(logits, p, t, strict=False),
         ),
         (
-            "the kept probabilities must be renormalised to sum to 1",
+            "the kept probabilities do not sum to 1",
             np.where(expected > 0, probs, 0.0),
         ),
         (
-            "the temperature must be applied before filtering",
+            "the kept set ignores the temperature: it was applied after filtering",
             reference_top_p(logits, p, 1.0) if t != 1 else None,
         ),
     ]
@@ -449,7 +449,7 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
     extreme = float(np.max(np.abs(np.asarray(logits, dtype=np.float64)))) / temperature > 700
     overflow = (
         f" (here logits / temperature reach {np.max(np.abs(logits)) / temperature:.0f}: exp "
-        "overflows: divide by the temperature first, then subtract the max before exp)"
+        "overflows: the softmax of logits / temperature is not numerically stable)"
         if extreme
         else ""
     )

@@ -24,9 +24,9 @@ from autograder.inside.harness import Call, Check, CheckFailed, Outcome
 from autograder.inside.probes import PROBLEMS
 
 LARGE_MEAN_NOTE = (
-    " (a feature's mean is 1e6 times its spread here: compute the variance as mean((x - mean)^2); "
-    "mean(x^2) - mean^2 loses every digit, and so does float32, whose 7 digits cannot even hold "
-    "such a feature: compute in float64)"
+    " (a feature's mean is 1e6 times its spread here: a variance taken as the difference of two "
+    "large, nearly equal numbers loses every digit, and so does float32, whose 7 digits cannot "
+    "even hold such a feature)"
 )
 
 # ---------------------------------------------------------------- sgd_train
@@ -80,8 +80,8 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
             )
         if outcome.error == "TypeError" and as_generator:
             raise CheckFailed(
-                f"TypeError ({outcome.message}): iterate over batches with a for loop; it may be "
-                "a generator, with no len() and no indexing"
+                f"TypeError ({outcome.message}): batches may be a generator, with no len() and no "
+                "indexing"
             )
         report = value_of(outcome)
         if not isinstance(report, dict):
@@ -97,8 +97,8 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
             )
         if len(seen) > len(batches):
             raise CheckFailed(
-                f"loss_and_grads was called {len(seen)} times for {len(batches)} batches: call it "
-                "once per batch and reuse its loss and gradients"
+                f"loss_and_grads was called {len(seen)} times for {len(batches)} batches: one "
+                "call gives a batch's loss and gradients together"
             )
         if len(batches) > 1 and len(seen) == 1:
             raise CheckFailed("only the first batch was used: take one step per batch")
@@ -119,7 +119,7 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
             raise CheckFailed(
                 f"the gradient arrays loss_and_grads returned ({', '.join(report['grads_modified'])}) "
                 "were changed in place (e.g. grads[name] *= learning_rate): they may be the "
-                "caller's; compute learning_rate * grads[name] as a new array"
+                "caller's"
             )
         if report.get("batches_modified"):
             raise CheckFailed("the batches' X or Y were changed: leave them as they are")
@@ -141,11 +141,11 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                     atol=1e-12,
                     diagnoses=[
                         (
-                            "the step goes uphill: subtract learning_rate * gradient",
+                            "the step goes uphill: the gradient points towards a larger loss",
                             wrong["plus"]["params"][name],
                         ),
                         (
-                            "the step is learning_rate**2 * gradient: multiply by the rate once",
+                            "the step is learning_rate**2 times the gradient: the rate is applied twice",
                             wrong["squared"]["params"][name],
                         ),
                         (
@@ -359,15 +359,17 @@ def bn_reference(
 
 
 FORWARD_SLIPS = {
-    "unbiased normalise": "normalise with the biased batch variance (divide by B); the unbiased "
-    "one (B - 1) is for the running variance only",
-    "biased running": "update the running variance with the unbiased batch variance (divide by B - 1)",
-    "swap momentum": "the new running statistic is (1 - momentum) * old + momentum * batch",
-    "eps outside": "add eps to the variance inside the square root: (x - mean) / sqrt(var + eps)",
-    "no eps": "eps was left out: divide by sqrt(var + eps)",
-    "swap gamma beta": "scale by gamma, then shift by beta",
-    "swap modes": "training mode normalises with the batch's statistics, evaluation mode with the "
-    "running ones",
+    "unbiased normalise": "the normalised x is slightly off, more so for small batches: which "
+    "variance normalises, the biased or the unbiased one?",
+    "biased running": "the running variance is slightly low, more so for small batches: which "
+    "variance does it average, the biased or the unbiased one?",
+    "swap momentum": "the running statistics move the wrong way: momentum weighs the old "
+    "value where it should weigh the batch's",
+    "eps outside": "the output differs where the variance is tiny: where does eps enter the "
+    "denominator?",
+    "no eps": "eps was left out: the output is what eps = 0 gives",
+    "swap gamma beta": "gamma and beta swapped roles: which one scales and which one shifts?",
+    "swap modes": "the two modes are swapped: each one normalises with the other's statistics",
 }
 ARGS = ("x", "gamma", "beta", "running_mean", "running_var")
 
@@ -411,7 +413,9 @@ def _judge_forward(
                 )
         for name, before, after in zip(ARGS, args, outcome.args_after or (), strict=False):
             if not same(before, after):
-                raise CheckFailed(f"{name} was modified in place; return new arrays instead")
+                raise CheckFailed(
+                    f"{name} was modified in place: the caller's arrays must not change"
+                )
         expect_fresh(outcome, ARGS)
 
     return in_layout(Check(what, [Call(args[:5] if defaults else args)], judge), layout)
@@ -650,7 +654,7 @@ def _judge_backward(
         dx, dgamma, dbeta = exact
         unbiased = None
     slips = backward_slips(dout, x, gamma, eps)
-    slips["the variance is the biased one (divide by B), not B - 1"] = unbiased
+    slips["the backward uses the unbiased variance; the forward, the biased one"] = unbiased
     B, D = x.shape
 
     def judge(outcomes: list[Outcome]) -> None:
@@ -658,10 +662,12 @@ def _judge_backward(
         got_dx, got_dgamma, got_dbeta = tuple_answer(outcome, ["dx", "dgamma", "dbeta"])
         for name, got in [("dgamma", got_dgamma), ("dbeta", got_dbeta)]:
             if isinstance(got, np.ndarray) and got.shape == (B, D) and B > 1:
-                raise CheckFailed(f"{name} has shape {got.shape}: sum it over the batch (axis 0)")
+                raise CheckFailed(
+                    f"{name} has shape {got.shape}, not (D,): one gamma and beta serve every row"
+                )
             if isinstance(got, np.ndarray) and got.shape == (B,) and B != D:
                 raise CheckFailed(
-                    f"{name} has shape {got.shape}: sum over the batch (axis 0), not the features"
+                    f"{name} has shape {got.shape}: reduced over the features, not the batch"
                 )
         got_dx = as_array(got_dx, (B, D))
         got_dgamma, got_dbeta = as_array(got_dgamma, (D,)), as_array(got_dbeta, (D,))
@@ -675,16 +681,16 @@ def _judge_backward(
                 rtol=1e-6,
                 atol=1e-8,
                 diagnoses=[
-                    ("dgamma is the batch sum of dout * xhat, not of dout", dout.sum(0)),
+                    ("dgamma misses xhat: gamma multiplies the normalised x", dout.sum(0)),
                     (
-                        "dgamma is the batch sum of dout * xhat (the normalised x), not dout * x",
+                        "dgamma uses x where gamma multiplies the normalised x",
                         (dout * x).sum(0),
                     ),
                 ]
                 + (
                     [
                         (
-                            "the variance is the biased one (divide by B), not B - 1",
+                            "the backward uses the unbiased variance; the forward, the biased one",
                             _dgamma_unbiased(dout, x, eps),
                         )
                     ]
@@ -728,7 +734,9 @@ def _judge_backward(
             ("dout", "x", "gamma"), (dout, x, gamma), outcome.args_after or (), strict=False
         ):
             if not same(before, after):
-                raise CheckFailed(f"{name} was modified in place; work on copies")
+                raise CheckFailed(
+                    f"{name} was modified in place: the caller's arrays must not change"
+                )
         expect_fresh(outcome, ("dout", "x", "gamma"))
 
     return in_layout(Check(what, [Call(args)], judge), layout)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "sum it over the batch"
+EXPECT = "one gamma and beta serve every row"
 
 
 def batchnorm_backward(dout, x, gamma, eps=1e-5):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "not B - 1"
+EXPECT = "the backward uses the unbiased variance"
 
 
 def batchnorm_backward(dout, x, gamma, eps=1e-5):

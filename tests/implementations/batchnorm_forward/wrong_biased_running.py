@@ -13,7 +13,7 @@ def _validate(x, gamma, beta, running_mean, running_var, training):
         raise ValueError("training needs B >= 2")
 
 
-EXPECT = "unbiased batch variance (divide by B - 1)"
+EXPECT = "running variance is slightly low"
 
 
 def batchnorm_forward(

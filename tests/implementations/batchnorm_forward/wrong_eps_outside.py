@@ -13,7 +13,7 @@ def _validate(x, gamma, beta, running_mean, running_var, training):
         raise ValueError("training needs B >= 2")
 
 
-EXPECT = "inside the square root"
+EXPECT = "where does eps enter"
 
 
 def batchnorm_forward(

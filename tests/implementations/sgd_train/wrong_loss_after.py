@@ -1,6 +1,6 @@
 """Reports the loss after the update (a second call per batch)."""
 
-EXPECT = "once per batch"
+EXPECT = "loss and gradients together"
 
 
 def sgd_train(params, loss_and_grads, batches, learning_rate):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "do not multiply"
+EXPECT = "made the distribution sharper"
 
 
 def temperature_probs(logits, temperature):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "divide the logits by the temperature first"
+EXPECT = "exp underflows before the power"
 
 
 def temperature_probs(logits, temperature):

@@ -8,7 +8,7 @@ def _softmax(z):
     return e / e.sum()
 
 
-EXPECT = "renormalised"
+EXPECT = "do not sum to 1"
 
 
 def top_k_probs(logits, k, temperature=1.0):

@@ -8,7 +8,7 @@ def _softmax(z):
     return e / e.sum()
 
 
-EXPECT = "temperature must be applied"
+EXPECT = "applied after filtering"
 
 
 def top_k_probs(logits, k, temperature=1.0):

@@ -9,7 +9,7 @@ def _probs(logits, temperature):
     return e / e.sum()
 
 
-EXPECT = "renormalised"
+EXPECT = "do not sum to 1"
 
 
 def top_p_probs(logits, p, temperature=1.0):

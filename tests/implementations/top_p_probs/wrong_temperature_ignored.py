@@ -9,7 +9,7 @@ def _probs(logits, temperature):
     return e / e.sum()
 
 
-EXPECT = "temperature must be applied"
+EXPECT = "the kept set ignores the temperature"
 
 
 def top_p_probs(logits, p, temperature=1.0):
