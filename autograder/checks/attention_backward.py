@@ -58,15 +58,15 @@ def _slips(q, k, v, dout) -> dict[str, tuple]:
 
 
 HINTS = {
-    "scale": "the scores are q·k / √d, so dq and dk carry the factor 1/√d too",
+    "scale": "dq and dk are off by a constant factor: which factor did the forward pass put "
+    "on the scores?",
     "jacobian": "the softmax's backward pass is incomplete: a weight depends on every score in "
     "its row (the row sums to 1), so the Jacobian has a second term besides the diagonal",
-    "dv_transpose": "dv: value j is read by every query t ≥ j; sum over the queries (the weights "
-    "transposed), not over the keys",
-    "dk_transpose": "dk: key j is scored by every query t ≥ j; the gradient of the scores enters "
+    "dv_transpose": "value j is read by every query t ≥ j; the sum runs over the keys instead",
+    "dk_transpose": "key j is scored by every query t ≥ j; the gradient of the scores enters "
     "transposed",
-    "future": "these are the gradients of attention without the causal mask: mask the future "
-    "before the softmax, and the masked weights then pass no gradient",
+    "future": "these are the gradients of attention without the causal mask: the masked weights "
+    "passed gradient",
     "swapped": "dq and dk are swapped",
 }
 
@@ -89,8 +89,8 @@ def _check(q, k, v, dout, what: str) -> Check:
         grads = [as_array(a, shape) for a, shape in zip(answer, shapes, strict=True)]
         if not all(np.isfinite(g).all() for g in grads):
             raise CheckFailed(
-                "got nan or inf: a masked score is -inf, its weight exactly 0; subtract each "
-                "row's max before exp and never multiply -inf by 0"
+                "got nan or inf: a masked score is -inf and its weight exactly 0 (is the softmax "
+                "stable, and is -inf ever multiplied by 0?)"
             )
         for index in (2, 0, 1):  # dv first: it needs only the weights
             with labelled(PARTS[index]):

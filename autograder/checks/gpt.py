@@ -327,8 +327,8 @@ def _expect_causal(first: np.ndarray, second: np.ndarray, t: int, what: str) -> 
         position = int(np.argwhere(~np.isclose(first[:, : t + 1], second[:, : t + 1]))[0][1])
         raise CheckFailed(
             f"{what} at position {position} changed when only inputs after position {t} did: "
-            "position t may read positions 0..t only (mask the scores of later positions with "
-            "-inf before the softmax; an off-by-one mask lets t see t + 1)"
+            "position t may read positions 0..t only (is the future masked, and is the mask off "
+            "by one?)"
         )
 
 
@@ -361,12 +361,12 @@ def _judge_batch_runs(
             if not np.array_equal(y[row], after):
                 if np.array_equal(y[row][:-1], x[row][1:]):
                     raise CheckFailed(
-                        "y is not data one position ahead of x at its end: y[i] must be "
-                        "data[s + 1 : s + 1 + block_size]"
+                        "y is not data one position ahead of x at its end: y's last id is not the "
+                        "one after x's last"
                     )
                 raise CheckFailed(
-                    "y is not x shifted by one position in data: draw each start once and "
-                    "take x = data[s : s + block_size], y = data[s + 1 : s + block_size + 1]"
+                    "y is not x shifted by one position in data: are x and y cut from the same "
+                    "start?"
                 )
         starts_per_run.append(starts)
     return starts_per_run
@@ -513,38 +513,42 @@ def attention_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.
     C = x.shape[-1]
     D = C // H
     variants = [
-        ("the scores are not scaled: divide them by sqrt(head size)", {"scale": "none"}),
+        ("the weights are too peaked: the scores are not scaled", {"scale": "none"}),
         (
-            "the scores are scaled by 1/sqrt(n_embd); scale by 1/sqrt(head size) = 1/sqrt(n_embd // n_head)",
+            "the weights are too flat, more so with more heads: the scale follows the model "
+            "width, not what one head's scores are dot products of",
             {"scale": "width"} if H > 1 else None,
         ),
         (
-            "the scores are scaled by 1/head size; scale by 1/sqrt(head size)",
+            "the weights are too flat: the scores are scaled down too much as the head size grows",
             {"scale": "linear"} if D > 1 else None,
         ),
         (
-            "the mask is off by one: position t also sees position t + 1 (mask j > t)",
+            "the mask is off by one: position t also sees position t + 1",
             {"mask": "off_by_one"},
         ),
-        ("no causal mask: position t must not see later positions", {"mask": "none"}),
-        ("the mask is the wrong way round: position t reads positions j <= t", {"mask": "upper"}),
+        ("no causal mask: position t sees later positions", {"mask": "none"}),
         (
-            "the mask was applied after the softmax: fill the future scores with -inf before it",
+            "the mask is the wrong way round: position t sees the future and not the past",
+            {"mask": "upper"},
+        ),
+        (
+            "the rows do not sum to 1 over the past: the mask came after the softmax",
             {"mask": "after"},
         ),
         (
-            "heads split in the wrong order: head h owns the contiguous columns h*D:(h+1)*D "
-            "(view as (B, T, n_head, D), then transpose to (B, n_head, T, D))",
+            "heads split in the wrong order: the heads take every n_head-th column (which "
+            "columns of q belong to one head?)",
             {"split": "interleaved"} if H > 1 else None,
         ),
         (
-            "heads split in the wrong order: (B, T, C) was reshaped straight to (B, n_head, T, D); "
-            "view it as (B, T, n_head, D) and transpose(1, 2)",
+            "heads split in the wrong order: positions and heads are mixed ((B, T, C) reshaped "
+            "straight to (B, n_head, T, D): try it on torch.arange)",
             {"split": "no_transpose"} if H > 1 else None,
         ),
         (
-            "the heads were merged in the wrong order: transpose (B, n_head, T, D) back to "
-            "(B, T, n_head, D) before reshaping to (B, T, C)",
+            "the heads were merged in the wrong order: the merge does not undo the split step by "
+            "step",
             {"merge": "no_transpose"} if H > 1 else None,
         ),
         (
@@ -593,8 +597,8 @@ def _judge_attention(
             got = _first_output(output, False, (B, T, C))
             if np.isnan(got[:, 0]).any() and not np.isnan(got[:, 1:]).all():
                 raise CheckFailed(
-                    "position 0 is nan: the diagonal was masked too; position t attends to "
-                    "itself and everything before it (mask only j > t)"
+                    "position 0 is nan: the diagonal was masked too, and the first position has "
+                    "nothing left to attend to"
                 )
             with labelled(f"{mode} mode, dropout=0"):
                 _diagnose(got, expected, diagnoses)
@@ -778,20 +782,20 @@ def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndar
         ("ln1 and ln2 are swapped: ln1 comes before attn, ln2 before mlp", {"variant": "swapped"}),
         ("ln1 is used twice: the MLP reads ln2(x)", {"variant": "one_norm"}),
         (
-            "the residual adds the normalised x: add to x itself, x = x + attn(ln1(x))",
+            "the residual adds the normalised x: what does the residual stream carry?",
             {"variant": "normed_residual"},
         ),
         (
-            "attention and MLP ran side by side on the same x: the MLP reads the output of the "
-            "attention step, x = x + attn(ln1(x)); x = x + mlp(ln2(x))",
+            "attention and MLP ran side by side on the same x: the MLP never sees the "
+            "attention's output",
             {"variant": "parallel"},
         ),
         (
-            "GELU with the tanh approximation: use nn.GELU() (the exact erf form)",
+            "GELU with the tanh approximation: the contract's GELU is the exact (erf) form",
             {"activation": "tanh"},
         ),
         (
-            "ReLU instead of GELU: the MLP is Linear, nn.GELU(), Linear, Dropout",
+            "ReLU instead of the contract's GELU",
             {"activation": "relu"},
         ),
     ]
@@ -952,14 +956,14 @@ def _judge_gpt_forward(
     logit_diagnoses = [
         (hint, _n(reference_gpt(idx, w, H, L, None, variant)[0]))
         for hint, variant in [
-            ("no position embedding: add pos_emb(torch.arange(T)) to tok_emb(idx)", "no_position"),
+            ("no position embedding: the model cannot tell positions apart", "no_position"),
             ("the final layer norm ln_f is missing before the head", "no_final_norm"),
         ]
     ]
     loss_diagnoses = [
         (hint, reference_gpt(idx, w, H, L, targets, variant)[1].item())
         for hint, variant in [
-            ("the loss is summed; return the mean cross-entropy over all B*T positions", "sum"),
+            ("the loss is summed, not averaged over the B*T positions", "sum"),
             (
                 "the targets were shifted again: targets[:, t] is already the id after idx[:, t]",
                 "shifted",
@@ -1115,11 +1119,9 @@ def _judge_gpt_dropout(rng: np.random.Generator) -> Check:
             )
         dropped = report["hooked"][2]["drop"]
         if dropped is None:
-            raise CheckFailed(
-                "drop is never applied in training: x = self.drop(tok_emb(idx) + pos_emb(positions))"
-            )
+            raise CheckFailed("drop is never applied in training to the embeddings")
         if not matches(dropped, embedded, 1e-9, 1e-12, strict=True):
-            raise CheckFailed("drop must be applied to tok_emb(idx) + pos_emb(torch.arange(T))")
+            raise CheckFailed("drop is applied to something else than the summed embeddings")
 
     return Check(
         "dropout=0.3: drop after the embeddings, none in eval mode, active in training",
@@ -1256,9 +1258,9 @@ def _judge_generate_runs(
         if not np.array_equal(out[:, :T0], idx):
             raise CheckFailed("the output must start with idx itself, then the new ids")
         if not np.array_equal(run["idx_after"], idx):
-            raise CheckFailed("idx was modified; build the output with torch.cat")
+            raise CheckFailed("idx was modified in place: the caller's tensor must not change")
         if any(run["training"]):
-            raise CheckFailed("the model ran in training mode: call model.eval() before sampling")
+            raise CheckFailed("the model ran in training mode while sampling: dropout was active")
         if any(run["grad"]):
             raise CheckFailed("the model ran with gradients on: generate under torch.no_grad()")
         if run["mode_after"] != train_mode:
@@ -1336,15 +1338,15 @@ def _judge_generate_distribution(
     candidates = [
         ("the logits were not divided by the temperature", toy_probs(W, U, context, 1.0, top_k)),
         (
-            "the logits were multiplied by the temperature; divide them",
+            "a higher temperature made the distribution sharper: it should flatten it",
             toy_probs(W, U, context, 1 / temperature, top_k),
         ),
         (
-            "top_k was ignored: keep only the top_k largest logits",
+            "top_k was ignored: every token can be drawn",
             toy_probs(W, U, context, temperature, None) if top_k else None,
         ),
         (
-            "sampled from the first position's logits: use the last position's, logits[:, -1, :]",
+            "sampled from the first position's logits: which position predicts the next id?",
             toy_probs(W, U, context[:1], temperature, top_k),
         ),
         (

@@ -52,8 +52,8 @@ def _diagnoses(counts: np.ndarray, lam: float) -> list[tuple[str, object]]:
     no_fallback = lam * ml + (1 - lam) * unigram  # an empty row keeps only (1 - lam) u
     return [
         (
-            "the unigram distribution is over the next character: sum the counts over the rows "
-            "(axis=0, one total per column), not over the columns",
+            "the unigram distribution is over the wrong character: it totals the counts of "
+            "each previous character, not of each next one",
             reference_interpolated(counts, lam, unigram_axis=1),
         ),
         (
@@ -61,12 +61,12 @@ def _diagnoses(counts: np.ndarray, lam: float) -> list[tuple[str, object]]:
             reference_interpolated(counts, 1 - lam),
         ),
         (
-            "interpolate with the unigram distribution of next characters, not the uniform one",
+            "that interpolates with the uniform distribution, not the unigram one",
             uniform_mix,
         ),
         (
-            "a row with no counts has no bigram estimate: it must be the unigram distribution "
-            "itself (its row would not sum to 1 otherwise)",
+            "a row with no counts does not sum to 1: it has no bigram estimate (what is left "
+            "of the interpolation?)",
             no_fallback if (rows == 0).any() and lam > 0 else None,
         ),
         ("lam was ignored (that is the bigram estimate alone)", ml if lam != 1 else None),
@@ -81,7 +81,7 @@ def _probs_check(counts: np.ndarray, lam: float, what: str) -> Check:
         probs = array_answer(outcome, counts.shape, kinds="f")
         if np.isnan(probs).any():
             raise CheckFailed(
-                "got nan: a row with no counts divides 0 by 0; give it the unigram distribution"
+                "got nan: a row with no counts divides 0 by 0 (what does the contract give it?)"
             )
         expect_close(probs, expected, rtol=1e-9, atol=1e-12, diagnoses=_diagnoses(counts, lam))
         expect_unchanged(outcome, (counts, lam))

@@ -64,7 +64,7 @@ def _re_split(pattern: str, text: str) -> list[str]:
 
 DIAGNOSES = [
     (
-        "keep the whitespace: the chunks must join back to the text (str.split drops it)",
+        "the whitespace was dropped: the chunks must join back to the text",
         lambda t: t.split(),
     ),
     (
@@ -76,7 +76,7 @@ DIAGNOSES = [
         lambda t: reference_split(t, contractions=False),
     ),
     (
-        "a run of spaces before a word leaves its last space to the word (\\s+(?!\\S) before \\s+)",
+        "a run of spaces before a word kept all its spaces: its last space belongs to the word",
         lambda t: reference_split(t, lookahead=False),
     ),
     (
@@ -85,7 +85,7 @@ DIAGNOSES = [
         lambda t: _re_split(THREES, t),
     ),
     (
-        "the optional space goes before a chunk, not after it",
+        "the space went after a chunk: in GPT-2's chunks, a space leads",
         lambda t: _re_split(r"'(?:s|t|re|ve|m|ll|d)|[^\W\d_]+ ?|\d+ ?|[^\s\w]+ ?|\s+", t),
     ),
 ]

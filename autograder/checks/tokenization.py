@@ -284,12 +284,10 @@ def _rejects(args: tuple, what: str, hint: str) -> Check:
 
 # ---------------------------------------------------------------- bpe_train
 
-OVERLAP = (
-    "count every adjacent pair, overlapping: 'aaa' holds the pair (a, a) twice (zip(ids, ids[1:]))"
-)
+OVERLAP = "every adjacent pair counts, overlapping ones too: how many (a, a) does 'aaa' hold?"
 TIE = (
-    "ties must go to the pair that occurs first in the current sequence "
-    "(a dict filled left to right keeps that order; max() returns the first maximum)"
+    "a tie between equally frequent pairs went the wrong way: the contract picks the pair that "
+    "occurs first in the current sequence"
 )
 TRAIN_DIAGNOSES: list[tuple[str, dict]] = [
     ("the pairs are counted without overlap; " + OVERLAP, {"overlapping": False}),
@@ -297,12 +295,12 @@ TRAIN_DIAGNOSES: list[tuple[str, dict]] = [
     (TIE + ", not the numerically largest pair", {"tie": "largest"}),
     (TIE + ", not the one that occurs last", {"tie": "last"}),
     (
-        "replace left to right without overlap: in 'aaa' the merge of (a, a) gives [X, a], not [a, X]",
+        "the merge replaced right to left: in 'aaa' the merge of (a, a) gave [a, X]",
         {"right_to_left": True},
     ),
-    ("stop when no pair occurs at least twice; a pair seen once is not merged", {"min_count": 1}),
-    ("a pair that occurs exactly twice is still merged (stop only below 2)", {"min_count": 3}),
-    ("off by one: merge 0 creates id 256, merge i creates 256 + i", {"first": 255}),
+    ("a pair seen once was merged: when does training stop?", {"min_count": 1}),
+    ("a pair that occurs exactly twice was not merged: when does training stop?", {"min_count": 3}),
+    ("the new ids are off by one: which id does merge 0 create?", {"first": 255}),
     ("off by one: merge 0 creates id 256 (not 257), merge i creates 256 + i", {"first": 257}),
     (
         "work on the UTF-8 bytes (text.encode('utf-8')), not on the characters' code points",
@@ -394,20 +392,23 @@ def bpe_train_checks(rng: np.random.Generator) -> list[Check]:
 
 ENCODE_DIAGNOSES: list[tuple[str, dict]] = [
     (
-        "merge the pair with the lowest merge index (the order of training), not the most frequent",
+        "the most frequent pair was merged first: merges apply in the order they were learned",
         {"rule": "frequency"},
     ),
-    ("merge the pair with the lowest merge index first, not the highest", {"rule": "latest"}),
     (
-        "choose the pair by its merge index, not by the values of its ids",
+        "the latest merge was applied first: merges apply in the order they were learned",
+        {"rule": "latest"},
+    ),
+    (
+        "the pair was chosen by the values of its ids: merges apply in the order they were learned",
         {"rule": "smallest"},
     ),
     (
-        "replace left to right without overlap: with (a, a), 'aaa' encodes as [X, a], not [a, X]",
+        "the merge replaced right to left: with (a, a), 'aaa' encoded as [a, X]",
         {"right_to_left": True},
     ),
-    ("off by one: merge i creates id 256 + i", {"first": 255}),
-    ("off by one: merge i creates id 256 + i (merge 0 is 256)", {"first": 257}),
+    ("the new ids are off by one: which id does merge 0 create?", {"first": 255}),
+    ("the new ids are off by one: which id does merge 0 create?", {"first": 257}),
     ("start from the UTF-8 bytes (text.encode('utf-8')), not the code points", {"chars": True}),
     (
         "a pair the merge list names twice took its later index: which index does the contract "
@@ -503,8 +504,8 @@ DECODE_DIAGNOSES = [
         "split across tokens",
         "per_token",
     ),
-    ("decode with errors='replace' (each bad sequence becomes '\ufffd'), not 'ignore'", "ignore"),
-    ("decode the bytes as UTF-8, not Latin-1", "latin1"),
+    ("invalid UTF-8 vanished: the contract shows each bad sequence as '\ufffd'", "ignore"),
+    ("the bytes were decoded with another encoding than UTF-8", "latin1"),
     ("a merge (a, b) stands for the bytes of a followed by the bytes of b", "reversed"),
     (
         "a leading U+FEFF went missing: it is a character of the text like any other (what does "
@@ -537,8 +538,8 @@ def _decode_check(ids: list[int], merges: list, what: str, text: str | None = No
             )
         if outcome.error == "UnicodeDecodeError":
             raise CheckFailed(
-                "raised UnicodeDecodeError: decode with errors='replace', since ids can stand "
-                "for bytes that are not valid UTF-8"
+                "raised UnicodeDecodeError: ids can stand for bytes that are not valid UTF-8 "
+                "(what does the contract show for them?)"
             )
         value = value_of(outcome)
         if not isinstance(value, str):

@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "1/sqrt(n_embd)"
+EXPECT = "follows the model width"
 
 
 class CausalSelfAttention(nn.Module):

@@ -1,6 +1,6 @@
 """Decodes strictly: invalid UTF-8 raises."""
 
-EXPECT = "errors='replace'"
+EXPECT = "raised UnicodeDecodeError"
 
 
 def bpe_decode(ids, merges):

@@ -1,6 +1,6 @@
 """Merges the most frequent known pair first, as in training."""
 
-EXPECT = "not the most frequent"
+EXPECT = "the most frequent pair was merged first"
 
 
 def merge(ids, pair, new):

@@ -1,6 +1,6 @@
 """One left-to-right scan that merges any known pair it meets, then rescans: ignores the merge order."""
 
-EXPECT = "merge index"
+EXPECT = "in the order they were learned"
 
 
 def bpe_encode(text, merges):

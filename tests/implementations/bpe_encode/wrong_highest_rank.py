@@ -1,6 +1,6 @@
 """Takes the pair with the highest merge index first."""
 
-EXPECT = "not the highest"
+EXPECT = "the latest merge was applied first"
 
 
 def merge(ids, pair, new):

@@ -1,6 +1,6 @@
 """Replaces occurrences from the right end."""
 
-EXPECT = "left to right"
+EXPECT = "replaced right to left"
 
 
 def merge(ids, pair, new):

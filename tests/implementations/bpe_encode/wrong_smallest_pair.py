@@ -1,6 +1,6 @@
 """Takes the numerically smallest known pair instead of the lowest merge index."""
 
-EXPECT = "by its merge index"
+EXPECT = "chosen by the values of its ids"
 
 
 def merge(ids, pair, new):

@@ -1,6 +1,6 @@
 """Replaces occurrences scanning from the right."""
 
-EXPECT = "left to right"
+EXPECT = "replaced right to left"
 
 
 def merge(ids, pair, new):

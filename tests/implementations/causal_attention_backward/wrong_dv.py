@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "sum over the queries"
+EXPECT = "the sum runs over the keys instead"
 
 
 def causal_attention_backward(q, k, v, dout):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-EXPECT = "carry the factor"
+EXPECT = "off by a constant factor"
 
 
 def causal_attention_backward(q, k, v, dout):

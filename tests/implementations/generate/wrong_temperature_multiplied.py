@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "multiplied by the temperature"
+EXPECT = "made the distribution sharper"
 
 
 @torch.no_grad()

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "sum the counts over the rows"
+EXPECT = "over the wrong character"
 
 
 def interpolated_probs(counts, lam):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "not the uniform one"
+EXPECT = "not the unigram one"
 
 
 def interpolated_probs(counts, lam):

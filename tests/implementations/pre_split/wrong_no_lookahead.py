@@ -2,7 +2,7 @@
 
 import re
 
-EXPECT = "leaves its last space to the word"
+EXPECT = "its last space belongs to the word"
 
 
 def pre_split(text):

@@ -2,7 +2,7 @@
 
 import re
 
-EXPECT = "before a chunk, not after"
+EXPECT = "a space leads"
 
 
 def pre_split(text):
