@@ -60,3 +60,75 @@ def test_released_stubs_earn_nothing(chapter):
     for report in grade_notebook(REPO / "chapters" / f"{chapter}.ipynb"):
         assert report.earned == 0
         assert all("not implemented yet" in r.hint for r in report.results)
+
+
+def _normalised(text: str) -> str:
+    return "".join(text.split())
+
+
+def _reference_expressions() -> dict[str, str]:
+    """Every expression a reference solution computes (right-hand sides, returns, calls), with
+    its exercise, unless the released notebook holds it too (the text states it: not an answer)."""
+    import re
+
+    import nbformat
+
+    from autograder.references import reference_solutions
+
+    found = {}
+    for chapter in sorted({e.chapter for e in EXERCISES.values()}):
+        released = nbformat.read(REPO / "chapters" / f"{chapter}.ipynb", as_version=4)
+        given = _normalised("".join(cell.source for cell in released.cells))
+        for name, source in reference_solutions(chapter).items():
+            for node in ast.walk(ast.parse(source)):
+                value = getattr(node, "value", None)
+                if not isinstance(node, ast.Assign | ast.AugAssign | ast.Return | ast.Expr):
+                    continue
+                if value is None or isinstance(value, ast.Constant):
+                    continue
+                text = _normalised(ast.unparse(value))
+                if len(text) >= 12 and re.search(r"[-+*/@\[(]", text) and text not in given:
+                    found[text] = name
+    return found
+
+
+def _hint_texts() -> list[tuple[str, str]]:
+    """Every string a check module can show a student: its constants and f-strings' fixed parts
+    (docstrings left out)."""
+    texts = []
+    for path in sorted((REPO / "autograder" / "checks").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                parts = [v.value for v in node.values if isinstance(v, ast.Constant)]
+                texts.append((path.name, "".join(map(str, parts))))
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+            ):
+                texts.append((path.name, node.value))
+    return texts
+
+
+def test_no_hint_holds_an_expression_of_a_reference_solution():
+    """A failure hint names the symptom and the concept, never the corrected line: no expression
+    of a reference solution that the released text does not state appears in a check module's
+    strings (whitespace ignored)."""
+    expressions = _reference_expressions()
+    assert len(expressions) > 100  # the search sees the references
+    leaks = [
+        f"{where}: {text[:100]!r} holds {name}'s {expression!r}"
+        for where, text in _hint_texts()
+        for expression, name in expressions.items()
+        if expression in _normalised(text)
+    ]
+    assert not leaks, "\n".join(leaks)

@@ -274,11 +274,11 @@ def expect_listing(report: dict, shapes: dict[str, tuple], what: str) -> None:
         )
     if "head.bias" in extra:
         raise CheckFailed(
-            "the head has a bias: build it with nn.Linear(n_embd, vocab_size, bias=False)"
+            "the head has a bias: the contract's head has none (its weight is the token embedding's)"
         )
     if any(name.endswith(("query.weight", "key.weight", "q.weight")) for name in extra):
         raise CheckFailed(
-            "queries, keys and values come from one nn.Linear(n_embd, 3 * n_embd) named qkv "
+            "queries, keys and values come from one linear layer of n_embd to 3 n_embd features, named qkv "
             f"(the parameter names are the contract); unexpected: {', '.join(extra[:4])}"
         )
     if any(name.endswith("mlp.3.weight") or name.endswith("mlp.1.weight") for name in extra):
@@ -996,7 +996,9 @@ def _judge_gpt_forward(
         plain = without["outputs"][0]
         _first_output(plain, True, (B, T, V))
         if plain[1] is not None:
-            raise CheckFailed("forward(idx) without targets must return (logits, None)")
+            raise CheckFailed(
+                "forward(idx) without targets must return the logits and None for the loss"
+            )
         gradient = with_targets.get("gradient")
         if gradient is None:
             raise CheckFailed(
@@ -1031,7 +1033,7 @@ def _judge_gpt_count(V: int, block: int, C: int, H: int, L: int) -> Check:
                 "self.head.weight = self.tok_emb.weight"
             )
         if listing.get("head_bias"):
-            raise CheckFailed("the head has a bias: nn.Linear(n_embd, vocab_size, bias=False)")
+            raise CheckFailed("the head has a bias: the contract's head has none")
         if listing["count"] != count:
             raise CheckFailed(
                 f"{listing['count']} parameters; expected {count} = V*C + T*C + L*(12C² + 13C) + 2C "
@@ -1262,12 +1264,12 @@ def _judge_generate_runs(
         if any(run["training"]):
             raise CheckFailed("the model ran in training mode while sampling: dropout was active")
         if any(run["grad"]):
-            raise CheckFailed("the model ran with gradients on: generate under torch.no_grad()")
+            raise CheckFailed("the model ran with gradients on: sampling built an autograd graph")
         if run["mode_after"] != train_mode:
             mode = "training" if train_mode else "eval"
             raise CheckFailed(
-                f"the model was in {mode} mode before generate and not after: restore the mode "
-                "it found (was_training = model.training ... model.train(was_training))"
+                f"the model was in {mode} mode before generate and not after: the caller's "
+                "mode was not restored"
             )
         fed = [row for context in run["contexts"] for row in context]
         if steps and len(fed) != B * steps:
@@ -1292,12 +1294,11 @@ def _judge_generate_runs(
             got, want = fed[bad], _expected_rows(out, T0, steps, block, False)[bad]
             if len(got) < len(want):
                 raise CheckFailed(
-                    f"the model was fed {len(got)} ids where {len(want)} were available: feed the "
-                    "last block_size ids, idx[:, -block_size:]"
+                    f"the model was fed {len(got)} ids where {len(want)} were available: the "
+                    "context was cut shorter than block_size"
                 )
             raise CheckFailed(
-                "the model was not fed the last block_size ids of the sequence so far "
-                "(idx[:, -model.block_size:]) at every step"
+                "the model was not fed the last block_size ids of the sequence so far at every step"
             )
         outs.append(out)
     return outs
@@ -1321,8 +1322,7 @@ def _generate_call(
 def _crop_hint(outcome: Outcome) -> None:
     if outcome.error is not None and "reads at most block_size" in outcome.message:
         raise CheckFailed(
-            f"context not cropped ({outcome.message}): feed the model at most its last "
-            "block_size ids, idx[:, -model.block_size:]"
+            f"context not cropped ({outcome.message}): the model reads at most block_size ids"
         )
 
 

@@ -131,8 +131,8 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
             with labelled(f"params[{name!r}] after training"):
                 if np.array_equal(got, params[name]) and len(batches) > 0:
                     raise CheckFailed(
-                        "unchanged: update the arrays in params (params[name] -= learning_rate * "
-                        "grads[name]) or store the new arrays in the dict"
+                        "unchanged: the parameters in params never moved (updating a copy or a "
+                        "local name changes nothing the caller sees)"
                     )
                 expect_close(
                     got,
@@ -207,8 +207,8 @@ def _training_conditions(rng: np.random.Generator) -> list[Check]:
             batches,
             1e-7,
             "gradients of order 1e7 (rate 1e-7): every step exactly rate * gradient",
-            note=" (the gradients here are of order 1e7: step by exactly learning_rate * "
-            "grads[name], with no clipping or rescaling)",
+            note=" (the gradients here are of order 1e7: the contract's step has no clipping or "
+            "rescaling)",
         )
     ]
     for order in (("u", "W3", "w"), ("w", "u")):

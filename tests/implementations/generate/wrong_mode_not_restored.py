@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "restore the mode"
+EXPECT = "mode was not restored"
 
 
 @torch.no_grad()
