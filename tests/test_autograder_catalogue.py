@@ -11,6 +11,21 @@ from autograder.exercises import EXERCISES, chapter_exercises, get_exercise
 from autograder.runner import check_source, grade_notebook
 
 CATALOGUE = sorted(IMPLEMENTATIONS.glob("*/*.py"))
+# Files with one bug whose every failing check must name it, or say it fails for the same reason:
+# the cause is named once, never blamed on dropout, on state kept across calls, or on the mask.
+ONE_BUG_ONE_DIAGNOSIS = {
+    f"CausalSelfAttention/{name}"
+    for name in (
+        "wrong_scale_width",
+        "wrong_no_scale",
+        "wrong_merge",
+        "wrong_mask_off_by_one",
+        "wrong_qkv_order",
+        "wrong_reshape_heads",
+        "wrong_interleaved_heads",
+        "wrong_dropout_in_eval",
+    )
+}
 
 
 def expectation(path: Path) -> str:
@@ -44,6 +59,13 @@ def test_catalogued_implementation(path):
         assert not report.passed, f"a wrong implementation passed every check (seed {seed})"
         hints = " | ".join(r.hint for r in report.results if not r.passed)
         assert expected in hints, f"no hint mentions {expected!r}: {hints}"
+        if f"{path.parent.name}/{path.stem}" in ONE_BUG_ONE_DIAGNOSIS:
+            blamed = [
+                f"{r.name}: {r.hint}"
+                for r in report.results
+                if not r.passed and expected not in r.hint and "the same mistake" not in r.hint
+            ]
+            assert not blamed, f"checks that blame another cause than {expected!r}: {blamed}"
 
 
 @pytest.mark.parametrize("chapter", sorted({e.chapter for e in EXERCISES.values()}))

@@ -321,14 +321,19 @@ def _diagnose(
     expect_close(got, expected, RTOL, ATOL, diagnoses=diagnoses, strict=True)
 
 
-def _expect_causal(first: np.ndarray, second: np.ndarray, t: int, what: str) -> None:
-    """Outputs at positions <= t must not change when only inputs after t changed."""
+def _expect_causal(
+    first: np.ndarray, second: np.ndarray, t: int, what: str, expected: np.ndarray
+) -> None:
+    """Outputs at positions <= t must not change when only inputs after t changed; when the first
+    output is wrong anyway, the single-call checks name the cause (one bug is named once)."""
     if not np.allclose(first[:, : t + 1], second[:, : t + 1], rtol=0, atol=1e-12):
         position = int(np.argwhere(~np.isclose(first[:, : t + 1], second[:, : t + 1]))[0][1])
+        leak = f"{what} at position {position} changed when only inputs after position {t} did"
+        if not matches(first, expected, RTOL, ATOL, strict=True):
+            raise CheckFailed(f"{leak}: the same mistake as in the checks of a single call")
         raise CheckFailed(
-            f"{what} at position {position} changed when only inputs after position {t} did: "
-            "position t may read positions 0..t only (is the future masked, and is the mask off "
-            "by one?)"
+            f"{leak}: position t may read positions 0..t only (is the future masked, and is the "
+            "mask off by one?)"
         )
 
 
@@ -617,6 +622,7 @@ def _judge_attention_causal(rng: np.random.Generator) -> Check:
     B, T, C, H = 2, 7, 8, 2
     w = random_weights(rng, attention_shapes(C))
     x = rng.normal(size=(B, T, C))
+    expected = _n(reference_attention(_t(x), w, H)[0])
     t = int(rng.integers(1, T - 1))
     changed = x.copy()
     changed[:, t + 1 :] += rng.normal(0, 3, (B, T - t - 1, C))
@@ -627,7 +633,7 @@ def _judge_attention_causal(rng: np.random.Generator) -> Check:
         expect_listing(first, attention_shapes(C), "CausalSelfAttention")
         a = _first_output(first["outputs"][0], False, (B, T, C))
         b = _first_output(second["outputs"][0], False, (B, T, C))
-        _expect_causal(a, b, t, "the output")
+        _expect_causal(a, b, t, "the output", expected)
 
     return Check(
         f"causal: inputs after position {t} changed, outputs up to {t} unchanged",
@@ -653,15 +659,7 @@ def _judge_attention_dropout(rng: np.random.Generator) -> Check:
             if dropouts.get(name) != p:
                 raise CheckFailed(f"{name} must be nn.Dropout(dropout); got {dropouts.get(name)}")
         outs = [_first_output(o, False, (B, T, C)) for o in report["outputs"]]
-        with labelled("eval mode, dropout=0.5"):
-            expect_close(
-                outs[0],
-                expected,
-                RTOL,
-                ATOL,
-                note=" (dropout must do nothing in eval mode)",
-                strict=True,
-            )
+        _expect_eval_mode(outs, expected, "dropout=0.5")
         if np.allclose(outs[2], expected) or np.array_equal(outs[2], outs[3]):
             raise CheckFailed(
                 "train mode with dropout=0.5 gives the eval output: dropout is not applied"
@@ -693,6 +691,22 @@ def _judge_attention_dropout(rng: np.random.Generator) -> Check:
     )
 
 
+def _expect_eval_mode(outs: list[np.ndarray], expected: np.ndarray, dropout: str) -> None:
+    """The first two outputs, both in eval mode with dropout on, match the reference: a random
+    output means dropout ran in eval mode; a fixed wrong one, the mistake the checks without
+    dropout name (one bug is named once, by its own check)."""
+    with labelled(f"eval mode, {dropout}"):
+        if not np.array_equal(outs[0], outs[1]):
+            raise CheckFailed(
+                "two calls in eval mode gave different outputs: dropout ran in eval mode"
+            )
+        if not matches(outs[0], expected, RTOL, ATOL, strict=True):
+            raise CheckFailed(
+                "wrong in eval mode too, where dropout does nothing: the same mistake as in the "
+                "checks without dropout"
+            )
+
+
 def _expect_calls_in_turn(
     report: dict, shapes: list[tuple], expected: list, pair: bool, what: str
 ) -> None:
@@ -703,6 +717,8 @@ def _expect_calls_in_turn(
     for number, (output, shape, want) in enumerate(zip(outputs, shapes, expected, strict=True), 1):
         call = f"one {what} called on T = {lengths} in turn: call {number} (B = {shape[0]}, T = {shape[1]})"
         question = f"what does the {what} keep from one call to the next?"
+        if number == 1:  # a fresh module: nothing is kept yet, so the single-call checks tell why
+            question = "the same mistake as in the checks of a single call"
         if isinstance(output, dict) and "raised" in output:
             raise CheckFailed(f"{call} raised {output['raised']}: {question}")
         if not matches(_first_output(output, pair, shape), want, RTOL, ATOL, strict=True):
@@ -848,15 +864,7 @@ def _judge_block_structure_and_dropout(rng: np.random.Generator) -> Check:
         if listing["dropouts"].get("attn.attn_dropout") != p:
             raise CheckFailed("pass dropout on to the attention: CausalSelfAttention(..., dropout)")
         outs = [_first_output(o, False, (B, T, C)) for o in report["outputs"]]
-        with labelled("eval mode, dropout=0.3"):
-            expect_close(
-                outs[0],
-                expected,
-                RTOL,
-                ATOL,
-                note=" (dropout must do nothing in eval mode)",
-                strict=True,
-            )
+        _expect_eval_mode(outs, expected, "dropout=0.3")
         if np.array_equal(outs[2], outs[3]):
             raise CheckFailed(
                 "train mode with dropout=0.3 gives the same output twice: dropout is not applied"
@@ -879,6 +887,7 @@ def _judge_block_causal(rng: np.random.Generator) -> Check:
     B, T, C, H = 2, 6, 8, 4
     w = random_weights(rng, block_shapes(C))
     x = rng.normal(size=(B, T, C))
+    expected = _n(reference_block(_t(x), w, H))
     t = int(rng.integers(0, T - 1))
     changed = x.copy()
     changed[:, t + 1 :] = rng.normal(size=(B, T - t - 1, C))
@@ -889,7 +898,7 @@ def _judge_block_causal(rng: np.random.Generator) -> Check:
         expect_listing(first, block_shapes(C), "Block")
         a = _first_output(first["outputs"][0], False, (B, T, C))
         b = _first_output(second["outputs"][0], False, (B, T, C))
-        _expect_causal(a, b, t, "the block's output")
+        _expect_causal(a, b, t, "the block's output", expected)
 
     return Check(
         f"causal: inputs after position {t} changed, outputs up to {t} unchanged",
@@ -1106,15 +1115,7 @@ def _judge_gpt_dropout(rng: np.random.Generator) -> Check:
         if dropouts.get("blocks.0.mlp.3") != p:
             raise CheckFailed("pass dropout on to every Block: Block(..., dropout)")
         outs = [_first_output(o, True, (2, 6, V)) for o in report["outputs"]]
-        with labelled("eval mode, dropout=0.3"):
-            expect_close(
-                outs[0],
-                expected,
-                RTOL,
-                ATOL,
-                note=" (dropout must do nothing in eval mode)",
-                strict=True,
-            )
+        _expect_eval_mode(outs, expected, "dropout=0.3")
         if np.array_equal(outs[2], outs[3]):
             raise CheckFailed(
                 "train mode with dropout=0.3 gives the same logits twice: dropout is not applied"
@@ -1137,6 +1138,7 @@ def _judge_gpt_causal(rng: np.random.Generator) -> Check:
     shapes = gpt_shapes(V, block, C, L)
     w = random_weights(rng, shapes)
     idx = rng.integers(0, V, (3, 10))
+    expected = _n(reference_gpt(idx, w, H, L)[0])
     t = int(rng.integers(0, 8))
     changed = idx.copy()
     changed[:, t + 1 :] = (changed[:, t + 1 :] + rng.integers(1, V, (3, 9 - t))) % V
@@ -1147,7 +1149,7 @@ def _judge_gpt_causal(rng: np.random.Generator) -> Check:
         _expect_gpt_listing(first, shapes, block)
         a = _first_output(first["outputs"][0], True, (3, 10, V))
         b = _first_output(second["outputs"][0], True, (3, 10, V))
-        _expect_causal(a, b, t, "the logits")
+        _expect_causal(a, b, t, "the logits", expected)
 
     return Check(
         f"causal: ids after position {t} changed, logits up to {t} unchanged",
