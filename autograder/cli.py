@@ -27,18 +27,26 @@ SEED_HELP = "seed of the hidden cases, to replay a run (default: a new one, prin
 
 def _list(args: argparse.Namespace) -> int:
     rows = [
-        {"exercise": e.name, "chapter": e.chapter, "points": e.points, "extra": e.extra}
+        {
+            "exercise": e.name,
+            "chapter": e.chapter,
+            "points": e.points,
+            "extra": e.extra,
+            "kind": e.kind,
+        }
         for e in EXERCISES.values()
     ]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'chapter':<22} {'exercise':<24} points")
+    print(f"{'chapter':<22} {'exercise':<30} {'kind':<10} points")
     for row in rows:
         extra = "  (challenge: extra credit)" if row["extra"] else ""
-        print(f"{row['chapter']:<22} {row['exercise']:<24} {row['points']}{extra}")
-    print(f"{'total':<47} {sum(row['points'] for row in rows if not row['extra'])}")
-    print(f"{'extra credit (challenges)':<47} {sum(row['points'] for row in rows if row['extra'])}")
+        print(
+            f"{row['chapter']:<22} {row['exercise']:<30} {row['kind']:<10} {row['points']}{extra}"
+        )
+    print(f"{'total':<64} {sum(row['points'] for row in rows if not row['extra'])}")
+    print(f"{'extra credit (challenges)':<64} {sum(row['points'] for row in rows if row['extra'])}")
     return 0
 
 

@@ -23,6 +23,10 @@ PREAMBLES = {
 # The chapters whose exercises are written with PyTorch; every other exercise is graded in a sandbox
 # without PyTorch (autograder.wall.answer_key.mounts).
 TORCH_CHAPTERS = frozenset({"08_gpt"})
+# What an exercise asks of the student (the course map's kinds): turn a given specification into
+# code; derive a result the text does not state, by a method it gives; fix planted bugs; design
+# against a target.
+KINDS = ("implement", "derive", "debug", "design")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,11 @@ class Exercise:
     points: int
     module: str  # module in autograder.checks holding `<name>_checks(rng)`
     extra: bool = False  # a challenge: extra credit beside the chapter's score, never in the total
+    kind: str = "implement"  # one of KINDS
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: kind {self.kind!r}, expected one of {', '.join(KINDS)}")
 
     def checks(self, seed: int) -> list[Check]:
         """Build this exercise's checks from the grading run's `seed`; references are computed here."""
@@ -71,8 +80,10 @@ EXERCISES = {
         Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm"),
         Exercise("numerical_gradient", "04_gradients", 2, "gradients"),
         Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients"),
-        Exercise("nplm_grads", "04_gradients", 5, "gradients"),
-        Exercise("nplm_direct_grads", "04_gradients", 3, "direct_connections", extra=True),
+        Exercise("nplm_grads", "04_gradients", 5, "gradients", kind="derive"),
+        Exercise(
+            "nplm_direct_grads", "04_gradients", 3, "direct_connections", extra=True, kind="derive"
+        ),
         Exercise("temperature_probs", "05_sampling", 1, "sampling"),
         Exercise("top_k_probs", "05_sampling", 2, "sampling"),
         Exercise("top_p_probs", "05_sampling", 2, "sampling"),
@@ -80,14 +91,21 @@ EXERCISES = {
         Exercise("min_p_probs", "05_sampling", 2, "min_p", extra=True),
         Exercise("sgd_train", "06_training", 3, "training"),
         Exercise("batchnorm_forward", "06_training", 3, "training"),
-        Exercise("batchnorm_backward", "06_training", 4, "training"),
+        Exercise("batchnorm_backward", "06_training", 4, "training", kind="derive"),
         Exercise("adam_step", "06_training", 2, "adam", extra=True),
         Exercise("causal_attention", "07_attention", 3, "attention"),
         Exercise("multi_head_attention", "07_attention", 3, "attention"),
         Exercise("layer_norm", "07_attention", 2, "attention"),
-        Exercise("layer_norm_backward", "07_attention", 3, "attention"),
+        Exercise("layer_norm_backward", "07_attention", 3, "attention", kind="derive"),
         Exercise("gpt_params", "07_attention", 1, "attention"),
-        Exercise("causal_attention_backward", "07_attention", 3, "attention_backward", extra=True),
+        Exercise(
+            "causal_attention_backward",
+            "07_attention",
+            3,
+            "attention_backward",
+            extra=True,
+            kind="derive",
+        ),
         Exercise("bpe_train", "09_tokenization", 4, "tokenization"),
         Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
         Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),

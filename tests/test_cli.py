@@ -22,7 +22,11 @@ def test_list_shows_exercises_chapters_and_points():
         "chapter": "01_bigram_counting",
         "points": 1,
         "extra": False,
+        "kind": "implement",
     } in rows
+    kinds = {row["exercise"]: row["kind"] for row in rows}
+    assert kinds["nplm_grads"] == kinds["batchnorm_backward"] == "derive"
+    assert " derive " in done.stdout
     challenge = next(row for row in rows if row["exercise"] == "interpolated_probs")
     assert challenge["extra"] is True and challenge["chapter"] == "01_bigram_counting"
     regular = sum(row["points"] for row in rows if not row["extra"])
@@ -79,3 +83,12 @@ def test_grade_names_an_unknown_chapter(tmp_path):
     done = run("grade", str(notebook))
     assert done.returncode == 2 and "--chapter" in done.stderr
     assert run("grade", str(notebook), "--chapter", "01_bigram_counting").returncode == 0
+
+
+def test_an_exercise_kind_outside_the_course_maps_is_refused():
+    import pytest
+
+    from autograder.exercises import Exercise
+
+    with pytest.raises(ValueError, match="expected one of implement, derive, debug, design"):
+        Exercise("copy_it", "01_bigram_counting", 1, "bigram_counting", kind="transcribe")
