@@ -31,8 +31,8 @@ def test_list_shows_exercises_chapters_and_points():
     assert challenge["extra"] is True and challenge["chapter"] == "01_bigram_counting"
     regular = sum(row["points"] for row in rows if not row["extra"])
     extra = sum(row["points"] for row in rows if row["extra"])
-    assert f"{'total':<47} {regular}" in done.stdout
-    assert f"{'extra credit (challenges)':<47} {extra}" in done.stdout
+    assert f"{'total':<64} {regular}" in done.stdout
+    assert f"{'extra credit (challenges)':<64} {extra}" in done.stdout
 
 
 def test_check_exit_codes_and_report():
