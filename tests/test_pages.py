@@ -144,6 +144,40 @@ def test_cleaning_student_html_past_the_bounds_costs_linear_time():
     _assert_linear(clean_html, HTML_FAMILIES, 50_000)
 
 
+def test_formatting_tags_left_open_cost_linear_time():
+    """k formatting tags left open are copied into each of m paragraphs: k * m elements from k + m
+    tags (a red-team find: 6 s for 29 kB), unless the open ones are bounded."""
+    families = {
+        "open formatting, then paragraphs": lambda n: (
+            "<p>" + "".join(f"<b {i}>" for i in range(n)) + "<p>x" * n
+        ),
+        "every formatting tag thrice, then paragraphs": lambda n: (
+            "<p>"
+            + "".join(f"<{t}>" for t in ("a", "b", "em", "i", "s", "u") for _ in range(3))
+            + "<p>x" * n
+        ),
+    }
+    _assert_linear(clean_html, families, 200)
+    assert clean_html("<p>" + "<b>" * 21 + "<p>x").startswith("<pre>")
+    assert (
+        clean_html("<b>a</b>" * 1_000 + "<i>b</i>" * 1_000)
+        == "<b>a</b>" * 1_000 + "<i>b</i>" * 1_000
+    )
+
+
+def test_a_pages_html_outputs_share_one_budget():
+    """Past TAGS_PER_PAGE tags in a notebook's HTML outputs, later outputs show as text."""
+    from autograder.course.pages import TAGS_PER_PAGE
+
+    table = "<table>" + "<tr><td>1</td></tr>" * 500 + "</table>"  # 2,002 tags
+    output = {"output_type": "display_data", "data": {"text/html": table}, "metadata": {}}
+    count = TAGS_PER_PAGE // table.count("<") + 2
+    cell = nbformat.v4.new_code_cell("x", outputs=[dict(output) for _ in range(count)])
+    shown = safe_notebook({"cells": [cell], "metadata": {}})["cells"][0]["outputs"]
+    kinds = [o["data"]["text/html"].startswith("<table>") for o in shown]
+    assert kinds[: count - 2] == [True] * (count - 2) and kinds[-1] is False
+
+
 def test_rendering_student_markdown_costs_linear_time():
     """Within one piece's bound (8n characters < MAX_MARKDOWN) and past it."""
     _assert_linear(_markdown, MARKDOWN_FAMILIES, 1_000)

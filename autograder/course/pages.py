@@ -106,10 +106,33 @@ MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # where nbgrader's 
 MAX_TAGS = 5_000  # "<" in one piece of HTML: start and end tags, comments
 MAX_TAG = 2_000  # characters of one tag, its quoted attribute values included
 MAX_MARKDOWN = 50_000  # characters of one piece of markdown
-MARKDOWN_PER_PAGE = 400_000  # characters of markdown rendered on one page; the rest is text
+MARKDOWN_PER_PAGE = 200_000  # characters of markdown rendered on one page (a chapter has ~20,000)
+TAGS_PER_PAGE = 100_000  # "<" in the HTML outputs cleaned on one page; later outputs are text
+# Formatting elements left open are copied into every following paragraph (the parser's list of
+# active formatting elements): k open before m paragraphs make k * m elements from k + m tags
+FORMATTING = frozenset(
+    [
+        "a",
+        "b",
+        "big",
+        "code",
+        "em",
+        "font",
+        "i",
+        "nobr",
+        "s",
+        "small",
+        "strike",
+        "strong",
+        "tt",
+        "u",
+    ]
+)
+MAX_OPEN_FORMATTING = 20  # a generous upper bound on that list in honest markup
 # One tag from "<" to its end, quoted values skipped whole (any quote counts as one: the length
 # is never underestimated); possessive, so finditer reads each character once
 TAG = re.compile(r"""<(?:[^>"']++|"[^"]*+"?|'[^']*+'?)*+>?""")
+NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
 ATTRIBUTES = {
     "*": {"title", "alt", "class", "width", "height", "colspan", "rowspan", "start"},
     "a": {"href"},
@@ -140,10 +163,24 @@ def as_text(text: str) -> str:
 
 
 def _bounded(html: str) -> bool:
-    """Whether `html` is within the bounds that keep cleaning it linear (MAX_TAGS, MAX_TAG)."""
+    """Whether `html` is within the bounds that keep cleaning it linear: MAX_TAGS, MAX_TAG, and
+    at most MAX_OPEN_FORMATTING formatting elements open at once (an upper bound on the parser's)."""
     if html.count("<") > MAX_TAGS:
         return False
-    return all(len(tag.group()) <= MAX_TAG for tag in TAG.finditer(html))
+    open_formatting: dict[str, int] = {}
+    for tag in TAG.finditer(html):
+        text = tag.group()
+        if len(text) > MAX_TAG:
+            return False
+        name = NAME.match(text)
+        if name is None or name.group(2).lower() not in FORMATTING:
+            continue
+        key = name.group(2).lower()
+        count = open_formatting.get(key, 0)
+        open_formatting[key] = max(0, count - 1) if name.group(1) else count + 1
+        if not name.group(1) and sum(open_formatting.values()) > MAX_OPEN_FORMATTING:
+            return False
+    return True
 
 
 def clean_html(html: object) -> str:
@@ -231,8 +268,11 @@ def _size(metadata: dict, mime: str) -> dict[str, dict[str, int]]:
     return {mime: sizes} if sizes else {}
 
 
-def _output(output: object) -> dict | None:
-    """One output rebuilt from the fields a template may show, each of the right type."""
+def _output(output: object, budget: list[int]) -> dict | None:
+    """One output rebuilt from the fields a template may show, each of the right type.
+
+    `budget`: the tags the page's HTML outputs may still hold; an HTML output past it is text.
+    """
     if not isinstance(output, dict):
         return None
     kind = output.get("output_type")
@@ -259,7 +299,10 @@ def _output(output: object) -> dict | None:
             value = _base64(data[mime])
             sizes.update(_size(metadata, mime))
         elif mime == "text/html":
-            value = clean_html(_text(data[mime]))
+            html = _text(data[mime])
+            tags = html.count("<")
+            budget[0] -= tags
+            value = clean_html(html) if budget[0] >= 0 else as_text(html)
         else:  # SVG is shown as an <img> of base64 data (no script runs in one); text is escaped
             value = _text(data[mime])
         if value is not None:
@@ -290,7 +333,7 @@ def _nbgrader(meta: object) -> dict | None:
     return kept
 
 
-def _cell(cell: dict) -> dict | None:
+def _cell(cell: dict, budget: list[int]) -> dict | None:
     """One cell with only what the templates need, every field of the right type."""
     kind = cell.get("cell_type")
     if kind not in ("code", "markdown", "raw"):
@@ -310,7 +353,7 @@ def _cell(cell: dict) -> dict | None:
         count = cell.get("execution_count")
         safe["execution_count"] = count if type(count) is int else None
         outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
-        safe["outputs"] = [o for o in map(_output, outputs) if o is not None]
+        safe["outputs"] = [o for o in (_output(o, budget) for o in outputs) if o is not None]
     elif kind == "markdown":
         attachments = _attachments(cell.get("attachments"))
         if attachments:
@@ -330,7 +373,8 @@ def safe_notebook(notebook: dict) -> dict:
     under plain names; notebook metadata keeps only the kernel's and the language's description.
     """
     cells = notebook.get("cells") if isinstance(notebook.get("cells"), list) else []
-    notebook["cells"] = [c for c in (_cell(c) for c in cells if isinstance(c, dict)) if c]
+    budget = [TAGS_PER_PAGE]  # "<" the page's HTML outputs may hold (tests/test_pages.py)
+    notebook["cells"] = [c for c in (_cell(c, budget) for c in cells if isinstance(c, dict)) if c]
     metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
     notebook["metadata"] = {
         key: metadata[key]
