@@ -93,7 +93,7 @@ EXERCISES = {
         Exercise("batchnorm_forward", "06_training", 3, "training"),
         Exercise("batchnorm_backward", "06_training", 4, "training", kind="derive"),
         Exercise("adam_step", "06_training", 2, "adam", extra=True),
-        Exercise("causal_attention", "07_attention", 3, "attention"),
+        Exercise("causal_attention", "07_attention", 3, "attention", kind="debug"),
         Exercise("multi_head_attention", "07_attention", 3, "attention"),
         Exercise("layer_norm", "07_attention", 2, "attention"),
         Exercise("layer_norm_backward", "07_attention", 3, "attention", kind="derive"),
