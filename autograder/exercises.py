@@ -106,7 +106,7 @@ EXERCISES = {
             extra=True,
             kind="derive",
         ),
-        Exercise("bpe_train", "09_tokenization", 4, "tokenization"),
+        Exercise("bpe_train", "09_tokenization", 4, "tokenization", kind="debug"),
         Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
         Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),
         Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),

@@ -26,7 +26,7 @@ def test_list_shows_exercises_chapters_and_points():
     } in rows
     kinds = {row["exercise"]: row["kind"] for row in rows}
     assert kinds["nplm_grads"] == kinds["batchnorm_backward"] == "derive"
-    assert kinds["causal_attention"] == "debug"
+    assert kinds["causal_attention"] == kinds["bpe_train"] == "debug"
     assert " derive " in done.stdout
     challenge = next(row for row in rows if row["exercise"] == "interpolated_probs")
     assert challenge["extra"] is True and challenge["chapter"] == "01_bigram_counting"
