@@ -258,12 +258,8 @@ def report(record: dict) -> str:
         points, top = number(record.get("points")), number(record.get("max_points"))
         line = f"Score: {points}/{top}"
         if extra:
-            earned = sum(
-                e.get("earned") or 0 for e in extra if isinstance(e.get("earned"), int | float)
-            )
-            possible = sum(
-                e.get("points") or 0 for e in extra if isinstance(e.get("points"), int | float)
-            )
+            earned = sum(e["earned"] for e in extra if isinstance(e.get("earned"), int | float))
+            possible = sum(e["points"] for e in extra if isinstance(e.get("points"), int | float))
             line += f" + extra credit {number(earned)}/{number(possible)}"
         lines.append(line + " (written answers are graded by your instructor)")
     if isinstance(record.get("seed"), int):

@@ -10,10 +10,12 @@ written and again before feedback), every piece of markdown is rendered then cle
 Content-Security-Policy (`add_policy` for feedback files, `FormgraderPolicy` for the formgrader).
 
 Cleaning is nh3 (ammonia's html5ever), linear in the length of what it cleans except in the open
-elements' stack and one tag's attribute list, which every HTML parser walks: a piece with more than
-MAX_TAGS tags or a tag longer than MAX_TAG characters is shown as escaped text instead, as is a
-piece of markdown longer than MAX_MARKDOWN or past the page's MARKDOWN_PER_PAGE. So the work a
-page costs is linear in what the student wrote, with a small constant (tests/test_pages.py).
+elements' stack, one tag's attribute list and the formatting elements it copies into every new
+paragraph, which every HTML parser walks: a piece with more than MAX_TAGS tags, a tag longer than
+MAX_TAG characters or more than MAX_OPEN_FORMATTING formatting tags open is shown as escaped text
+instead, as are HTML outputs past the page's TAGS_PER_PAGE and markdown longer than MAX_MARKDOWN or
+past the page's MARKDOWN_PER_PAGE. So the work a page costs is linear in what the student wrote,
+with a small constant (tests/test_pages.py).
 """
 
 import base64
@@ -173,12 +175,12 @@ def _bounded(html: str) -> bool:
         if len(text) > MAX_TAG:
             return False
         name = NAME.match(text)
-        if name is None or name.group(2).lower() not in FORMATTING:
+        key = name.group(2).lower() if name else ""
+        if key not in FORMATTING:
             continue
-        key = name.group(2).lower()
         count = open_formatting.get(key, 0)
         open_formatting[key] = max(0, count - 1) if name.group(1) else count + 1
-        if not name.group(1) and sum(open_formatting.values()) > MAX_OPEN_FORMATTING:
+        if sum(open_formatting.values()) > MAX_OPEN_FORMATTING:
             return False
     return True
 
