@@ -157,6 +157,14 @@ def test_formatting_tags_left_open_cost_linear_time():
             + "<p>x" * n
         ),
     }
+    for quote in "\"'":  # `x=y"z` is an unquoted value: the quote hides nothing (a red-team find)
+        families[f"formatting between tags holding a stray {quote}"] = lambda n, q=quote: (
+            "".join(
+                f"<p x=y{q}z>" + "".join(f"<b title={i + j}>" for j in range(50)) + f"<p x=y{q}z>"
+                for i in range(0, n, 50)
+            )
+            + "<p>x" * n
+        )
     _assert_linear(clean_html, families, 200)
     assert clean_html("<p>" + "<b>" * 21 + "<p>x").startswith("<pre>")
     assert (

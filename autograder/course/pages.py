@@ -131,9 +131,10 @@ FORMATTING = frozenset(
     ]
 )
 MAX_OPEN_FORMATTING = 20  # a generous upper bound on that list in honest markup
-# One tag from "<" to its end, quoted values skipped whole (any quote counts as one: the length
-# is never underestimated); possessive, so finditer reads each character once
-TAG = re.compile(r"""<(?:[^>"']++|"[^"]*+"?|'[^']*+'?)*+>?""")
+# One tag from "<" to its end as an HTML tokenizer reads it: a quote opens a quoted value only
+# right after "=" and HTML's whitespace (elsewhere it is a character of a name or of an unquoted
+# value, as in `x=y"z`); possessive, so finditer reads each character once
+TAG = re.compile(r"""<(?:[^>=]++|=[ \t\n\f\r]*+(?:"[^"]*+"?|'[^']*+'?)?)*+>?""")
 NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
 ATTRIBUTES = {
     "*": {"title", "alt", "class", "width", "height", "colspan", "rowspan", "start"},

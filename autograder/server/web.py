@@ -239,7 +239,8 @@ class Web:
         if person.instructor:
             return await self.class_page(person, session)
         submitted = request.query_params.get("submitted", "")
-        number = int(submitted) if submitted.isascii() and submitted.isdigit() else None
+        digits = submitted.isascii() and submitted.isdigit() and len(submitted) <= 18
+        number = int(submitted) if digits else None
         return await self.student_page(person, session, submitted=number)
 
     async def student_page(
