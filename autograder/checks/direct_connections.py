@@ -72,6 +72,9 @@ def _judge(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
         return matches(a, b, rtol, atol)
 
     B = len(Y)
+    # where every hidden-layer gradient is within tolerance of the model without W3 (saturated
+    # softmax rows, say), leaving out the direct term is no diagnosis: the reference matches it too
+    direct_shows = not all(_close(ref[n], no_direct[n]) for n in ("W1", "b1", "W2", "b2"))
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -88,7 +91,7 @@ def _judge(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
             raise CheckFailed(
                 "a gradient contains nan or inf: the softmax is not numerically stable"
             )
-        if all(_close(arrays[n], no_direct[n]) for n in ("W1", "b1", "W2", "b2")):
+        if direct_shows and all(_close(arrays[n], no_direct[n]) for n in ("W1", "b1", "W2", "b2")):
             raise CheckFailed(
                 "the gradients are those of a model without direct connections: the softmax "
                 "never saw the direct term of the logits"
