@@ -79,7 +79,7 @@ EXERCISES = {
         Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm"),
         Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm"),
         Exercise("numerical_gradient", "04_gradients", 2, "gradients"),
-        Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients"),
+        Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients", kind="debug"),
         Exercise("nplm_grads", "04_gradients", 5, "gradients", kind="derive"),
         Exercise(
             "nplm_direct_grads", "04_gradients", 3, "direct_connections", extra=True, kind="derive"

@@ -193,9 +193,9 @@ def expect_close(
         ~np.isfinite(actual_arr) & np.isfinite(expected_arr)
     ):
         raise CheckFailed(
-            "got nan or inf where the answer is finite: exp overflows at large values and "
-            "log(softmax) is -inf once a probability underflows to 0 (subtract each row's max "
-            "before exponentiating; log-softmax = z - max - log(sum(exp(z - max))))"
+            "got nan or inf where the answer is finite: exp overflows at large values, and "
+            "log(softmax) is -inf once a probability underflows to 0 (what keeps each row's max "
+            "exponent at 0, and the log of a rounded-off probability finite?)"
         )
     if actual_arr.ndim == 0:
         raise CheckFailed(

@@ -1,6 +1,7 @@
 """The autograder judged by known implementations: references pass, stubs fail, every catalogued bug fails."""
 
 import ast
+import json
 import zlib
 from pathlib import Path
 
@@ -25,7 +26,8 @@ ONE_BUG_ONE_DIAGNOSIS = {
         "wrong_interleaved_heads",
         "wrong_dropout_in_eval",
     )
-}
+} | {f"linear_loss_and_grad/wrong_draft_{bug}_left" for bug in ("max", "block", "batch")}
+DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 
 def expectation(path: Path) -> str:
@@ -34,6 +36,30 @@ def expectation(path: Path) -> str:
         if isinstance(node, ast.Assign) and node.targets[0].id == "EXPECT":
             return node.value.value
     raise AssertionError(f"{path} has no EXPECT")
+
+
+def _function(tree: ast.Module, name: str) -> str:
+    """The dump of the function `name` in `tree`, without its docstring and under one name."""
+    (function,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    body = function.body[1:] if isinstance(function.body[0], ast.Expr) else function.body
+    return ast.dump(ast.FunctionDef(**{**function.__dict__, "name": "f", "body": body}))
+
+
+@pytest.mark.parametrize("name", DEBUG_EXERCISES)
+def test_the_catalogued_draft_is_the_one_handed_out(name):
+    """A debug exercise's draft cell is, line for line, the catalogue's draft as given: the
+    diagnoses the catalogue proves on it are the ones a student who hands in the draft meets."""
+    cells = json.loads((REPO / "solutions" / f"{EXERCISES[name].chapter}.ipynb").read_text())
+    (draft,) = [
+        "".join(cell["source"])
+        for cell in cells["cells"]
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == f"{name}_draft"
+    ]
+    given = (IMPLEMENTATIONS / name / "wrong_draft_as_given.py").read_text()
+    assert _function(ast.parse(draft), f"{name}_draft") == _function(ast.parse(given), name)
+    for bug in (IMPLEMENTATIONS / name).glob("wrong_draft_*_left.py"):
+        assert expectation(bug) != "pass"
+    assert expectation(IMPLEMENTATIONS / name / "correct_draft_fixed.py") == "pass"
 
 
 @pytest.mark.parametrize("name", sorted(EXERCISES))

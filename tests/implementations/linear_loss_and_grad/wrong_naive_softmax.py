@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "subtract each row's max"
+EXPECT = "each row's max"
 
 
 def linear_loss_and_grad(weights, bias, inputs, targets):
