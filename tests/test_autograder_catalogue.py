@@ -180,3 +180,45 @@ def test_no_hint_holds_an_expression_of_a_reference_solution():
         if expression in _normalised(text)
     ]
     assert not leaks, "\n".join(leaks)
+
+
+# What a derive exercise's reference shares with the released text: the forward pass, the names
+# of the inputs and of the result; reviewed by hand, so that a step of a derivation added to the
+# text fails the test below.
+DERIVE_SHARED = {
+    "bigram_loss_and_grad": {
+        "len(previous)",
+        "table[previous]",
+        "logits=table[previous]",
+        "softmax(logits)",
+        "(loss,grad)",
+    },
+    "batchnorm_backward": {"dout*gamma"},  # the first local step, given as the method's example
+    "layer_norm_backward": {"(dx,dgamma,dbeta)"},
+    "causal_attention_backward": {"math.sqrt(d)"},
+}
+
+
+@pytest.mark.parametrize(
+    "name", sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "derive")
+)
+def test_a_derivation_is_not_in_the_released_text(name):
+    """No statement or expression of a derive exercise's reference (assignments whole, their
+    values, returns) is in the released notebook, beyond the forward pass listed above."""
+    import re
+
+    import nbformat
+
+    from autograder.references import reference_solutions
+
+    chapter = EXERCISES[name].chapter
+    released = nbformat.read(REPO / "chapters" / f"{chapter}.ipynb", as_version=4)
+    given = _normalised("".join(cell.source for cell in released.cells))
+    shared = set()
+    for node in ast.walk(ast.parse(reference_solutions(chapter)[name])):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.Return) and node.value is not None:
+            for text in {ast.unparse(node), ast.unparse(node.value)}:
+                text = _normalised(text)
+                if len(text) >= 8 and re.search(r"[-+*/@\[(]", text) and text in given:
+                    shared.add(text)
+    assert shared <= DERIVE_SHARED.get(name, set()), sorted(shared - DERIVE_SHARED.get(name, set()))

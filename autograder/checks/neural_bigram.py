@@ -353,10 +353,17 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
     dlogits[np.arange(B), targets] -= 1
     dlogits /= B
     expected_grad = reference_table_grad(table, previous, targets)
-    overwritten = np.zeros_like(table)
+    overwritten = np.zeros(table.shape)
     overwritten[previous] = dlogits
-    no_onehot = np.zeros_like(table)
+    no_onehot = np.zeros(table.shape)
     np.add.at(no_onehot, previous, reference_softmax(table[previous], -1) / B)
+    # two slips of the derivation: the normaliser's term kept at the target's logit alone, and the
+    # chain rule stopped at the probability (d(-log p_y)/dp_y) instead of reaching the logits
+    p_target = reference_softmax(table[previous], -1)[np.arange(B), targets]
+    target_only, of_probability = np.zeros(table.shape), np.zeros(table.shape)
+    np.add.at(target_only, (previous, targets), (p_target - 1) / B)
+    with np.errstate(divide="ignore"):
+        np.add.at(of_probability, (previous, targets), -1 / (p_target * B))
     diagnoses = [
         ("the gradient is exactly B times too large: the loss is a mean", expected_grad * B),
         ("the gradient is B times too small: the mean divides by B once", expected_grad / B),
@@ -368,6 +375,16 @@ def _judge_bigram(table: np.ndarray, previous: np.ndarray, targets: np.ndarray, 
         (
             "the gradient misses the target's term: what does -log p[target] add at the target's logit?",
             no_onehot,
+        ),
+        (
+            "only the targets' logits have a gradient: the log-sum-exp term depends on every logit "
+            "of the row, so every logit of a used row moves the loss",
+            target_only,
+        ),
+        (
+            "this is the derivative with respect to the target's probability, not its logit: the "
+            "chain rule goes on through the softmax",
+            of_probability,
         ),
     ]
 
