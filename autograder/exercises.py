@@ -99,12 +99,7 @@ EXERCISES = {
         Exercise("layer_norm_backward", "07_attention", 3, "attention", kind="derive"),
         Exercise("gpt_params", "07_attention", 1, "attention"),
         Exercise(
-            "causal_attention_backward",
-            "07_attention",
-            3,
-            "attention_backward",
-            extra=True,
-            kind="derive",
+            "causal_attention_backward", "07_attention", 3, "attention_backward", kind="derive"
         ),
         Exercise("bpe_train", "09_tokenization", 4, "tokenization", kind="debug"),
         Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),

@@ -1,4 +1,4 @@
-"""Hidden checks for chapter 07's challenge: causal_attention_backward (dq, dk, dv by hand).
+"""Hidden checks for chapter 07's causal_attention_backward (dq, dk, dv by hand).
 
 The reference is PyTorch autograd in float64 through the forward pass written out (scores,
 causal mask, softmax, weighted values); the diagnoses are the classic slips, computed in NumPy.
