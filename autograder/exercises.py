@@ -70,7 +70,7 @@ EXERCISES = {
         Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting"),
         Exercise("interpolated_probs", "01_bigram_counting", 2, "interpolation", extra=True),
         Exercise("softmax", "02_neural_bigram", 2, "neural_bigram", kind="derive"),
-        Exercise("cross_entropy", "02_neural_bigram", 2, "neural_bigram"),
+        Exercise("cross_entropy", "02_neural_bigram", 2, "neural_bigram", kind="derive"),
         Exercise("bigram_loss_and_grad", "02_neural_bigram", 3, "neural_bigram", kind="derive"),
         Exercise(
             "label_smoothing_loss_and_grad", "02_neural_bigram", 2, "label_smoothing", extra=True

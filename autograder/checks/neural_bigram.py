@@ -199,6 +199,11 @@ def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
     with np.errstate(all="ignore"):
         naive = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
         diagnoses = [
+            (
+                "the loss is off by each row's largest logit: a shift taken out of the log-sum-exp "
+                "must come back outside the log",
+                expected - float(np.mean(np.max(logits.astype(np.float64), axis=-1))),
+            ),
             ("that is the sum over the batch, not the mean", expected * B),
             ("the sign is wrong: the loss is -log p[target]", -expected),
             (
