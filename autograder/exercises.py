@@ -97,7 +97,7 @@ EXERCISES = {
         Exercise("multi_head_attention", "07_attention", 3, "attention"),
         Exercise("layer_norm", "07_attention", 2, "attention"),
         Exercise("layer_norm_backward", "07_attention", 3, "attention", kind="derive"),
-        Exercise("gpt_params", "07_attention", 1, "attention"),
+        Exercise("gpt_params", "07_attention", 1, "attention", kind="derive"),
         Exercise(
             "causal_attention_backward", "07_attention", 3, "attention_backward", kind="derive"
         ),

@@ -1090,27 +1090,39 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
     expected = library_count(V, T, C, L, H)
     block = 12 * C * C + 9 * C
     diagnoses = [
-        ("count the position embeddings (T*C)", expected - T * C),
-        ("each block has two layer norms with 2C parameters each", expected - L * 4 * C),
-        ("count the final layer norm (2C) after the last block", expected - 2 * C),
         (
-            "the output head is C*V weights plus V biases, not tied to the embedding",
+            "short by exactly the position embeddings: a learned vector for every position",
+            expected - T * C,
+        ),
+        (
+            "short by exactly the blocks' two layer norms: each scales and shifts every channel",
+            expected - L * 4 * C,
+        ),
+        ("short by exactly the final layer norm after the last block", expected - 2 * C),
+        (
+            "short by exactly the output layer's weights, as if tied to the token embedding: this model's has weights of its own",
             expected - C * V,
         ),
-        ("count the output head's bias (V)", expected - V),
-        ("the attention projections have no biases (4C^2, not 4C^2 + 4C)", expected + L * 4 * C),
-        ("the MLP is C -> 4C -> C with biases: 8C^2 + 5C", expected - L * 5 * C),
-        ("the MLP's hidden layer is 4C wide, not C", expected - L * 6 * C * C - L * 3 * C),
+        ("short by exactly the output layer's biases", expected - V),
         (
-            "the attention has Wq, Wk, Wv and Wo: 4C^2 per block, whatever the number of heads",
+            "over by exactly biases on the attention projections, which have no biases here",
+            expected + L * 4 * C,
+        ),
+        ("short by exactly the MLP's biases: both of its layers have them", expected - L * 5 * C),
+        (
+            "the MLP's hidden layer is counted C wide: what width does the description give it?",
+            expected - L * 6 * C * C - L * 3 * C,
+        ),
+        (
+            "short by one C x C projection per block: count the attention's projections in the description",
             expected - L * C * C,
         ),
         (
-            "the number of heads does not change the count: each head has D = C / n_heads columns",
+            "the count grows with the number of heads, and the model's does not: the heads split the projections' columns",
             expected + (H - 1) * L * 4 * C * C,
         ),
-        ("blocks: n_layers of them, each 12C^2 + 9C", expected - block),
-        ("blocks: n_layers of them, each 12C^2 + 9C", expected + block),
+        ("off by exactly one block: the model has n_layers of them", expected - block),
+        ("off by exactly one block: the model has n_layers of them", expected + block),
         (
             "the count passed 2**31 and wrapped around: count with Python ints, not int32",
             (expected + 2**31) % 2**32 - 2**31,

@@ -1,6 +1,6 @@
 """An MLP of width C instead of 4C."""
 
-EXPECT = "4C wide"
+EXPECT = "counted C wide"
 
 
 def gpt_params(V, T, C, n_layers, n_heads):

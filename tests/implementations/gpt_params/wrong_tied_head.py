@@ -1,6 +1,6 @@
 """Ties the head to the embedding."""
 
-EXPECT = "not tied"
+EXPECT = "as if tied to the token embedding"
 
 
 def gpt_params(V, T, C, n_layers, n_heads):
