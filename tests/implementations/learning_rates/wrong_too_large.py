@@ -1,0 +1,7 @@
+"""A constant 4.0, far past the range test's edge."""
+
+EXPECT = "worse than a uniform guess"
+
+
+def learning_rates(steps: int) -> list[float]:
+    return [4.0] * steps
