@@ -2,7 +2,7 @@
 
 Each block is x + attention(layer_norm(x)), then x + mlp(layer_norm(x)). The attention
 projections have no biases (x @ Wq, x @ Wk, x @ Wv, then the merged heads @ Wo), the MLP is
-C -> 4C -> C with GELU. The parameter count is gpt_param_count(V, T, C, n_layers).
+C -> 4C -> C with GELU.
 """
 
 import math
@@ -10,12 +10,6 @@ import math
 import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
-
-
-def gpt_param_count(vocab_size: int, block_size: int, width: int, n_layers: int) -> int:
-    """Parameters of TinyGPT: embeddings V*C + T*C, 12C^2 + 9C per block, final norm 2C, head C*V + V."""
-    V, T, C = vocab_size, block_size, width
-    return V * C + T * C + n_layers * (12 * C * C + 9 * C) + 2 * C + C * V + V
 
 
 class CausalSelfAttention(nn.Module):

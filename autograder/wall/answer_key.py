@@ -64,7 +64,7 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "sample_next": ("sampling:filter_probs", "sampling:draw"),
     "multi_head_attention": ("gpt:CausalSelfAttention", "gpt2:CausalSelfAttention"),
     "min_p_probs": ("sampling:filter_probs",),
-    "gpt_params": ("gpt:gpt_param_count", "gpt:TinyGPT"),
+    "gpt_params": ("gpt:TinyGPT",),
     "bpe_train": ("bpe:bpe_train", "bpe:_merge_pair"),
     "bpe_encode": ("bpe:bpe_encode", "bpe:_merge_pair"),
     "bpe_decode": ("bpe:bpe_decode", "bpe:token_bytes"),
