@@ -1,6 +1,7 @@
 """The graded exercises: name, chapter, points and where their checks live."""
 
 import importlib
+import types
 import zlib
 from dataclasses import dataclass
 
@@ -39,6 +40,9 @@ class Exercise:
     module: str  # module in autograder.checks holding `<name>_checks(rng)`
     extra: bool = False  # a challenge: extra credit beside the chapter's score, never in the total
     kind: str = "implement"  # one of KINDS
+    timed: bool = (
+        False  # also timed: `<name>_timed(rng)` in its module, run by `runner.speed_result`
+    )
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -46,9 +50,18 @@ class Exercise:
 
     def checks(self, seed: int) -> list[Check]:
         """Build this exercise's checks from the grading run's `seed`; references are computed here."""
-        module = importlib.import_module(f"autograder.checks.{self.module}")
         rng = np.random.default_rng([seed, zlib.crc32(self.name.encode())])
-        return getattr(module, f"{self.name}_checks")(rng)
+        return getattr(self.checks_module, f"{self.name}_checks")(rng)
+
+    def timed_check(self, seed: int) -> Check:
+        """The one call of a timed exercise whose CPU time is measured, and its judge, from `seed`."""
+        rng = np.random.default_rng([seed, zlib.crc32(self.name.encode()), 1])
+        return getattr(self.checks_module, f"{self.name}_timed")(rng)
+
+    @property
+    def checks_module(self) -> types.ModuleType:
+        """The module of autograder.checks that holds this exercise's checks."""
+        return importlib.import_module(f"autograder.checks.{self.module}")
 
     @property
     def torch(self) -> bool:
@@ -103,6 +116,7 @@ EXERCISES = {
             "causal_attention_backward", "07_attention", 3, "attention_backward", kind="derive"
         ),
         Exercise("bpe_train", "09_tokenization", 4, "tokenization", kind="debug"),
+        Exercise("bpe_train_fast", "09_tokenization", 3, "tokenization", kind="design", timed=True),
         Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
         Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),
         Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),

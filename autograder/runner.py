@@ -5,9 +5,13 @@ Each exercise runs in a new grading process in the OS sandbox (`autograder.wall`
 its checks and references are built here first and judged here last.
 """
 
+import dataclasses
+import importlib
 import marshal
+import math
 import pickle
 import secrets
+import time
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -80,9 +84,38 @@ def check_function(exercise: Exercise, fn: Callable, seed: int | None = None) ->
     seed = new_seed() if seed is None else seed
     checks = build_checks(exercise, seed)
     outcomes = [run_call(fn, call) for check in checks for call in check.calls]
-    return ExerciseReport(
-        exercise.name, exercise.points, judge(checks, outcomes), seed=seed, extra=exercise.extra
-    )
+    results = judge(checks, outcomes)
+    if exercise.timed and all(result.passed for result in results):
+        results.append(speed_in_process(exercise, fn, seed))
+    return ExerciseReport(exercise.name, exercise.points, results, seed=seed, extra=exercise.extra)
+
+
+def speed_in_process(exercise: Exercise, fn: Callable, seed: int) -> CheckResult:
+    """The speed check as a hidden-test cell makes it in the student's own kernel: this process's
+    CPU time for `fn` against the library's version (`SPEED_ANCHOR`), as fast as the grader's
+    reference. Only advice: code in the kernel could change this clock; the grade's is outside."""
+    module = exercise.checks_module
+    check = exercise.timed_check(seed)
+    anchor_module, anchor_name = module.SPEED_ANCHOR.split(":")
+    anchor = getattr(importlib.import_module(anchor_module), anchor_name)
+    (call,) = check.calls
+    start = time.process_time()
+    anchor(*call.args)
+    middle = time.process_time()
+    outcome = run_call(fn, call)
+    end = time.process_time()
+    ratio = (end - middle) / max(middle - start, 1e-9)
+    verdict = _judge_one(check, [outcome])
+    if not verdict.passed:
+        return CheckResult(speed_name(exercise), False, f"wrong on {check.name}: {verdict.hint}")
+    if ratio > module.SPEED_RATIO:
+        return CheckResult(
+            speed_name(exercise),
+            False,
+            f"too slow: {end - middle:.2f} CPU-s against {middle - start:.2f} for the library's "
+            f"({ratio:.1f}x) on {check.name}; {module.SLOW}",
+        )
+    return CheckResult(speed_name(exercise), True)
 
 
 class Unanswered(Exception):
@@ -121,8 +154,13 @@ def compiled_references(exercise: Exercise) -> dict[str, bytes]:
     }
 
 
-def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -> bytes:
-    """What the grading process is sent: the preamble, the student's sources, references, the calls."""
+def build_request(
+    exercise: Exercise, sources: list[str], checks: list[Check], one_process: bool = False
+) -> bytes:
+    """What the grading process is sent: the preamble, the student's sources, references, the calls.
+
+    one_process: a timed run, whose process may start no other process or thread.
+    """
     return pickle.dumps(
         {
             "preamble": exercise.preamble,
@@ -130,6 +168,7 @@ def build_request(exercise: Exercise, sources: list[str], checks: list[Check]) -
             "references": compiled_references(exercise),
             "function": exercise.name,
             "refuse_attention": exercise.name in answer_key.ATTENTION_EXERCISES,
+            "one_process": one_process,
             "calls": [call for check in checks for call in check.calls],
         }
     )
@@ -233,7 +272,62 @@ def check_source(
         report.flags.append(stop.flag)
         return report
     judge_answers(exercise, checks, answers, report)
+    if exercise.timed and report.results and all(r.passed for r in report.results):
+        report.results.append(speed_result(exercise, sources, report.seed, sandboxed))
     return report
+
+
+def speed_name(exercise: Exercise) -> str:
+    """The name of a timed exercise's speed check, as reports show it."""
+    return f"fast enough: at most {exercise.checks_module.SPEED_RATIO:g}x the reference's CPU time"
+
+
+def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: bool) -> CheckResult:
+    """A timed exercise's speed check: its timed call made by the reference and by the student's code.
+
+    Each run is a grading process of its own that makes that one call and may start no other
+    process or thread; its CPU time is what the kernel counted for the whole sandbox, read from
+    outside (`autograder.wall.grading_process`), so nothing inside can change it. It includes
+    loading the student's cells, which is why the limit is a generous ratio: an algorithm of the
+    wrong order is many times past it, machine noise a small fraction of it. The student's run is
+    stopped (its CPU limit) once it is well past the limit.
+    """
+    from autograder.references import reference_solutions
+
+    name, module = speed_name(exercise), exercise.checks_module
+    check = exercise.timed_check(seed)
+    reference = build_request(
+        exercise, [reference_solutions(exercise.chapter)[exercise.name]], [check], one_process=True
+    )
+
+    def reference_seconds() -> float:
+        run = run_child(reference, exercise.name, TIMEOUT_SECONDS, sandboxed, GRADING_LIMITS)
+        check_exit(run, TIMEOUT_SECONDS)  # the reference always answers: else the grader's fault
+        return run.cpu_seconds
+
+    anchor = reference_seconds()
+    ceiling = module.SPEED_RATIO * anchor * 1.5  # past this, slow whatever the noise: stopped there
+    limits = dataclasses.replace(GRADING_LIMITS, cpu_seconds=math.ceil(ceiling) + 1)
+    request = build_request(exercise, sources, [check], one_process=True)
+    timeout = max(TIMEOUT_SECONDS, 3 * ceiling)  # wall time: a run that sleeps is stopped too
+    run = run_child(request, exercise.name, timeout, sandboxed, limits)
+    if module.SPEED_RATIO * anchor < run.cpu_seconds <= ceiling:  # near the line: fair before
+        anchor = max(anchor, reference_seconds())  # strict, the slower of two reference runs
+    figures = (
+        f"{run.cpu_seconds:.2f} CPU-s against the reference's {anchor:.2f} "
+        f"({run.cpu_seconds / anchor:.1f}x) on {check.name}"
+    )
+    if run.cpu_seconds > module.SPEED_RATIO * anchor:
+        return CheckResult(name, False, f"too slow: {figures}; {module.SLOW}")
+    try:
+        answers = collect_answers(run, timeout, len(check.calls))
+    except Unanswered as stop:
+        return CheckResult(name, False, f"{stop.note} ({figures})")
+    verdict = _judge_one(check, answers.outcomes) if answers.found else None
+    if verdict is None or not verdict.passed:
+        hint = verdict.hint if verdict else f"no function named {exercise.name} is defined"
+        return CheckResult(name, False, f"wrong on {check.name}: {hint}")
+    return CheckResult(name, True)
 
 
 def grade_sources(

@@ -21,6 +21,8 @@ types the contracts name (int ids, pairs of int) are judged in the sandbox (`typ
 plain data turns a NumPy integer into an int.
 """
 
+import functools
+import re
 import unicodedata
 from collections.abc import Callable
 from itertools import pairwise
@@ -92,12 +94,21 @@ def reference_train(
     chars: bool = False,
     recount: bool = True,
     normalise: str = "",
+    stale: str = "",
 ) -> list[tuple[int, int]]:
-    """The contract's training, or one rule changed (for the diagnoses)."""
+    """The contract's training, or one rule changed (for the diagnoses).
+
+    stale: counts kept across merges the wrong way — "new": the pairs a merge forms are never
+    counted; "kept": the pairs a merge breaks keep their counts (see `_kept_counts_train`).
+    """
+    if stale == "kept":
+        return _kept_counts_train(text, vocab_size)
     ids, merges = to_ids(unicodedata.normalize(normalise, text) if normalise else text, chars), []
     frozen = pair_counts(ids, overlapping)
     while len(merges) < vocab_size - 256:
-        if recount:
+        if stale == "new":  # only pairs of bytes ever counted, each exactly
+            counts = {p: c for p, c in pair_counts(ids).items() if c >= min_count and max(p) < 256}
+        elif recount:
             counts = {p: c for p, c in pair_counts(ids, overlapping).items() if c >= min_count}
         else:  # the first round's counts, less the pairs merged already
             counts = {p: c for p, c in frozen.items() if c >= min_count and p not in set(merges)}
@@ -109,6 +120,43 @@ def reference_train(
             tie
         ]
         ids = replace(ids, pair, first + len(merges), right_to_left)
+        merges.append(pair)
+    return merges
+
+
+def _kept_counts_train(text: str, vocab_size: int) -> list[tuple[int, int]]:
+    """Training whose counts never lose the pairs a merge breaks, only gain the pairs it forms.
+
+    Each pair keeps the set of positions (a token's first byte) where it was ever seen; a merge
+    drops its own pair, replaces as the contract says and adds the new pairs on both sides of
+    each replaced occurrence. The next pair: the largest set, ties to the smallest position.
+    """
+    ids = to_ids(text)
+    origins = list(range(len(ids)))  # where each token's first byte sits in the text
+    seen: dict[tuple[int, int], set[int]] = {}
+    for at, pair in zip(origins, pairwise(ids)):
+        seen.setdefault(pair, set()).add(at)
+    merges: list[tuple[int, int]] = []
+    while seen and len(merges) < vocab_size - 256:
+        pair = max(seen, key=lambda p: (len(seen[p]), -min(seen[p])))
+        if len(seen[pair]) < 2:
+            break
+        new, out, kept, i = FIRST + len(merges), [], [], 0
+        while i < len(ids):
+            if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+                if out:
+                    seen.setdefault((out[-1], new), set()).add(kept[-1])
+                if i + 2 < len(ids):
+                    seen.setdefault((new, ids[i + 2]), set()).add(origins[i])
+                out.append(new)
+                kept.append(origins[i])
+                i += 2
+            else:
+                out.append(ids[i])
+                kept.append(origins[i])
+                i += 1
+        del seen[pair]
+        ids, origins = out, kept
         merges.append(pair)
     return merges
 
@@ -246,9 +294,13 @@ def _show(value: object, limit: int = 12) -> str:
 
 
 def _compare(
-    actual: object, expected: object, diagnoses: Callable[[], list[tuple[str, object]]]
+    actual: object,
+    expected: object,
+    diagnoses: Callable[[], list[tuple[str, object]]],
+    note: str = "",
 ) -> None:
-    """Pass when equal; else name every mistake whose result matches, or show the first difference."""
+    """Pass when equal; else name every mistake whose result matches, or show the first difference
+    (followed by `note`, what the case is about)."""
     if actual == expected:
         return
     known = [
@@ -265,9 +317,9 @@ def _compare(
         want = expected[where] if where < len(expected) else "nothing (too long)"
         raise CheckFailed(
             f"{len(actual)} items, expected {len(expected)}; first difference at index {where}: "
-            f"got {got!r}, expected {want!r}"
+            f"got {got!r}, expected {want!r}{note}"
         )
-    raise CheckFailed(f"got {_show(actual)}, expected {_show(expected)}")
+    raise CheckFailed(f"got {_show(actual)}, expected {_show(expected)}{note}")
 
 
 def _rejects(args: tuple, what: str, hint: str) -> Check:
@@ -288,6 +340,10 @@ OVERLAP = "every adjacent pair counts, overlapping ones too: how many (a, a) doe
 TIE = (
     "a tie between equally frequent pairs went the wrong way: the contract picks the pair that "
     "occurs first in the current sequence"
+)
+RUN = (
+    " (the text has a run of one character: in 'aaa' the occurrences of (a, a) overlap, and "
+    "replacing the first one uses up the second)"
 )
 TRAIN_DIAGNOSES: list[tuple[str, dict]] = [
     ("the pairs are counted without overlap; " + OVERLAP, {"overlapping": False}),
@@ -318,38 +374,48 @@ TRAIN_DIAGNOSES: list[tuple[str, dict]] = [
 ]
 
 
-def _train_check(text: str, vocab_size: int, what: str) -> Check:
-    expected = reference_train(text, vocab_size)
+def _train_check(
+    text: str,
+    vocab_size: int,
+    what: str,
+    rules: list[tuple[str, dict]] = TRAIN_DIAGNOSES,
+    expected: list | None = None,
+) -> Check:
+    expected = reference_train(text, vocab_size) if expected is None else expected
+    note = RUN if re.search(r"(.)\1\1", text) else ""
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
         diagnoses = lambda: [  # noqa: E731 (only computed for a wrong answer)
-            (hint, reference_train(text, vocab_size, **rule)) for hint, rule in TRAIN_DIAGNOSES
+            (hint, reference_train(text, vocab_size, **rule)) for hint, rule in rules
         ]
-        _compare(merges_answer(outcome), expected, diagnoses)
+        _compare(merges_answer(outcome), expected, diagnoses, note)
 
     return Check(what, [typed_call((text, vocab_size))], judge)
 
 
-def bpe_train_checks(rng: np.random.Generator) -> list[Check]:
+def bpe_train_checks(
+    rng: np.random.Generator, rules: list[tuple[str, dict]] = TRAIN_DIAGNOSES
+) -> list[Check]:
     """Fixed cases for each rule (overlap, ties, stop, runs, Unicode), random texts, bad sizes."""
+    train = functools.partial(_train_check, rules=rules)
     checks = [
-        _train_check("aaa", 300, "'aaa': (a, a) occurs twice, overlapping, so it is merged"),
-        _train_check("aaaa", 300, "'aaaa' becomes [X, X]: replace without overlap"),
-        _train_check("aaaaaaa", 300, "a run of 7 a's"),
-        _train_check("abab", 300, "'abab': a pair seen exactly twice is merged, then stop"),
-        _train_check("aaabcbc", 258, "a tie between (a, a) in 'aaa' and (b, c)"),
-        _train_check("dcfaebdcfaeb", 257, "a tie among 5 pairs: the first to occur wins"),
-        _train_check("dcfaebdcfaeb", 262, "ties after merges"),
-        _train_check("aaabdaaabac", 259, "the Wikipedia example 'aaabdaaabac'"),
-        _train_check("the cat sat on the mat", 270, "a sentence"),
-        _train_check("héllo wörld héllo wörld", 280, "accents are two bytes each"),
-        _train_check("中文中文字字字", 270, "CJK is three bytes a character"),
-        _train_check("😀😀😀 👍🏽👍🏽", 275, "emoji are four bytes a code point"),
-        _train_check("abcdefg", 300, "no pair occurs twice: no merges"),
-        _train_check("", 300, "the empty text: no merges"),
-        _train_check("a", 300, "one byte: no merges"),
-        _train_check("the the the the", 256, "vocab_size 256: no merges"),
+        train("aaa", 300, "'aaa': (a, a) occurs twice, overlapping, so it is merged"),
+        train("aaaa", 300, "'aaaa' becomes [X, X]: replace without overlap"),
+        train("aaaaaaa", 300, "a run of 7 a's"),
+        train("abab", 300, "'abab': a pair seen exactly twice is merged, then stop"),
+        train("aaabcbc", 258, "a tie between (a, a) in 'aaa' and (b, c)"),
+        train("dcfaebdcfaeb", 257, "a tie among 5 pairs: the first to occur wins"),
+        train("dcfaebdcfaeb", 262, "ties after merges"),
+        train("aaabdaaabac", 259, "the Wikipedia example 'aaabdaaabac'"),
+        train("the cat sat on the mat", 270, "a sentence"),
+        train("héllo wörld héllo wörld", 280, "accents are two bytes each"),
+        train("中文中文字字字", 270, "CJK is three bytes a character"),
+        train("😀😀😀 👍🏽👍🏽", 275, "emoji are four bytes a code point"),
+        train("abcdefg", 300, "no pair occurs twice: no merges"),
+        train("", 300, "the empty text: no merges"),
+        train("a", 300, "one byte: no merges"),
+        train("the the the the", 256, "vocab_size 256: no merges"),
     ]
     for pool, length, merges in [
         ("ascii", 40, 12),
@@ -363,29 +429,76 @@ def bpe_train_checks(rng: np.random.Generator) -> list[Check]:
     ]:
         text = random_text(rng, POOLS[pool], length)
         checks.append(
-            _train_check(
-                text, 256 + merges, f"random {pool} text of {length} characters, {merges} merges"
-            )
+            train(text, 256 + merges, f"random {pool} text of {length} characters, {merges} merges")
         )
     words = random_text(rng, POOLS["words"], 3000)
-    checks.append(_train_check(words, 356, "a text of 3,000 characters, 100 merges"))
+    checks.append(train(words, 356, "a text of 3,000 characters, 100 merges"))
     checks.append(
-        _train_check("ab" * 30 + "c", 600, "'abab...' merges until no pair repeats (stops early)")
+        train("ab" * 30 + "c", 600, "'abab...' merges until no pair repeats (stops early)")
     )
     checks += [
-        _train_check(
-            "e\u0301te\u0301 e\u0301te\u0301 cafe\u0301", 262, "combining accents (not NFC)"
-        ),
-        _train_check("\ufeff\ufeffab\ufeffab", 260, "U+FEFF characters (BOMs) in the text"),
-        _train_check("a\x00a\x00\t\t\n\n\x1b\x1b", 262, "control characters"),
-        _train_check("", 300, "the empty text: no merges"),
-        _train_check("a", 300, "one byte: no merges"),
+        train("e\u0301te\u0301 e\u0301te\u0301 cafe\u0301", 262, "combining accents (not NFC)"),
+        train("\ufeff\ufeffab\ufeffab", 260, "U+FEFF characters (BOMs) in the text"),
+        train("a\x00a\x00\t\t\n\n\x1b\x1b", 262, "control characters"),
+        train("", 300, "the empty text: no merges"),
+        train("a", 300, "one byte: no merges"),
     ]
     checks += [
         _rejects(("abc", size), f"vocab_size {size} raises ValueError", "vocab_size must be >= 256")
         for size in (255, 0, -3)
     ]
     return checks
+
+
+# ---------------------------------------------------------------- bpe_train_fast
+
+SPEED_RATIO = 5.0  # the student's timed run may take this many times the reference's CPU time
+SPEED_CHARS, SPEED_MERGES = 200_000, 500  # the timed call: a slice of the corpus, its merges
+SPEED_ANCHOR = "proof_lm.bpe:bpe_train"  # what a student's own kernel times against (as fast)
+STALE = (
+    "a later merge was chosen from counts that are not those of the current sequence: a merge "
+    "changes the pairs on both sides of every occurrence it replaces"
+)
+FAST_DIAGNOSES = [
+    (STALE if rule == {"recount": False} else hint, rule) for hint, rule in TRAIN_DIAGNOSES
+] + [
+    (
+        "the pairs a merge forms with the new id never became candidates: after a merge of "
+        "(a, b), what stands on each side of the new token?",
+        {"stale": "new"},
+    ),
+    (
+        "the pairs a merge breaks kept their counts: in 'x a b y', merging (a, b) ends (x, a) "
+        "and (b, y) there",
+        {"stale": "kept"},
+    ),
+]
+SLOW = (
+    "the work grows with merges x text length: each merge changes the pairs around its own "
+    "occurrences only, and what it did not touch need not be counted again"
+)
+
+
+def bpe_train_fast_checks(rng: np.random.Generator) -> list[Check]:
+    """bpe_train's cases and diagnoses (the same contract); the speed is judged by the runner."""
+    return bpe_train_checks(rng, FAST_DIAGNOSES)
+
+
+def bpe_train_fast_timed(rng: np.random.Generator) -> Check:
+    """The timed call: SPEED_MERGES merges of a random SPEED_CHARS-character slice of the corpus.
+
+    Its expected merges come from `proof_lm.bpe.bpe_train` (the plain definition would take the
+    grader seconds here); tests/test_bpe.py checks that one against the plain definition.
+    """
+    from proof_lm.bpe import bpe_train
+    from proof_lm.shakespeare import load_shakespeare
+
+    corpus = load_shakespeare()
+    start = int(rng.integers(0, len(corpus) - SPEED_CHARS))
+    text = corpus[start : start + SPEED_CHARS]
+    what = f"{SPEED_MERGES} merges of {SPEED_CHARS:,} characters of Shakespeare"
+    expected = bpe_train(text, 256 + SPEED_MERGES)
+    return _train_check(text, 256 + SPEED_MERGES, what, FAST_DIAGNOSES, expected)
 
 
 # ---------------------------------------------------------------- bpe_encode

@@ -91,6 +91,8 @@ def answer(request: dict) -> dict:
         ):  # no program started: a fresh Python would run without the guard
             seccomp.install(seccomp.EXEC)
         answer_guard.install(request["function"])  # before any student code
+    if request.get("one_process") and sys.platform == "linux":
+        seccomp.install(seccomp.PROCESSES)  # a timed run: no process or thread but this one
     # what the calls below use, bound before student code runs: a submission that rebinds the
     # modules' names (harness.run_call) changes nothing here
     call_once, as_error = run_call, error_outcome

@@ -30,6 +30,13 @@ ABIS = {
 # execve and execveat on the same ABIs, in the same order: what the grading process of an attention
 # exercise refuses once it runs (a fresh Python it started would run without the answer-key guard)
 EXEC = {"x86_64": [(59, 322), (11, 358)], "aarch64": [(221, 281), (11, 387)]}
+# clone, clone3, fork and vfork (aarch64 has only the first two): what a timed run refuses, threads
+# included, so that all its work is done by the one process whose CPU time the kernel hands to the
+# grader (a process still alive when the sandbox ends is reaped uncounted)
+PROCESSES = {
+    "x86_64": [(56, 435, 57, 58), (120, 435, 2, 190)],
+    "aarch64": [(220, 435), (120, 435, 2, 190)],
+}
 
 
 class _SockFprog(ctypes.Structure):

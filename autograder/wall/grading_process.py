@@ -28,6 +28,9 @@ class ChildRun:
     returncode: int | None  # None: it was still running at the deadline
     result: bytes
     stderr: bytes
+    cpu_seconds: float = (
+        0.0  # user + system time of the whole process tree, as the kernel counted it
+    )
 
 
 def run_child(
@@ -41,7 +44,11 @@ def run_child(
         argv.append(str(write_end))
         command = (
             sandbox.bwrap_command(
-                argv, readonly=answer_key.mounts(exercise), uid=account.uid, limits=limits
+                argv,
+                readonly=answer_key.mounts(exercise),
+                uid=account.uid,
+                limits=limits,
+                as_pid_1=True,
             )
             if sandboxed
             else argv
@@ -65,12 +72,8 @@ def run_child(
                 pool.submit(_feed, process.stdin, request)
                 result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
                 stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
-                try:
-                    returncode = process.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    returncode = None
-                _end(process)
-                return ChildRun(returncode, result.result(), stderr.result())
+                returncode, cpu = _reap(process, deadline, sandboxed)
+                return ChildRun(returncode, result.result(), stderr.result(), cpu)
 
 
 @contextlib.contextmanager
@@ -112,10 +115,39 @@ def _feed(pipe: object, request: bytes) -> None:
         pipe.close()
 
 
-def _end(process: subprocess.Popen) -> None:
-    """End the grading process and everything it started: its group, and with bwrap its pid namespace."""
+def _exited(pid: int, seconds: float) -> bool:
+    """Whether the child `pid` has exited (not yet reaped) within `seconds`."""
+    handle = os.pidfd_open(pid)
+    try:
+        return bool(select.select([handle], [], [], max(0.0, seconds))[0])
+    finally:
+        os.close(handle)
+
+
+def _reap(process: subprocess.Popen, deadline: float, sandboxed: bool) -> tuple[int | None, float]:
+    """Wait for the grading process until `deadline`, then end it; its exit status and CPU seconds.
+
+    The status is None when it was still running at the deadline. The CPU seconds are the kernel's
+    count (wait4: user + system) for the process and every descendant reaped before it. In the
+    sandbox the code is pid 1 (`bwrap_command(as_pid_1=True)`): when it exits the kernel kills and
+    reaps everything else inside, bwrap reaps it, and we reap bwrap, so threads, forks and orphans
+    all count and nothing the code does inside changes the figure (an unsandboxed run's forks that
+    it never waits for are not counted).
+    """
+    returncode = None
+    if _exited(process.pid, deadline - time.monotonic()):
+        _, status, usage = os.wait4(process.pid, 0)
+        returncode = os.waitstatus_to_exitcode(status)
+    else:
+        inside = sandbox.sandbox_pid(process.pid) if sandboxed else None
+        if inside is not None:  # end the sandbox by its pid 1; bwrap then reaps it and exits
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(inside, signal.SIGKILL)
+        if inside is None or not _exited(process.pid, 5.0):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGKILL)
+        _, _, usage = os.wait4(process.pid, 0)
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        process.kill()
-    process.wait()
+        os.killpg(process.pid, signal.SIGKILL)  # whatever is left in its group
+    process.returncode = -signal.SIGKILL if returncode is None else returncode  # reaped here
+    return returncode, usage.ru_utime + usage.ru_stime

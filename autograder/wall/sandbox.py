@@ -197,6 +197,7 @@ def bwrap_command(
     uid: int | None = None,
     limits: "Limits | None" = None,
     drop: bool = True,
+    as_pid_1: bool = False,
 ) -> list[str]:
     """The bwrap command line that runs `argv` in a new sandbox, its home a fresh size-limited tmpfs.
 
@@ -204,6 +205,10 @@ def bwrap_command(
     the host is visible but these, the system and the Python installation. uid: the uid the code
     runs as when bwrap runs as root (an `Account`'s; nobody when not given); with `drop` False,
     `argv` starts as root inside the sandbox and drops privileges itself (`autograder.inside.kernel_boot`).
+    as_pid_1: `argv` is the sandbox's pid 1 (no bwrap reaper), so the outer bwrap waits for it and
+    the kernel's CPU count of everything inside reaches whoever waits for bwrap; the caller must then
+    end the sandbox by killing that pid 1 (`sandbox_pid`): it does not die with bwrap once it has
+    changed uid, which clears its parent-death signal.
     """
     seen = view(readonly, writable)
     limits = limits or Limits()
@@ -218,6 +223,7 @@ def bwrap_command(
         "--new-session",
         "--hostname",
         "sandbox",
+        *(["--as-pid-1"] if as_pid_1 else []),
     ]
     for source, inside in seen.system:
         command += ["--ro-bind", source, inside]
@@ -249,6 +255,17 @@ def bwrap_command(
             "--no-new-privs",
         ]
     return [*command, "--", *argv]
+
+
+def sandbox_pid(bwrap_pid: int) -> int | None:
+    """The pid (in our namespace) of the sandbox's pid 1: the one child of the outer bwrap, if alive."""
+    with (
+        contextlib.suppress(OSError),
+        open(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children") as found,
+    ):
+        children = found.read().split()
+        return int(children[0]) if children else None
+    return None
 
 
 def preexec(limits: Limits) -> Callable[[], None]:

@@ -1,0 +1,58 @@
+"""Orders the heap by count, then by the pair itself: ties go to the smallest pair."""
+
+EXPECT = "numerically smallest"
+
+import heapq
+
+
+def bpe_train_fast(text: str, vocab_size: int) -> list[tuple[int, int]]:
+    """bpe_train's merges, with each merge's work proportional to the occurrences it replaces."""
+    if vocab_size < 256:
+        raise ValueError(f"vocab_size must be at least 256 (the byte values), got {vocab_size}")
+    ids = list(text.encode("utf-8"))
+    n = len(ids)
+    left = list(range(-1, n - 1))  # the live neighbours of each position: merged ones are skipped
+    right = list(range(1, n + 1))
+    starts = {}  # pair -> the positions where it starts (overlapping occurrences included)
+    for i in range(n - 1):
+        starts.setdefault((ids[i], ids[i + 1]), set()).add(i)
+    queue = [(-len(at), pair, min(at)) for pair, at in starts.items()]  # most frequent, then first
+    heapq.heapify(queue)
+
+    touched = set()  # the pairs whose occurrences one merge changed
+
+    def moved(pair: tuple[int, int], at: int, gone: bool) -> None:
+        """An occurrence of `pair` at `at` appeared or went."""
+        positions = starts.setdefault(pair, set())
+        (positions.discard if gone else positions.add)(at)
+        touched.add(pair)
+
+    merges = []
+    while queue and len(merges) < vocab_size - 256:
+        count, pair, first = heapq.heappop(queue)
+        positions = starts.get(pair, ())
+        if len(positions) != -count or min(positions, default=-1) != first:
+            continue  # an entry from before the pair's last change
+        if -count < 2:
+            break
+        new = 256 + len(merges)
+        for i in sorted(positions):
+            j = right[i]
+            if i not in positions or ids[i] != pair[0] or j >= n or ids[j] != pair[1]:
+                continue  # taken by the occurrence just before it ('aaa')
+            h, k = left[i], right[j]
+            if h >= 0:
+                moved((ids[h], ids[i]), h, gone=True)
+                moved((ids[h], new), h, gone=False)
+            if k < n:
+                moved((ids[j], ids[k]), j, gone=True)
+                moved((new, ids[k]), i, gone=False)
+                left[k] = i
+            ids[i], right[i] = new, k
+        del starts[pair]
+        merges.append(pair)
+        for other in touched - {pair}:  # queued again with their new count and first position
+            if starts.get(other):
+                heapq.heappush(queue, (-len(starts[other]), other, min(starts[other])))
+        touched.clear()
+    return merges
