@@ -129,10 +129,10 @@ def _reap(process: subprocess.Popen, deadline: float, sandboxed: bool) -> tuple[
 
     The status is None when it was still running at the deadline. The CPU seconds are the kernel's
     count (wait4: user + system) for the process and every descendant reaped before it. In the
-    sandbox the code is pid 1 (`bwrap_command(as_pid_1=True)`): when it exits the kernel kills and
-    reaps everything else inside, bwrap reaps it, and we reap bwrap, so threads, forks and orphans
-    all count and nothing the code does inside changes the figure (an unsandboxed run's forks that
-    it never waits for are not counted).
+    sandbox the code is pid 1 (`bwrap_command(as_pid_1=True)`), so its threads, the children it
+    waits for and the orphans that exited before it all count; a process still running when pid 1
+    exits is killed and reaped uncounted, which is why a timed run may start none
+    (`autograder.inside.seccomp.PROCESSES`). Nothing the code does inside changes the figure.
     """
     returncode = None
     if _exited(process.pid, deadline - time.monotonic()):
