@@ -18,6 +18,7 @@ import io
 import marshal
 import os
 import pickle
+import signal
 import sys
 from types import MappingProxyType
 
@@ -29,7 +30,7 @@ from autograder.inside.plain import dumps
 
 # What the exit status of a grading process that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3}
-PR_SET_DUMPABLE = 4
+PR_SET_DUMPABLE, PR_SET_PDEATHSIG = 4, 1
 
 
 class _NullShell:
@@ -121,6 +122,8 @@ def main() -> None:
     """Read the request, answer it, write the answers; exit with EXIT_STATUS["MemoryError"] when memory ran out."""
     # no dumps and no /proc/self/mem for other processes of its uid (nor, unless it undoes this, itself)
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # pid 1 of its sandbox (bwrap --as-pid-1), its uid changed: die with bwrap, hence with the grader
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if sys.platform == "linux":
         seccomp.install()  # no kernel keyring: nothing outlives this run under its uid (see seccomp)
     try:

@@ -8,8 +8,9 @@ as root, the code runs as an unprivileged uid of its own (`Account`: one uid per
 UID_FIRST on, never shared by two sandboxes at once, so that the process limit, which Linux counts
 per uid, is each sandbox's own), so the files of the machine are as closed to it as to any
 stranger; otherwise it keeps the instructor's uid but sees only what is mounted. Killing the outer `bwrap` process ends the whole sandbox: its pid 1 is
-bound to it (`--die-with-parent`), and the kernel kills every process of a pid namespace whose
-pid 1 dies, so nothing a submission starts outlives its run.
+bound to it (`--die-with-parent`; a grading process, its own pid 1 with `as_pid_1`, binds itself
+the same way once its uid has changed), and the kernel kills every process of a pid namespace
+whose pid 1 dies, so nothing a submission starts outlives its run.
 """
 
 import contextlib
