@@ -19,7 +19,7 @@ from autograder.wall.grading_process import run_child
 
 EXERCISE = get_exercise("bpe_train_fast")
 SLOW = (IMPLEMENTATIONS / "bpe_train_fast" / "wrong_recount_every_merge.py").read_text()
-WORK = "sum(i * i for i in range(4_000_000))"  # about half a CPU-second here
+WORK = "sum(i * i for i in range(12_000_000))"  # a CPU-second or two here
 
 
 def _run(code: str, one_process: bool = False):
@@ -38,12 +38,12 @@ def test_work_done_anywhere_in_the_sandbox_is_counted():
         "another program": f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', '{WORK}'])",
     }
     alone, _ = _run(ways["this process"])
-    assert alone.cpu_seconds > idle.cpu_seconds + 0.2, (alone.cpu_seconds, idle.cpu_seconds)
+    assert alone.cpu_seconds > idle.cpu_seconds + 0.6, (alone.cpu_seconds, idle.cpu_seconds)
     work = alone.cpu_seconds - idle.cpu_seconds
     for way, code in ways.items():
         run, answers = _run(code)
         assert run.returncode == 0 and not answers.problems, (way, answers.problems)
-        assert run.cpu_seconds > idle.cpu_seconds + 0.7 * work, (way, run.cpu_seconds, work)
+        assert run.cpu_seconds > idle.cpu_seconds + 0.5 * work, (way, run.cpu_seconds, work)
 
 
 def test_a_timed_run_can_start_no_process_or_thread():

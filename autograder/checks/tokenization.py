@@ -134,7 +134,7 @@ def _kept_counts_train(text: str, vocab_size: int) -> list[tuple[int, int]]:
     ids = to_ids(text)
     origins = list(range(len(ids)))  # where each token's first byte sits in the text
     seen: dict[tuple[int, int], set[int]] = {}
-    for at, pair in zip(origins, pairwise(ids)):
+    for at, pair in zip(origins, pairwise(ids), strict=False):
         seen.setdefault(pair, set()).add(at)
     merges: list[tuple[int, int]] = []
     while seen and len(merges) < vocab_size - 256:

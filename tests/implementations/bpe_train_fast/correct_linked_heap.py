@@ -1,8 +1,8 @@
 """The reference's design: positions per pair, live neighbours, a lazy heap."""
 
-EXPECT = "pass"
-
 import heapq
+
+EXPECT = "pass"
 
 
 def bpe_train_fast(text: str, vocab_size: int) -> list[tuple[int, int]]:

@@ -1,8 +1,8 @@
 """Orders the heap by count, then by the pair itself: ties go to the smallest pair."""
 
-EXPECT = "numerically smallest"
-
 import heapq
+
+EXPECT = "numerically smallest"
 
 
 def bpe_train_fast(text: str, vocab_size: int) -> list[tuple[int, int]]:

@@ -1,8 +1,8 @@
 """Adds the new pairs around each merged occurrence but never takes away the pairs it broke."""
 
-EXPECT = "the pairs a merge breaks kept their counts"
-
 import heapq
+
+EXPECT = "the pairs a merge breaks kept their counts"
 
 
 def bpe_train_fast(text: str, vocab_size: int) -> list[tuple[int, int]]:

@@ -1,8 +1,8 @@
 """Takes away the pairs each merge breaks but never counts the pairs the new id forms."""
 
-EXPECT = "never became candidates"
-
 import heapq
+
+EXPECT = "never became candidates"
 
 
 def bpe_train_fast(text: str, vocab_size: int) -> list[tuple[int, int]]:

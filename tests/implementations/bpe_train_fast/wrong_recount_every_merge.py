@@ -2,6 +2,7 @@
 
 EXPECT = "too slow"
 
+
 def bpe_train_fast(text, vocab_size):
     if vocab_size < 256:
         raise ValueError("x")
@@ -17,9 +18,11 @@ def bpe_train_fast(text, vocab_size):
         new, merged, i = 256 + len(merges), [], 0
         while i < len(ids):
             if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-                merged.append(new); i += 2
+                merged.append(new)
+                i += 2
             else:
-                merged.append(ids[i]); i += 1
+                merged.append(ids[i])
+                i += 1
         ids = merged
         merges.append(pair)
     return merges

@@ -1,8 +1,8 @@
 """Replaces every recorded occurrence, even one the occurrence just before it consumed ('aaa')."""
 
-EXPECT = "uses up the second"
-
 import heapq
+
+EXPECT = "uses up the second"
 
 
 def bpe_train_fast(text: str, vocab_size: int) -> list[tuple[int, int]]:
