@@ -89,7 +89,7 @@ EXERCISES = {
             "label_smoothing_loss_and_grad", "02_neural_bigram", 2, "label_smoothing", extra=True
         ),
         Exercise("context_windows", "03_mlp_lm", 2, "mlp_lm"),
-        Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm"),
+        Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm", kind="derive"),
         Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm"),
         Exercise("numerical_gradient", "04_gradients", 2, "gradients"),
         Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients", kind="debug"),

@@ -109,15 +109,27 @@ def _judge_params(
     expected = V * d + c * d * dh + dh + V * dh + V + (V * c * d if direct else 0)
     diagnoses = [
         (
-            "that is V*d + n*d*dh + V*dh: the context has n - 1 words, and both layers have biases",
+            "the count is that of a model reading n symbols and with no bias vectors: how many "
+            "symbols does a model of order n read, and which layers add a bias?",
             V * d + n * d * dh + V * dh + (V * n * d if direct else 0),
         ),
-        ("the context has n - 1 words, not n", expected + d * dh + (V * d if direct else 0)),
-        ("count the biases: dh for the hidden layer, V for the output", expected - dh - V),
-        ("count the hidden bias (dh)", expected - dh),
-        ("count the output bias (V)", expected - V),
-        ("direct connections add V*(n-1)*d weights when direct is True", expected - V * c * d),
-        ("direct connections are only there when direct is True", expected + V * c * d),
+        (
+            "the count is that of a model reading n symbols: a model of order n reads n - 1",
+            expected + d * dh + (V * d if direct else 0),
+        ),
+        ("the count leaves out both layers' bias vectors", expected - dh - V),
+        ("the count leaves out the hidden layer's bias vector", expected - dh),
+        ("the count leaves out the output layer's bias vector", expected - V),
+        (
+            "with direct=True the count is the one without: direct connections are a weight "
+            "matrix of their own, from the concatenated embeddings to the logits",
+            expected - V * c * d,
+        ),
+        (
+            "with direct=False the count includes direct connections: they exist only when "
+            "direct is True",
+            expected + V * c * d,
+        ),
     ]
     call = Call((V, d, n, dh), {"direct": direct}) if keyword else Call((V, d, n, dh, direct))
 

@@ -1,6 +1,6 @@
 """n instead of n - 1, biases counted."""
 
-EXPECT = "not n"
+EXPECT = "a model of order n reads n - 1"
 
 
 def nplm_params(V, d, n, dh, direct):

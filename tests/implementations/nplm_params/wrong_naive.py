@@ -1,6 +1,6 @@
 """V*d + n*d*dh + V*dh."""
 
-EXPECT = "n - 1 words"
+EXPECT = "how many symbols does a model of order n read"
 
 
 def nplm_params(V, d, n, dh, direct):

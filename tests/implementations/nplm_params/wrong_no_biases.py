@@ -1,6 +1,6 @@
 """Forgets both biases."""
 
-EXPECT = "biases"
+EXPECT = "both layers' bias vectors"
 
 
 def nplm_params(V, d, n, dh, direct):

@@ -1,6 +1,6 @@
 """Forgets the output bias."""
 
-EXPECT = "output bias"
+EXPECT = "output layer's bias vector"
 
 
 def nplm_params(V, d, n, dh, direct):
