@@ -85,6 +85,7 @@ EXERCISES = {
         Exercise("softmax", "02_neural_bigram", 2, "neural_bigram", kind="derive"),
         Exercise("cross_entropy", "02_neural_bigram", 2, "neural_bigram", kind="derive"),
         Exercise("bigram_loss_and_grad", "02_neural_bigram", 3, "neural_bigram", kind="derive"),
+        Exercise("loss_floor_and_gaps", "02_neural_bigram", 2, "loss_floor", kind="derive"),
         Exercise(
             "label_smoothing_loss_and_grad", "02_neural_bigram", 2, "label_smoothing", extra=True
         ),
