@@ -195,6 +195,7 @@ DERIVE_SHARED = {
     },
     "batchnorm_backward": {"dout*gamma"},  # the first local step, given as the method's example
     "layer_norm_backward": {"(dx,dgamma,dbeta)"},
+    "loss_floor_and_gaps": {"(floor,gaps)"},  # the return contract
     "causal_attention_backward": {"math.sqrt(d)"},
 }
 
