@@ -19,6 +19,7 @@ loss in bits per character: `bpe 60s: char_gpt_bpc=... bpe_gpt_bpc=...`.
 """
 
 import argparse
+import dataclasses
 import time
 from pathlib import Path
 
@@ -198,9 +199,10 @@ def timed_gpt_and_mlp(train_names, dev_names, stoi, seconds: float) -> tuple[dic
     )
 
 
-def tokenizer_comparison(seconds: float) -> tuple[float, float]:
+def tokenizer_comparison(seconds: float, seed: int = 0) -> tuple[float, float]:
     """Dev bits per character of chapter 08's GPT trained `seconds` of CPU time on Shakespeare's
-    character ids and, alike, on its 512 BPE ids (merges learned on the training split)."""
+    character ids and, alike, on its 512 BPE ids (merges learned on the training split), its
+    weights and windows drawn from `seed`."""
     text = load_shakespeare()
     cut = int(0.9 * len(text))  # the split by position of chapters 08 and 09
     train_text, dev_text = text[:cut], text[cut:]
@@ -223,10 +225,11 @@ def tokenizer_comparison(seconds: float) -> tuple[float, float]:
     }
     bpc = {}
     for name, (train, dev, vocab_size, characters) in streams.items():
-        torch.manual_seed(0)
+        torch.manual_seed(seed)
         model = GPT(vocab_size, BPE_BLOCK, **BPE_GPT)
+        recipe = dataclasses.replace(BPE_RECIPE, seed=seed)
         history = train_on_text(
-            model, train, dev, BPE_BLOCK, BPE_RECIPE, seconds=seconds, progress=False
+            model, train, dev, BPE_BLOCK, recipe, seconds=seconds, progress=False
         )
         bpc[name] = bits_per_character(history.dev[-1], len(dev) - 1, characters)
     return bpc["char"], bpc["bpe"]
