@@ -5,6 +5,7 @@ Each exercise runs in a new grading process in the OS sandbox (`autograder.wall`
 its checks and references are built here first and judged here last.
 """
 
+import contextlib
 import dataclasses
 import importlib
 import marshal
@@ -287,38 +288,60 @@ def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: b
 
     Each run is a grading process of its own that makes that one call and may start no other
     process or thread; its CPU time is what the kernel counted for the whole sandbox, read from
-    outside (`autograder.wall.grading_process`), so nothing inside can change it. It includes
-    loading the student's cells, which is why the limit is a generous ratio: an algorithm of the
-    wrong order is many times past it, machine noise a small fraction of it. The student's run is
-    stopped (its CPU limit) once it is well past the limit.
+    outside (`autograder.wall.grading_process`), so nothing inside can change it. Its wall time is
+    held to the same ratio: a run of one process that computes takes about as long on the clock as
+    on the CPU, and one that waits (for work done somewhere else, say by another sandbox) is as slow
+    as one that computes. Both include loading the student's cells, which is why the limit is a
+    generous ratio: an algorithm of the wrong order is many times past it, machine noise a small
+    fraction of it. A student's run near the line has the reference timed again and the slower of
+    the two counts (fair before strict); one well past it is stopped there (its limits).
     """
     from autograder.references import reference_solutions
 
     name, module = speed_name(exercise), exercise.checks_module
+    ratio = module.SPEED_RATIO
     check = exercise.timed_check(seed)
     reference = build_request(
         exercise, [reference_solutions(exercise.chapter)[exercise.name]], [check], one_process=True
     )
 
-    def reference_seconds() -> float:
-        run = run_child(reference, exercise.name, TIMEOUT_SECONDS, sandboxed, GRADING_LIMITS)
-        check_exit(run, TIMEOUT_SECONDS)  # the reference always answers: else the grader's fault
-        return run.cpu_seconds
+    def measure_reference() -> tuple[float, float]:
+        for _ in range(2):  # a reference run that fails is the machine's doing: once more
+            run = run_child(reference, exercise.name, TIMEOUT_SECONDS, sandboxed, GRADING_LIMITS)
+            if run.returncode == 0 and run.result:
+                return run.cpu_seconds, run.wall_seconds
+        raise Unanswered(
+            "the reference could not be timed on this machine (it is overloaded): grade again",
+            Flag.TIMEOUT,
+        )
 
-    anchor = reference_seconds()
-    ceiling = module.SPEED_RATIO * anchor * 1.5  # past this, slow whatever the noise: stopped there
-    limits = dataclasses.replace(GRADING_LIMITS, cpu_seconds=math.ceil(ceiling) + 1)
+    try:
+        cpu, wall = measure_reference()
+    except Unanswered as stop:
+        return CheckResult(name, False, stop.note)
+    ceiling = 1.5 * ratio * max(cpu, wall)  # well past the line whatever the noise: stopped there
+    limits = dataclasses.replace(GRADING_LIMITS, cpu_seconds=math.ceil(1.5 * ratio * cpu) + 1)
     request = build_request(exercise, sources, [check], one_process=True)
-    timeout = max(TIMEOUT_SECONDS, 3 * ceiling)  # wall time: a run that sleeps is stopped too
+    timeout = ceiling + 2.0
     run = run_child(request, exercise.name, timeout, sandboxed, limits)
-    if module.SPEED_RATIO * anchor < run.cpu_seconds <= ceiling:  # near the line: fair before
-        anchor = max(anchor, reference_seconds())  # strict, the slower of two reference runs
+    over = run.cpu_seconds > ratio * cpu or run.wall_seconds > ratio * wall + 0.5
+    if over and run.returncode is not None:  # near the line: the slower of two reference runs
+        with contextlib.suppress(Unanswered):
+            again = measure_reference()
+            cpu, wall = max(cpu, again[0]), max(wall, again[1])
     figures = (
-        f"{run.cpu_seconds:.2f} CPU-s against the reference's {anchor:.2f} "
-        f"({run.cpu_seconds / anchor:.1f}x) on {check.name}"
+        f"{run.cpu_seconds:.2f} CPU-s and {run.wall_seconds:.2f} s on the clock against the "
+        f"reference's {cpu:.2f} and {wall:.2f} on {check.name}, loading your cells included"
     )
-    if run.cpu_seconds > module.SPEED_RATIO * anchor:
+    if run.cpu_seconds > ratio * cpu:
         return CheckResult(name, False, f"too slow: {figures}; {module.SLOW}")
+    if run.returncode is None or run.wall_seconds > ratio * wall + 0.5:
+        return CheckResult(
+            name,
+            False,
+            f"too slow on the clock: {figures}; a timed run is one process that computes, and "
+            f"time it spends waiting counts as time spent",
+        )
     try:
         answers = collect_answers(run, timeout, len(check.calls))
     except Unanswered as stop:

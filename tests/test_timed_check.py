@@ -140,3 +140,23 @@ def test_the_hidden_test_cell_times_against_the_library_in_the_students_kernel()
     exec((IMPLEMENTATIONS / "bpe_train_fast" / "correct_linked_heap.py").read_text(), namespace)
     report = check_function(EXERCISE, namespace["bpe_train_fast"], seed=5)
     assert report.passed and report.results[-1].name.startswith("fast enough"), report.results
+
+
+def test_a_timed_run_that_waits_is_as_slow_as_one_that_computes():
+    """Work done elsewhere (another sandbox running at the same time, say) has to be waited for:
+    the wall clock is held to the same ratio as the CPU time, so a right answer that arrives late
+    fails however little CPU time the run itself used."""
+    fast = (IMPLEMENTATIONS / "bpe_train_fast" / "correct_linked_heap.py").read_text()
+    waiting = fast.replace("def bpe_train_fast(", "def _fast(") + textwrap.dedent(
+        """
+        import time
+
+        def bpe_train_fast(text, vocab_size):
+            if len(text) > 100_000:  # the timed call only: as if waiting for a helper
+                time.sleep(12)
+            return _fast(text, vocab_size)
+        """
+    )
+    report = check_source(EXERCISE, [waiting], seed=6)
+    (speed,) = [result for result in report.results if result.name.startswith("fast enough")]
+    assert not speed.passed and speed.hint.startswith("too slow on the clock"), speed.hint

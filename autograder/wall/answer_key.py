@@ -66,6 +66,7 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "min_p_probs": ("sampling:filter_probs",),
     "gpt_params": ("gpt:TinyGPT",),
     "bpe_train": ("bpe:bpe_train", "bpe:_merge_pair"),
+    "bpe_train_fast": ("bpe:bpe_train", "bpe:_merge_pair"),
     "bpe_encode": ("bpe:bpe_encode", "bpe:_merge_pair"),
     "bpe_decode": ("bpe:bpe_decode", "bpe:token_bytes"),
     "get_batch": ("gpt2:get_batch",),

@@ -28,9 +28,8 @@ class ChildRun:
     returncode: int | None  # None: it was still running at the deadline
     result: bytes
     stderr: bytes
-    cpu_seconds: float = (
-        0.0  # user + system time of the whole process tree, as the kernel counted it
-    )
+    cpu_seconds: float = 0.0  # user + system time of its whole process tree, as the kernel counted
+    wall_seconds: float = 0.0  # from its start to its end, on the grader's clock
 
 
 def run_child(
@@ -54,7 +53,8 @@ def run_child(
             else argv
         )
         env = policy.grading_launch(os.environ)
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
+        deadline = started + timeout
         with _scratch() as work:  # the cwd of an unsandboxed run (a sandboxed one has its tmpfs)
             process = subprocess.Popen(
                 command,
@@ -72,8 +72,9 @@ def run_child(
                 pool.submit(_feed, process.stdin, request)
                 result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
                 stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
-                returncode, cpu = _reap(process, deadline, sandboxed)
-                return ChildRun(returncode, result.result(), stderr.result(), cpu)
+                returncode, cpu = _reap(process, deadline, sandboxed, account.uid)
+                wall = time.monotonic() - started
+                return ChildRun(returncode, result.result(), stderr.result(), cpu, wall)
 
 
 @contextlib.contextmanager
@@ -124,7 +125,9 @@ def _exited(pid: int, seconds: float) -> bool:
         os.close(handle)
 
 
-def _reap(process: subprocess.Popen, deadline: float, sandboxed: bool) -> tuple[int | None, float]:
+def _reap(
+    process: subprocess.Popen, deadline: float, sandboxed: bool, uid: int | None
+) -> tuple[int | None, float]:
     """Wait for the grading process until `deadline`, then end it; its exit status and CPU seconds.
 
     The status is None when it was still running at the deadline. The CPU seconds are the kernel's
@@ -139,11 +142,9 @@ def _reap(process: subprocess.Popen, deadline: float, sandboxed: bool) -> tuple[
         _, status, usage = os.wait4(process.pid, 0)
         returncode = os.waitstatus_to_exitcode(status)
     else:
-        inside = sandbox.sandbox_pid(process.pid) if sandboxed else None
-        if inside is not None:  # end the sandbox by its pid 1; bwrap then reaps it and exits
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(inside, signal.SIGKILL)
-        if inside is None or not _exited(process.pid, 5.0):
+        if sandboxed:
+            _end_sandbox(process.pid, uid)  # its pid 1 gone, bwrap reaps it and exits
+        if not sandboxed or not _exited(process.pid, 5.0):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
         _, _, usage = os.wait4(process.pid, 0)
@@ -151,3 +152,21 @@ def _reap(process: subprocess.Popen, deadline: float, sandboxed: bool) -> tuple[
         os.killpg(process.pid, signal.SIGKILL)  # whatever is left in its group
     process.returncode = -signal.SIGKILL if returncode is None else returncode  # reaped here
     return returncode, usage.ru_utime + usage.ru_stime
+
+
+def _end_sandbox(bwrap: int, uid: int | None) -> None:
+    """Kill everything inside a sandbox whose outer bwrap is `bwrap`.
+
+    As root every process of the sandbox's own uid is killed (the uid is this sandbox's alone, see
+    `sandbox.Account`), by `kill -1` run as that uid: no pid is read and then signalled, so a pid
+    reused in between is never hit. Otherwise the code kept our uid, and its pid 1 is the one child
+    of bwrap: it has not changed uid, so it also dies with bwrap.
+    """
+    kill = shutil.which("kill", path="/usr/bin:/bin")
+    if uid and kill:  # kill(-1) as that uid: every process of the uid but the kill itself
+        subprocess.run([kill, "-KILL", "-1"], user=uid, group=uid, check=False)
+        return
+    inside = sandbox.sandbox_pid(bwrap)
+    if inside is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(inside, signal.SIGKILL)
