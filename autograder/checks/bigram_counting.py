@@ -410,8 +410,17 @@ def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
         diagnoses = [
             ("that is the mean negative log-likelihood itself, not the perplexity", logs.mean()),
             ("that grows with the number of tokens: the exp of a total", np.exp(logs.sum())),
-            ("that is 1/perplexity: the sign inside exp is wrong", np.exp(-logs.mean())),
+            (
+                "that is 1/perplexity: the geometric mean of the probabilities, not the number "
+                "of equally likely choices",
+                np.exp(-logs.mean()),
+            ),
             ("the base of the power is not the base of the logarithm", 2 ** logs.mean()),
+            ("the base of the power is not the base of the logarithm", 10 ** logs.mean()),
+            (
+                "the base of the power is not the base of the logarithm",
+                np.exp(-np.log10(token_probs).mean()),
+            ),
         ]
 
     def judge(outcomes: list[Outcome]) -> None:
@@ -421,8 +430,8 @@ def _judge_perplexity(token_probs: np.ndarray, what: str) -> Check:
             raise CheckFailed("got nan; a probability of 0 must give inf")
         if math.isinf(value) and math.isfinite(expected):
             raise CheckFailed(
-                "got inf for nonzero probabilities: the product of many probabilities "
-                "underflows to 0 in floating point"
+                "got inf for nonzero probabilities: a product of many probabilities underflows "
+                "to 0 in floating point (and a product of their inverses overflows)"
             )
         expect_close(value, expected, rtol=rtol, atol=rtol * 1e-3, diagnoses=diagnoses)
         expect_unchanged(outcome, (token_probs,))
