@@ -80,7 +80,7 @@ EXERCISES = {
         Exercise("bigram_counts", "01_bigram_counting", 2, "bigram_counting"),
         Exercise("bigram_probs", "01_bigram_counting", 2, "bigram_counting"),
         Exercise("mean_nll", "01_bigram_counting", 2, "bigram_counting"),
-        Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting"),
+        Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting", kind="derive"),
         Exercise("interpolated_probs", "01_bigram_counting", 2, "interpolation", extra=True),
         Exercise("softmax", "02_neural_bigram", 2, "neural_bigram", kind="derive"),
         Exercise("cross_entropy", "02_neural_bigram", 2, "neural_bigram", kind="derive"),
@@ -98,9 +98,9 @@ EXERCISES = {
         Exercise(
             "nplm_direct_grads", "04_gradients", 3, "direct_connections", extra=True, kind="derive"
         ),
-        Exercise("temperature_probs", "05_sampling", 1, "sampling"),
+        Exercise("temperature_probs", "05_sampling", 1, "sampling", kind="derive"),
         Exercise("top_k_probs", "05_sampling", 2, "sampling"),
-        Exercise("top_p_probs", "05_sampling", 2, "sampling"),
+        Exercise("top_p_probs", "05_sampling", 2, "sampling", kind="debug"),
         Exercise("sample_next", "05_sampling", 3, "sampling"),
         Exercise("min_p_probs", "05_sampling", 2, "min_p", extra=True),
         Exercise("sgd_train", "06_training", 3, "training"),

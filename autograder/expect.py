@@ -179,7 +179,9 @@ def expect_close(
     ]
     if known:  # a match only to float32's precision may be another slip: add the note
         exact = any(tight for _, tight in known)
-        raise CheckFailed("; or ".join(hint for hint, _ in known) + ("" if exact else note))
+        raise CheckFailed(
+            "; or ".join(dict.fromkeys(hint for hint, _ in known)) + ("" if exact else note)
+        )
     if rtol or atol:
         hint = precision_hint(actual, expected, strict)
         if hint:

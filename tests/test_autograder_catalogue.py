@@ -27,6 +27,9 @@ ONE_BUG_ONE_DIAGNOSIS = {
         "wrong_dropout_in_eval",
     )
 } | {f"linear_loss_and_grad/wrong_draft_{bug}_left" for bug in ("max", "block", "batch")}
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"top_p_probs/wrong_draft_{bug}_left" for bug in ("ascending", "crossing", "temperature")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

@@ -18,15 +18,16 @@ def test_list_shows_exercises_chapters_and_points():
     assert "01_bigram_counting" in done.stdout and "bigram_counts" in done.stdout
     rows = json.loads(run("list", "--json").stdout)
     assert {
-        "exercise": "perplexity",
+        "exercise": "mean_nll",
         "chapter": "01_bigram_counting",
-        "points": 1,
+        "points": 2,
         "extra": False,
         "kind": "implement",
     } in rows
     kinds = {row["exercise"]: row["kind"] for row in rows}
     assert kinds["nplm_grads"] == kinds["batchnorm_backward"] == "derive"
-    assert kinds["causal_attention"] == kinds["bpe_train"] == "debug"
+    assert kinds["causal_attention"] == kinds["bpe_train"] == kinds["top_p_probs"] == "debug"
+    assert kinds["perplexity"] == kinds["temperature_probs"] == "derive"
     assert " derive " in done.stdout
     challenge = next(row for row in rows if row["exercise"] == "interpolated_probs")
     assert challenge["extra"] is True and challenge["chapter"] == "01_bigram_counting"

@@ -84,7 +84,7 @@ def _check(logits: np.ndarray, p_base: float, temperature: float | None, what: s
         got = array_answer(outcome, logits.shape, kinds="f")
         if not np.isfinite(got).all():
             raise CheckFailed(
-                "got nan or inf: the softmax of logits / temperature is not numerically stable"
+                "got nan or inf: not numerically stable (an exp overflowed, or every power underflowed)"
             )
         expect_close(got, expected, rtol=1e-7, atol=1e-12, diagnoses=diagnoses, inputs=size)
         expect_unchanged(outcome, (logits, p_base))

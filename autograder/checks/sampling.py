@@ -66,9 +66,8 @@ def distinct_logits(rng: np.random.Generator, V: int, scale: float = 2.0) -> np.
 
 
 UNSTABLE = (
-    "got nan or inf: the softmax of logits / temperature is not numerically stable: exp "
-    "overflows at large logits or small temperatures, and softmax(logits) ** (1/temperature) "
-    "underflows to 0/0"
+    "got nan or inf: not numerically stable: an exp overflowed (large logits, or a small "
+    "temperature), or every probability's power underflowed to 0 and the renormalisation was 0/0"
 )
 
 
@@ -309,22 +308,47 @@ def clear_of_boundaries(logits: np.ndarray, p: float, temperature: float) -> flo
     return p
 
 
+def _least_likely_first(probs: np.ndarray, p: float) -> np.ndarray:
+    """Top-p with the ranking reversed: the least likely token first (and always kept)."""
+    order = np.argsort(probs, kind="stable")
+    before = np.cumsum(probs[order]) - probs[order]
+    keep = order[(before < p) | (np.arange(len(order)) == 0)]
+    out = np.zeros_like(probs)
+    out[keep] = probs[keep]
+    return out / out.sum()
+
+
+def _mass_including_each(probs: np.ndarray, p: float) -> np.ndarray:
+    """Top-p that keeps a token while the mass up to and including it is below p (the top always)."""
+    order = np.argsort(-probs, kind="stable")
+    keep = order[(np.cumsum(probs[order]) < p) | (np.arange(len(order)) == 0)]
+    out = np.zeros_like(probs)
+    out[keep] = probs[keep]
+    return out / out.sum()
+
+
 def _top_p_check(logits: np.ndarray, p: float, temperature: float | None, what: str) -> Check:
     t = 1.0 if temperature is None else temperature
     expected = reference_top_p(logits, p, t)
     probs = reference_temperature(logits, t)
+    set_at_one = reference_top_p(logits, p, 1.0) > 0
+    after_filtering = "the kept set ignores the temperature: it was applied after filtering"
+    crossing = "one token too few: the token whose probability crosses p is dropped"
     diagnoses = [
-        (
-            "one token too few: the token whose probability crosses p is dropped",
-            reference_top_p(logits, p, t, strict=False),
-        ),
+        (crossing, reference_top_p(logits, p, t, strict=False)),
+        (crossing, _mass_including_each(probs, p)),
         (
             "the kept probabilities do not sum to 1",
             np.where(expected > 0, probs, 0.0),
         ),
+        (after_filtering, reference_top_p(logits, p, 1.0) if t != 1 else None),
         (
-            "the kept set ignores the temperature: it was applied after filtering",
-            reference_top_p(logits, p, 1.0) if t != 1 else None,
+            after_filtering,
+            np.where(set_at_one, probs, 0.0) / probs[set_at_one].sum() if t != 1 else None,
+        ),
+        (
+            "the kept set starts from the least likely tokens: the ranking runs the wrong way",
+            _least_likely_first(probs, p),
         ),
     ]
     kwargs = {} if temperature is None else {"temperature": temperature}
@@ -448,8 +472,8 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
     unfiltered_ranges = [binomial_range(draws, float(q)) for q in unfiltered]
     extreme = float(np.max(np.abs(np.asarray(logits, dtype=np.float64)))) / temperature > 700
     overflow = (
-        f" (here logits / temperature reach {np.max(np.abs(logits)) / temperature:.0f}: exp "
-        "overflows: the softmax of logits / temperature is not numerically stable)"
+        f" (here the logits reach {np.max(np.abs(logits)):.0f} in size at temperature "
+        f"{temperature:g}: not numerically stable, an exp overflows)"
         if extreme
         else ""
     )

@@ -1,0 +1,21 @@
+"""The chapter-05 draft with two bugs fixed and one left: ascending."""
+
+import numpy as np
+
+EXPECT = "the ranking runs the wrong way"
+
+
+def temperature_probs(logits, temperature):
+    z = np.asarray(logits, dtype=np.float64) / temperature
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def top_p_probs(logits: np.ndarray, p: float, temperature: float = 1.0) -> np.ndarray:
+    """A colleague's top-p: it runs, and its samples look plausible. Three bugs."""
+    probs = temperature_probs(logits, temperature)
+    order = np.argsort(probs)  # the ranking, best first
+    mass = np.cumsum(probs[order]) - probs[order]  # the mass before each token
+    keep = np.union1d(order[mass < p], order[:1])  # and the top token always stays
+    kept_logits = np.where(np.isin(np.arange(len(probs)), keep), logits, -np.inf)
+    return temperature_probs(kept_logits, temperature)
