@@ -5,6 +5,9 @@ from pathlib import Path
 
 import pytest
 
+assert "numpy" not in sys.modules, "NumPy loaded before the conftest: its BLAS pool is already up"
+import autograder  # noqa: F401, E402  first, before NumPy loads: one BLAS thread (see autograder/__init__.py)
+
 REPO = Path(__file__).resolve().parent.parent
 LECTURES_NAMES = REPO.parent / "shared" / "data" / "names.txt"
 IMPLEMENTATIONS = REPO / "tests" / "implementations"
