@@ -52,8 +52,7 @@ def _judge(P: dict, X: np.ndarray, X_other: np.ndarray, what: str) -> Check:
     direct = P["W3"] is not None
     diagnoses = [
         (
-            "it gives the logits: a log-probability also subtracts its context's normaliser, "
-            "which differs from context to context",
+            "it gives the logits, not the log-probabilities",
             model_log_probs(P, X, "logits"),
         ),
         ("it gives probabilities, not log-probabilities", model_log_probs(P, X, "probs")),
@@ -133,4 +132,14 @@ def log_prob_factors_checks(rng: np.random.Generator) -> list[Check]:
             + (f", logits scaled by {scale:g}" if scale != 1 else "")
         )
         checks.append(_judge(P, X, _contexts(rng, V, c, 7), what))
+    # A hidden unit that one context in 40^6 switches on: its direction is missing from the span of
+    # any sample of contexts, so only factors built from the model itself reproduce that context.
+    P = random_params(rng, 40, 8, 6, 5, False)
+    special = rng.integers(0, 40, 6)
+    x_special = P["E"][special].reshape(-1)
+    P["W1"][:, 0] = 50.0 * x_special / (x_special @ x_special)
+    P["b1"][0] = -45.0  # on only where x . x_special / |x_special|^2 passes 0.9
+    X = np.vstack([_contexts(rng, 40, 6, 30), special[None, :]])
+    what = "V=40, context 6, d=8, dh=5, one hidden unit that a single context switches on"
+    checks.append(_judge(P, X, _contexts(rng, 40, 6, 7), what))
     return checks

@@ -66,8 +66,8 @@ def distinct_logits(rng: np.random.Generator, V: int, scale: float = 2.0) -> np.
 
 
 UNSTABLE = (
-    "got nan or inf: not numerically stable: an exp overflowed (large logits, or a small "
-    "temperature), or every probability's power underflowed to 0 and the renormalisation was 0/0"
+    "got nan or inf: not numerically stable at these logits and this temperature: an "
+    "intermediate overflowed, or every term underflowed to 0 and the renormalisation was 0/0"
 )
 
 
@@ -131,8 +131,8 @@ def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Che
         ),
         ("the temperature was ignored", reference_temperature(logits, 1.0)),
         (
-            "far logits lost their mass: exp underflows before the power is taken (in which order "
-            "do the temperature and the exp happen?)",
+            "far logits lost their mass: their probabilities underflowed to 0 before the power "
+            "could bring them back",
             _power_of_shifted(logits, temperature),
         ),
     ]
@@ -503,8 +503,8 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
             )
         if report.get("logits_modified"):
             raise CheckFailed(
-                "the logits argument was modified in place: work on a copy (z = logits / t, not "
-                "logits /= t)"
+                "the logits argument was modified in place: an operation wrote into the caller's "
+                "array; work on a copy"
             )
         if report["global_state_moved"]:
             raise CheckFailed(

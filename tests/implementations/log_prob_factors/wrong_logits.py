@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "gives the logits"
+EXPECT = "gives the logits, not the log-probabilities"
 
 
 def log_prob_factors(P: dict, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

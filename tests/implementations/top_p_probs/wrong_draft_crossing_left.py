@@ -12,7 +12,7 @@ def temperature_probs(logits, temperature):
 
 
 def top_p_probs(logits: np.ndarray, p: float, temperature: float = 1.0) -> np.ndarray:
-    """A colleague's top-p: it runs, and its samples look plausible. Three bugs."""
+    """A colleague's top-p: it runs, and it is wrong (three bugs)."""
     probs = temperature_probs(logits, temperature)
     order = np.argsort(-probs)  # the ranking, best first
     mass = np.cumsum(probs[order])  # the nucleus's mass so far
