@@ -78,7 +78,7 @@ EXERCISES = {
     exercise.name: exercise
     for exercise in [
         Exercise("bigram_counts", "01_bigram_counting", 2, "bigram_counting"),
-        Exercise("bigram_probs", "01_bigram_counting", 2, "bigram_counting"),
+        Exercise("bigram_probs", "01_bigram_counting", 2, "bigram_counting", kind="derive"),
         Exercise("mean_nll", "01_bigram_counting", 2, "bigram_counting"),
         Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting", kind="derive"),
         Exercise("interpolated_probs", "01_bigram_counting", 2, "interpolation", extra=True),

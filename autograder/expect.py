@@ -164,11 +164,13 @@ def expect_close(
     note: str = "",
     strict: bool = False,
     inputs: float = 0.0,
+    reveal: bool = True,
 ) -> None:
     """Pass when `actual` matches `expected` (to float32's precision unless `strict`; `inputs` as
     in `tolerance`); otherwise name every known mistake it matches.
 
-    `note` is added to a failure that matches no known mistake.
+    `note` is added to a failure that matches no known mistake. `reveal=False` keeps the expected
+    value out of the report: for a derivation, the value on a small case is the answer.
     """
     if matches(actual, expected, rtol, atol, strict, inputs):
         return
@@ -200,18 +202,18 @@ def expect_close(
             "exponent at 0, and the log of a rounded-off probability finite?)"
         )
     if actual_arr.ndim == 0:
-        raise CheckFailed(
-            f"got {actual_arr.item():.10g}, expected {expected_arr.item():.10g}{note}"
-        )
+        expected_text = f", expected {expected_arr.item():.10g}" if reveal else " (wrong)"
+        raise CheckFailed(f"got {actual_arr.item():.10g}{expected_text}{note}")
     if np.isnan(actual_arr).any():
         raise CheckFailed(
             f"the answer contains nan at {np.argwhere(np.isnan(actual_arr))[0].tolist()}"
         )
     wrong = ~np.isclose(actual_arr, expected_arr, rtol=rtol, atol=atol)
     where = tuple(np.argwhere(wrong)[0].tolist())
+    expected_text = f", expected {expected_arr[where]:.10g}" if reveal else ""
     raise CheckFailed(
         f"{int(wrong.sum())} of {wrong.size} entries differ; first at {where}: "
-        f"got {actual_arr[where]:.10g}, expected {expected_arr[where]:.10g}{note}"
+        f"got {actual_arr[where]:.10g}{expected_text}{note}"
     )
 
 
