@@ -106,7 +106,7 @@ EXERCISES = {
         Exercise("min_p_probs", "05_sampling", 2, "min_p", extra=True),
         Exercise("sgd_train", "06_training", 3, "training"),
         Exercise("learning_rates", "06_training", 3, "schedule", kind="design"),
-        Exercise("batchnorm_forward", "06_training", 3, "training"),
+        Exercise("batchnorm_forward", "06_training", 3, "training", kind="debug"),
         Exercise("batchnorm_backward", "06_training", 4, "training", kind="derive"),
         Exercise("adam_step", "06_training", 2, "adam", extra=True),
         Exercise("causal_attention", "07_attention", 3, "attention", kind="debug"),

@@ -30,6 +30,9 @@ ONE_BUG_ONE_DIAGNOSIS = {
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"top_p_probs/wrong_draft_{bug}_left" for bug in ("ascending", "crossing", "temperature")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"batchnorm_forward/wrong_draft_{bug}_left" for bug in ("eval", "momentum", "biased")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

@@ -363,14 +363,19 @@ FORWARD_SLIPS = {
     "variance normalises, the biased or the unbiased one?",
     "biased running": "the running variance is slightly low, more so for small batches: which "
     "variance does it average, the biased or the unbiased one?",
-    "swap momentum": "the running statistics move the wrong way: momentum weighs the old "
-    "value where it should weigh the batch's",
+    "swap momentum": "the running statistics move the wrong distance toward the batch's: which "
+    "of the two, the old value or the batch's, does momentum weigh?",
     "eps outside": "the output differs where the variance is tiny: where does eps enter the "
     "denominator?",
     "no eps": "eps was left out: the output is what eps = 0 gives",
     "swap gamma beta": "gamma and beta swapped roles: which one scales and which one shifts?",
-    "swap modes": "the two modes are swapped: each one normalises with the other's statistics",
+    "swap modes": "training mode normalised with the running statistics: a batch in training is "
+    "normalised by its own",
 }
+EVAL_WITH_BATCH = (
+    "evaluation mode normalised with the batch's own statistics: the output for one example then "
+    "depends on the others in its batch (which statistics does evaluation use?)"
+)
 ARGS = ("x", "gamma", "beta", "running_mean", "running_var")
 
 
@@ -396,7 +401,11 @@ def _judge_forward(
                     "the statistics are per feature: mean and variance over the batch (axis 0)"
                 )
         for index, label in enumerate(["out", "running_mean", "running_var"]):
-            hints = [(FORWARD_SLIPS[s], slips[s][index]) for s in FORWARD_SLIPS]
+            hints = []
+            for slip, hint in FORWARD_SLIPS.items():
+                if slip == "swap modes" and not training:
+                    hint = EVAL_WITH_BATCH
+                hints.append((hint, slips[slip][index]))
             if not training:
                 hints.append(
                     (

@@ -13,7 +13,7 @@ def _validate(x, gamma, beta, running_mean, running_var, training):
         raise ValueError("training needs B >= 2")
 
 
-EXPECT = "the two modes are swapped"
+EXPECT = "evaluation mode normalised with the batch's own statistics"
 
 
 def batchnorm_forward(

@@ -13,7 +13,7 @@ def _validate(x, gamma, beta, running_mean, running_var, training):
         raise ValueError("training needs B >= 2")
 
 
-EXPECT = "momentum weighs the old"
+EXPECT = "the running statistics move the wrong distance"
 
 
 def batchnorm_forward(
