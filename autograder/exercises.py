@@ -122,7 +122,7 @@ EXERCISES = {
         Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
         Exercise("bpe_decode", "09_tokenization", 2, "tokenization"),
         Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),
-        Exercise("get_batch", "08_gpt", 2, "gpt"),
+        Exercise("get_batch", "08_gpt", 2, "gpt", kind="debug"),
         Exercise("CausalSelfAttention", "08_gpt", 4, "gpt"),
         Exercise("Block", "08_gpt", 2, "gpt"),
         Exercise("GPT", "08_gpt", 4, "gpt"),

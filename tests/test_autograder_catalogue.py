@@ -33,6 +33,9 @@ ONE_BUG_ONE_DIAGNOSIS |= {
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"batchnorm_forward/wrong_draft_{bug}_left" for bug in ("eval", "momentum", "biased")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"get_batch/wrong_draft_{bug}_left" for bug in ("last", "generator", "roll")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from autograder.expect import expect_close, expect_raises, labelled, matches, value_of
-from autograder.inside.harness import Call, Check, CheckFailed, Outcome
+from autograder.inside.harness import Call, Check, CheckFailed, Outcome, describe_error
 
 RTOL, ATOL = 1e-7, 1e-9  # strict: chapter 08 keeps its float64 tolerances (see expect.py)
 PROBES = "autograder.inside.torch_probes"
@@ -388,7 +388,18 @@ def _judge_get_batch_windows(
     seeds = [int(s) for s in rng.integers(0, 2**31, 2)]
 
     def judge(outcomes: list[Outcome]) -> None:
-        report = _report(outcomes[0])
+        outcome = outcomes[0]
+        if len(data) == block_size + 1 and outcome.raised("ValueError"):
+            raise CheckFailed(
+                f"{describe_error(outcome)}: data of block_size + 1 ids is long enough, it holds "
+                "exactly one window (start 0)"
+            )
+        if len(data) == block_size + 1 and outcome.error is not None:
+            raise CheckFailed(
+                f"{describe_error(outcome)}: data of block_size + 1 ids holds one window, and "
+                "the last valid start, 0, is never drawn (which starts does your range hold?)"
+            )
+        report = _report(outcome)
         _judge_batch_runs(data, block_size, batch, report)
         if not np.array_equal(report["data_after"], data):
             raise CheckFailed("data was modified; leave it as it was")
@@ -413,8 +424,8 @@ def _judge_get_batch_distribution(rng: np.random.Generator) -> Check:
         spread = math.sqrt(expected * (1 - 1 / starts))
         if counts[-1] == 0:
             raise CheckFailed(
-                f"the last valid start, len(data) - block_size - 1 = {starts - 1}, is never drawn: "
-                "torch.randint's high is exclusive, so draw below len(data) - block_size"
+                f"the last valid start, len(data) - block_size - 1 = {starts - 1}, is never drawn "
+                "(is torch.randint's high inclusive or exclusive?)"
             )
         if counts[0] == 0:
             raise CheckFailed(
@@ -450,7 +461,7 @@ def _judge_reproducible(
     report: dict, first: np.ndarray, again: np.ndarray, other: np.ndarray, use: str, what: str
 ) -> None:
     """Three runs (seeds s, s, s + 1): the same seed gives the same `what`, another seed other ones,
-    and the global random state never moves (`use`: how to draw from the generator instead)."""
+    and the global random state never moves (`use`: what a moved state says about the draws)."""
     if report["global_moved"]:
         raise CheckFailed(f"the global random state moved: {use}")
     if not np.array_equal(first, again):
@@ -472,8 +483,8 @@ def _judge_get_batch_generator(rng: np.random.Generator) -> Check:
         _judge_reproducible(
             report,
             *runs,
-            "draw the starts with the generator passed in (torch.randint(..., "
-            "generator=generator)), not torch's, NumPy's or Python's own",
+            "the starts came from torch's, NumPy's or Python's own random state, not from the "
+            "generator passed in",
             "batches",
         )
 

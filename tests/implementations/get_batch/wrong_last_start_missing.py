@@ -2,7 +2,7 @@
 
 import torch
 
-EXPECT = "never drawn"
+EXPECT = "is never drawn"
 
 
 def get_batch(
