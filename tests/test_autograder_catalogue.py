@@ -36,6 +36,9 @@ ONE_BUG_ONE_DIAGNOSIS |= {
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"get_batch/wrong_draft_{bug}_left" for bug in ("last", "generator", "roll")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"bpe_decode/wrong_draft_{bug}_left" for bug in ("order", "negative", "per_token")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

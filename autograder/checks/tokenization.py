@@ -613,13 +613,17 @@ def bpe_encode_checks(rng: np.random.Generator) -> list[Check]:
 
 DECODE_DIAGNOSES = [
     (
-        "decode all the bytes at once, not each token on its own: a character's bytes can be "
-        "split across tokens",
+        "the bytes of one character, spread over several tokens, came back as '\ufffd's: UTF-8 "
+        "decodes whole characters, and a token can end inside one",
         "per_token",
     ),
     ("invalid UTF-8 vanished: the contract shows each bad sequence as '\ufffd'", "ignore"),
     ("the bytes were decoded with another encoding than UTF-8", "latin1"),
-    ("a merge (a, b) stands for the bytes of a followed by the bytes of b", "reversed"),
+    (
+        "a merge's bytes came out in the wrong order: merge (a, b) stands for the bytes of a "
+        "followed by the bytes of b",
+        "reversed",
+    ),
     (
         "a leading U+FEFF went missing: it is a character of the text like any other (what does "
         "the codec you decode with do with it?)",
