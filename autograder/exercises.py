@@ -126,7 +126,7 @@ EXERCISES = {
         Exercise("CausalSelfAttention", "08_gpt", 4, "gpt"),
         Exercise("Block", "08_gpt", 2, "gpt"),
         Exercise("GPT", "08_gpt", 4, "gpt"),
-        Exercise("generate", "08_gpt", 3, "gpt"),
+        Exercise("generate", "08_gpt", 3, "gpt", kind="debug"),
     ]
 }
 

@@ -39,6 +39,9 @@ ONE_BUG_ONE_DIAGNOSIS |= {
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"bpe_decode/wrong_draft_{bug}_left" for bug in ("order", "negative", "per_token")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"generate/wrong_draft_{bug}_left" for bug in ("crop", "position", "mode")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

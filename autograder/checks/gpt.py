@@ -1396,10 +1396,13 @@ def _judge_generate_distribution(
     )
 
 
-def _greedy(W: np.ndarray, U: np.ndarray, idx: np.ndarray, steps: int, block: int) -> np.ndarray:
+def _greedy(
+    W: np.ndarray, U: np.ndarray, idx: np.ndarray, steps: int, block: int, read: int = -1
+) -> np.ndarray:
+    """Greedy ids from the toy model; `read` is the position of the context whose logits are read."""
     out = idx.copy()
     for _ in range(steps):
-        picks = [int(np.argmax(toy_probs(W, U, row[-block:], 1.0, 1))) for row in out]
+        picks = [int(np.argmax(W[row[-block:][read]] + U[row[-block:][0]])) for row in out]
         out = np.concatenate([out, np.array(picks)[:, None]], axis=1)
     return out
 
@@ -1414,6 +1417,10 @@ def _judge_generate_greedy(rng: np.random.Generator) -> Check:
     def judge(outcomes: list[Outcome]) -> None:
         _crop_hint(outcomes[0])
         (out,) = _judge_generate_runs(_report(outcomes[0]), idx, steps, block, False)
+        if np.array_equal(out, _greedy(W, U, idx, steps, block, read=0)):
+            raise CheckFailed(
+                "sampled from the first position's logits: which position predicts the next id?"
+            )
         if not np.array_equal(out, expected):
             column = int(np.argwhere(out != expected)[0][1])
             raise CheckFailed(
