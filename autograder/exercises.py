@@ -79,7 +79,7 @@ EXERCISES = {
     for exercise in [
         Exercise("bigram_counts", "01_bigram_counting", 2, "bigram_counting"),
         Exercise("bigram_probs", "01_bigram_counting", 2, "bigram_counting", kind="derive"),
-        Exercise("mean_nll", "01_bigram_counting", 2, "bigram_counting"),
+        Exercise("mean_nll", "01_bigram_counting", 2, "bigram_counting", kind="debug"),
         Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting", kind="derive"),
         Exercise("interpolated_probs", "01_bigram_counting", 2, "interpolation", extra=True),
         Exercise("softmax", "02_neural_bigram", 2, "neural_bigram", kind="derive"),

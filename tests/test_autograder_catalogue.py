@@ -42,6 +42,7 @@ ONE_BUG_ONE_DIAGNOSIS |= {
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"generate/wrong_draft_{bug}_left" for bug in ("crop", "position", "mode")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {f"mean_nll/wrong_draft_{bug}_left" for bug in ("end", "bits", "per_word")}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

@@ -293,17 +293,23 @@ def reference_mean_nll(
     total: bool = False,
     log=math.log,
     transpose: bool = False,
+    word_means: bool = False,
 ) -> float:
     """Mean -log p over every predicted character; the flags build the classic wrong variants."""
-    nll, count = 0.0, 0
+    nll, count, means = 0.0, 0, []
     for word in words:
         chars = ["."] + list(word) + (["."] if end else [])
+        word_nll = 0.0
         for a, b in itertools.pairwise(chars):
             p = probs[stoi[b], stoi[a]] if transpose else probs[stoi[a], stoi[b]]
             if p == 0:
                 return math.inf
-            nll -= log(float(p))
+            word_nll -= log(float(p))
             count += 1
+        nll += word_nll
+        means.append(word_nll / (len(chars) - 1))
+    if word_means:
+        return sum(means) / len(means)
     if total:
         return nll
     return nll / len(words) if per_word else nll / count
@@ -320,6 +326,11 @@ def _judge_mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int], w
         (
             "that averages over words, not over the predicted characters (end token included)",
             reference_mean_nll(probs, words, stoi, per_word=True),
+        ),
+        (
+            "that is the mean of each word's mean: a short word weighs as much as a long one, "
+            "where each predicted character should weigh the same",
+            reference_mean_nll(probs, words, stoi, word_means=True),
         ),
         (
             "the final '.' (end of word) is not scored: each word also predicts its end",
