@@ -89,7 +89,7 @@ EXERCISES = {
         Exercise(
             "label_smoothing_loss_and_grad", "02_neural_bigram", 2, "label_smoothing", extra=True
         ),
-        Exercise("context_windows", "03_mlp_lm", 2, "mlp_lm"),
+        Exercise("context_windows", "03_mlp_lm", 2, "mlp_lm", kind="debug"),
         Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm", kind="derive"),
         Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm"),
         Exercise("log_prob_factors", "03_mlp_lm", 2, "bottleneck", kind="derive"),

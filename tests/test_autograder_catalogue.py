@@ -43,6 +43,9 @@ ONE_BUG_ONE_DIAGNOSIS |= {
     f"generate/wrong_draft_{bug}_left" for bug in ("crop", "position", "mode")
 }
 ONE_BUG_ONE_DIAGNOSIS |= {f"mean_nll/wrong_draft_{bug}_left" for bug in ("end", "bits", "per_word")}
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"context_windows/wrong_draft_{bug}_left" for bug in ("reset", "end", "order")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 
