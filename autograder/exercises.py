@@ -111,7 +111,7 @@ EXERCISES = {
         Exercise("adam_step", "06_training", 2, "adam", extra=True),
         Exercise("causal_attention", "07_attention", 3, "attention", kind="debug"),
         Exercise("multi_head_attention", "07_attention", 3, "attention"),
-        Exercise("layer_norm", "07_attention", 2, "attention"),
+        Exercise("layer_norm", "07_attention", 2, "attention", kind="debug"),
         Exercise("layer_norm_backward", "07_attention", 3, "attention", kind="derive"),
         Exercise("gpt_params", "07_attention", 1, "attention", kind="derive"),
         Exercise(

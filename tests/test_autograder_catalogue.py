@@ -46,6 +46,9 @@ ONE_BUG_ONE_DIAGNOSIS |= {f"mean_nll/wrong_draft_{bug}_left" for bug in ("end", 
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"context_windows/wrong_draft_{bug}_left" for bug in ("reset", "end", "order")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"layer_norm/wrong_draft_{bug}_left" for bug in ("axis", "unbiased", "eps")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 
@@ -213,7 +216,11 @@ DERIVE_SHARED = {
         "(loss,grad)",
     },
     "batchnorm_backward": {"dout*gamma"},  # the first local step, given as the method's example
-    "layer_norm_backward": {"(dx,dgamma,dbeta)"},
+    "layer_norm_backward": {
+        "(dx,dgamma,dbeta)",
+        "C=x.shape[-1]",
+        "x.shape[-1]",
+    },  # C, as the draft reads it
     "loss_floor_and_gaps": {"(floor,gaps)"},  # the return contract
     "causal_attention_backward": {"math.sqrt(d)"},
 }

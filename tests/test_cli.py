@@ -28,7 +28,13 @@ def test_list_shows_exercises_chapters_and_points():
     assert kinds["nplm_grads"] == kinds["batchnorm_backward"] == "derive"
     assert kinds["causal_attention"] == kinds["bpe_train"] == kinds["top_p_probs"] == "debug"
     assert kinds["batchnorm_forward"] == kinds["get_batch"] == kinds["bpe_decode"] == "debug"
-    assert kinds["generate"] == kinds["mean_nll"] == kinds["context_windows"] == "debug"
+    assert (
+        kinds["generate"]
+        == kinds["mean_nll"]
+        == kinds["context_windows"]
+        == kinds["layer_norm"]
+        == "debug"
+    )
     assert kinds["perplexity"] == kinds["temperature_probs"] == kinds["bigram_probs"] == "derive"
     assert " derive " in done.stdout
     challenge = next(row for row in rows if row["exercise"] == "interpolated_probs")

@@ -572,7 +572,7 @@ def layer_norm_variants(
         naive_var = (x**2).mean(axis=-1, keepdims=True) - mean**2
         return [
             (
-                "the spread is slightly off, more so for small C: layer norm uses the biased (population) variance",
+                "the spread is slightly off, more so for small C: is the variance divided by C or by C - 1?",
                 reference_layer_norm(x, gamma, beta, eps, ddof=1) if x.shape[-1] > 1 else None,
             ),
             (

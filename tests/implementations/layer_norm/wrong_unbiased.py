@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "biased (population) variance"
+EXPECT = "divided by C or by C - 1"
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):
