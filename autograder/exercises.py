@@ -102,7 +102,7 @@ EXERCISES = {
         Exercise("temperature_probs", "05_sampling", 1, "sampling", kind="derive"),
         Exercise("top_k_probs", "05_sampling", 2, "sampling"),
         Exercise("top_p_probs", "05_sampling", 2, "sampling", kind="debug"),
-        Exercise("sample_next", "05_sampling", 3, "sampling"),
+        Exercise("sample_next", "05_sampling", 3, "sampling", kind="debug"),
         Exercise("min_p_probs", "05_sampling", 2, "min_p", extra=True),
         Exercise("sgd_train", "06_training", 3, "training"),
         Exercise("learning_rates", "06_training", 3, "schedule", kind="design"),

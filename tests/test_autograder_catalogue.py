@@ -49,6 +49,9 @@ ONE_BUG_ONE_DIAGNOSIS |= {
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"layer_norm/wrong_draft_{bug}_left" for bug in ("axis", "unbiased", "eps")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"sample_next/wrong_draft_{bug}_left" for bug in ("temperature", "order", "generator")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

@@ -436,6 +436,56 @@ def filtered(
         return reference_top_p(np.log(probs), top_p)
 
 
+def _nucleus(probs: np.ndarray, p: float) -> np.ndarray:
+    """probs cut to the tokens whose mass before them, largest first and measured on probs as
+    given (renormalised or not), is below p; the top token always; renormalised."""
+    order = np.argsort(-probs, kind="stable")
+    before = np.cumsum(probs[order]) - probs[order]
+    keep = order[(before < p) | (np.arange(len(order)) == 0)]
+    kept = np.zeros_like(probs)
+    kept[keep] = probs[keep]
+    return kept / kept.sum()
+
+
+def _top(probs: np.ndarray, k: int) -> np.ndarray:
+    """probs cut to its k largest entries, not renormalised."""
+    kept = np.zeros_like(probs)
+    keep = np.argsort(-probs, kind="stable")[:k]
+    kept[keep] = probs[keep]
+    return kept
+
+
+def order_slips(
+    logits: np.ndarray, temperature: float, top_k: int | None, top_p: float | None
+) -> list[tuple[str, np.ndarray]]:
+    """(hint, distribution) of the classic mistakes in the order of temperature, top-k, top-p."""
+    slips = []
+    if top_p is not None or top_k is not None:
+        at_one = filtered(logits, 1.0, top_k, top_p)
+        with np.errstate(divide="ignore"):
+            late = reference_temperature(np.log(at_one), temperature)
+        slips.append(
+            (
+                "the draws follow the filters cut at temperature 1 and the temperature applied "
+                "afterwards: which distribution do the filters cut?",
+                late,
+            )
+        )
+    if top_p is not None and top_k is not None:
+        tempered = reference_temperature(logits, temperature)
+        first_p = _top(_nucleus(tempered, top_p), top_k)
+        # top-p before top-k and top-p on the top k not yet renormalised measure the same masses
+        slips.append(
+            (
+                "the draws follow top-p measuring its mass before top-k renormalised the "
+                "distribution (top-p run first, or on the top k not yet renormalised): which "
+                "distribution does top-p measure?",
+                first_p / first_p.sum(),
+            )
+        )
+    return slips
+
+
 def binomial_range(n: int, p: float, tail: float = 1e-10) -> tuple[int, int]:
     """The counts [low, high] outside which each tail of Binomial(n, p) has probability < `tail`.
 
@@ -469,6 +519,11 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
     expected = filtered(logits, temperature, kwargs.get("top_k"), kwargs.get("top_p"))
     unfiltered = reference_temperature(logits, temperature)
     ranges = [binomial_range(draws, float(q)) for q in expected]
+    slips = [
+        (hint, dist, [binomial_range(draws, float(q)) for q in dist])
+        for hint, dist in order_slips(logits, temperature, kwargs.get("top_k"), kwargs.get("top_p"))
+        if not np.allclose(dist, expected)
+    ]
     unfiltered_ranges = [binomial_range(draws, float(q)) for q in unfiltered]
     extreme = float(np.max(np.abs(np.asarray(logits, dtype=np.float64)))) / temperature > 700
     overflow = (
@@ -515,20 +570,23 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
                 "the same generator seed gave different draws: draw only with the generator you are given"
             )
         counts = np.bincount(picks, minlength=len(logits))
-        forbidden = (expected == 0) & (counts > 0)
-        if forbidden.any():
-            token = int(np.flatnonzero(forbidden)[0])
-            raise CheckFailed(
-                f"drew token {token}, which the filters remove (probability 0 after top-k/top-p; "
-                "apply the temperature first, then top-k, then top-p on the renormalised top-k "
-                "distribution)"
-            )
         n = len(picks)
 
         def outside(bounds: list[tuple[int, int]]) -> np.ndarray:
             return np.array([not lo <= c <= hi for c, (lo, hi) in zip(counts, bounds, strict=True)])
 
+        forbidden = (expected == 0) & (counts > 0)
         off = outside(ranges)
+        if forbidden.any() or off.any():
+            for hint, dist, bounds in slips:
+                if not ((dist == 0) & (counts > 0)).any() and not outside(bounds).any():
+                    raise CheckFailed(hint)
+        if forbidden.any():
+            token = int(np.flatnonzero(forbidden)[0])
+            raise CheckFailed(
+                f"drew token {token}, which the filters remove (probability 0 after the "
+                "temperature, top-k and top-p)"
+            )
         if off.any() and counts.max() == n:
             raise CheckFailed(
                 f"all {n} draws gave token {int(counts.argmax())}; expected about "

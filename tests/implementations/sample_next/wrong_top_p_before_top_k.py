@@ -18,7 +18,7 @@ def _filter(logits, temperature, top_k, top_p):
     return probs
 
 
-EXPECT = "filters remove"
+EXPECT = "which distribution does top-p measure"
 
 
 def sample_next(logits, rng, temperature=1.0, top_k=None, top_p=None):

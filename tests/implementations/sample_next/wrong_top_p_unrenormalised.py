@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "renormalised top-k"
+EXPECT = "which distribution does top-p measure"
 
 
 def sample_next(logits, rng, temperature=1.0, top_k=None, top_p=None):
