@@ -104,7 +104,7 @@ EXERCISES = {
         Exercise("top_p_probs", "05_sampling", 2, "sampling", kind="debug"),
         Exercise("sample_next", "05_sampling", 3, "sampling", kind="debug"),
         Exercise("min_p_probs", "05_sampling", 2, "min_p", extra=True),
-        Exercise("sgd_train", "06_training", 3, "training"),
+        Exercise("sgd_train", "06_training", 3, "training", kind="debug"),
         Exercise("learning_rates", "06_training", 3, "schedule", kind="design"),
         Exercise("batchnorm_forward", "06_training", 3, "training", kind="debug"),
         Exercise("batchnorm_backward", "06_training", 4, "training", kind="derive"),

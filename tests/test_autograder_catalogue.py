@@ -52,6 +52,9 @@ ONE_BUG_ONE_DIAGNOSIS |= {
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"sample_next/wrong_draft_{bug}_left" for bug in ("temperature", "order", "generator")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"sgd_train/wrong_draft_{bug}_left" for bug in ("batches", "by_position", "in_place")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 
