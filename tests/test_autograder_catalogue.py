@@ -229,6 +229,7 @@ DERIVE_SHARED = {
     },  # C, as the draft reads it
     "loss_floor_and_gaps": {"(floor,gaps)"},  # the return contract
     "causal_attention_backward": {"math.sqrt(d)"},
+    "numerical_gradient": {"x[index]"},  # the contract says how to reach an entry
 }
 
 

@@ -25,7 +25,12 @@ def test_list_shows_exercises_chapters_and_points():
         "kind": "implement",
     } in rows
     kinds = {row["exercise"]: row["kind"] for row in rows}
-    assert kinds["nplm_grads"] == kinds["batchnorm_backward"] == "derive"
+    assert (
+        kinds["nplm_grads"]
+        == kinds["batchnorm_backward"]
+        == kinds["numerical_gradient"]
+        == "derive"
+    )
     assert kinds["causal_attention"] == kinds["bpe_train"] == kinds["top_p_probs"] == "debug"
     assert kinds["batchnorm_forward"] == kinds["get_batch"] == kinds["bpe_decode"] == "debug"
     assert (
