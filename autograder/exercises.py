@@ -91,7 +91,7 @@ EXERCISES = {
         ),
         Exercise("context_windows", "03_mlp_lm", 2, "mlp_lm", kind="debug"),
         Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm", kind="derive"),
-        Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm"),
+        Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm", kind="debug"),
         Exercise("log_prob_factors", "03_mlp_lm", 2, "bottleneck", kind="derive"),
         Exercise("numerical_gradient", "04_gradients", 2, "gradients", kind="derive"),
         Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients", kind="debug"),

@@ -55,6 +55,7 @@ ONE_BUG_ONE_DIAGNOSIS |= {
 ONE_BUG_ONE_DIAGNOSIS |= {
     f"sgd_train/wrong_draft_{bug}_left" for bug in ("batches", "by_position", "in_place")
 }
+ONE_BUG_ONE_DIAGNOSIS |= {f"nplm_loss/wrong_draft_{bug}_left" for bug in ("order", "max", "direct")}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

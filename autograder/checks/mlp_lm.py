@@ -203,6 +203,12 @@ def random_params(
     }
 
 
+NEWEST_FIRST = (
+    "the context was concatenated newest first: which embedding does the contract put first?"
+)
+NO_DIRECT = "W3 is given and the logits leave it out: the direct connections are missing"
+
+
 def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
     loss, logits = torch_nplm(P, X, Y)
     B, V = len(Y), P["E"].shape[0]
@@ -212,26 +218,22 @@ def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
             torch_nplm(P, X, Y, reduction="sum")[0],
         ),
         (
-            "the context was concatenated newest first; concatenate oldest first",
+            NEWEST_FIRST,
             torch_nplm(P, X, Y, newest_first=True)[0],
         ),
         ("the hidden layer needs tanh", torch_nplm(P, X, Y, use_tanh=False)[0]),
     ]
     logit_diagnoses = [
         (
-            "the context was concatenated newest first; concatenate oldest first (E[X].reshape(B, -1))",
+            NEWEST_FIRST,
             torch_nplm(P, X, Y, newest_first=True)[1],
         ),
         ("the hidden layer needs tanh", torch_nplm(P, X, Y, use_tanh=False)[1]),
     ]
     if P["W3"] is not None:
         without = torch_nplm(P, X, Y, use_direct=False)
-        loss_diagnoses.append(
-            ("W3 is given: add the direct connections x @ W3 to the logits", without[0])
-        )
-        logit_diagnoses.append(
-            ("W3 is given: add the direct connections x @ W3 to the logits", without[1])
-        )
+        loss_diagnoses.append((NO_DIRECT, without[0]))
+        logit_diagnoses.append((NO_DIRECT, without[1]))
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes

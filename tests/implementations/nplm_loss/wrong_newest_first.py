@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "oldest first"
+EXPECT = "concatenated newest first"
 
 
 def nplm_loss(P, X, Y):
