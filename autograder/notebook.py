@@ -82,6 +82,12 @@ def _locked_sources(notebook: dict) -> set[str]:
     }
 
 
+def _is_draft(cell: dict) -> bool:
+    """A locked cell that hands out a debug exercise's draft: definitions only."""
+    grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
+    return cell["cell_type"] == "code" and grade_id.endswith("_draft")
+
+
 def student_sources(
     notebook: dict, function_names: set[str], released: dict | None = None
 ) -> list[str]:
@@ -90,14 +96,21 @@ def student_sources(
     The rule: every code cell except the locked ones (the set-up, the instructor's demonstrations
     and the test cells), whether a cell is locked being read from its nbgrader metadata and, when
     the released notebook is given, from the released locked cells' sources as well (so stripping
-    metadata changes nothing). Solution cells and cells the student added are all kept. When no
-    cell carries nbgrader metadata and no released notebook is given, the cells defining an
-    exercise are taken. Both notebooks are as `read_notebook` returns them.
+    metadata changes nothing). Solution cells and cells the student added are all kept, and so
+    are the drafts of the debug exercises (locked, but only definitions a solution may call, as it
+    can when the notebook runs top to bottom). When no cell carries nbgrader metadata and no
+    released notebook is given, the cells defining an exercise are taken. Both notebooks are as
+    `read_notebook` returns them.
     """
     from nbgrader.utils import is_locked
 
     code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
     locked = _locked_sources(released) if released else set()
+    drafts = (
+        {cell_source(cell).strip() for cell in released["cells"] if _is_draft(cell)}
+        if released
+        else set()
+    )
     if not locked and not any("nbgrader" in cell["metadata"] for cell in code_cells):
         return [
             cell_source(cell) for cell in code_cells if _defines(cell_source(cell), function_names)
@@ -105,5 +118,7 @@ def student_sources(
     return [
         cell_source(cell)
         for cell in code_cells
-        if not is_locked(cell) and cell_source(cell).strip() not in locked
+        if (not is_locked(cell) and cell_source(cell).strip() not in locked)
+        or (_is_draft(cell) and not released)
+        or cell_source(cell).strip() in drafts
     ]

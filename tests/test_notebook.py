@@ -89,3 +89,42 @@ def test_stripped_metadata_is_matched_against_the_release(tmp_path):
     stripped = read_notebook(write(tmp_path, raw))
     released = read_notebook(SOLUTION)
     assert student_sources(stripped, NAMES, released) == student_sources(released, NAMES)
+
+
+WRAPPED_DRAFT = '''def mean_nll(probs, words, stoi):
+    """The draft word by word, its three bugs undone around it: nats, the end, the weights."""
+    nats = [mean_nll_draft(probs, [word + "."], stoi) * math.log(2) for word in words]
+    counts = [len(word) + 1 for word in words]
+    return sum(n * c for n, c in zip(nats, counts)) / sum(counts)
+'''
+
+
+def test_a_debug_exercises_draft_runs_with_the_students_cells(tmp_path):
+    """A draft is handed out in a locked cell, and a solution may call it, as it can when the
+    notebook runs top to bottom: the draft runs with the student's cells (fair before strict),
+    unless it was edited, which only the released cell's source can tell."""
+    from autograder.runner import grade_notebook
+
+    raw = json.loads(SOLUTION.read_text())
+    (cell,) = [
+        cell
+        for cell in raw["cells"]
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "mean_nll_code"
+    ]
+    cell["source"] = WRAPPED_DRAFT
+    path = write(tmp_path, raw)
+    released = read_notebook(REPO / "chapters" / "01_bigram_counting.ipynb")
+    sources = student_sources(read_notebook(path), NAMES, released)
+    assert sum("def mean_nll_draft(" in source for source in sources) == 1
+    assert not any("draft_value" in source for source in sources), "the draft's check is locked"
+    graded = grade_notebook(path, chapter="01_bigram_counting", released=released)
+    (report,) = [r for r in graded if r.exercise == "mean_nll"]
+    assert report.passed, [(r.name, r.hint) for r in report.results if not r.passed]
+    (draft,) = [
+        cell
+        for cell in raw["cells"]
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "mean_nll_draft"
+    ]
+    draft["source"] = draft["source"] + ["\n# edited"]
+    edited = student_sources(read_notebook(write(tmp_path, raw)), NAMES, released)
+    assert not any("def mean_nll_draft(" in source for source in edited)
