@@ -119,7 +119,7 @@ EXERCISES = {
         ),
         Exercise("bpe_train", "09_tokenization", 4, "tokenization", kind="debug"),
         Exercise("bpe_train_fast", "09_tokenization", 3, "tokenization", kind="design", timed=True),
-        Exercise("bpe_encode", "09_tokenization", 3, "tokenization"),
+        Exercise("bpe_encode", "09_tokenization", 3, "tokenization", kind="debug"),
         Exercise("bpe_decode", "09_tokenization", 2, "tokenization", kind="debug"),
         Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),
         Exercise("get_batch", "08_gpt", 2, "gpt", kind="debug"),

@@ -56,6 +56,9 @@ ONE_BUG_ONE_DIAGNOSIS |= {
     f"sgd_train/wrong_draft_{bug}_left" for bug in ("batches", "by_position", "in_place")
 }
 ONE_BUG_ONE_DIAGNOSIS |= {f"nplm_loss/wrong_draft_{bug}_left" for bug in ("order", "max", "direct")}
+ONE_BUG_ONE_DIAGNOSIS |= {
+    f"bpe_encode/wrong_draft_{bug}_left" for bug in ("frequency", "direction", "duplicate")
+}
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 

@@ -572,6 +572,9 @@ def bpe_encode_checks(rng: np.random.Generator) -> list[Check]:
         _encode_check("zzz", [(97, 98), (98, 99)], "merges that never apply"),
         _encode_check("aa", [(97, 97), (97, 97)], "a pair listed twice counts at its lowest index"),
         _encode_check(
+            "aa", [(97, 97), (98, 98), (97, 97)], "a pair listed twice, two places apart"
+        ),
+        _encode_check(
             "aaaa", [(98, 98), (97, 97), (97, 97), (257, 257)], "a pair listed twice among others"
         ),
         _encode_check("\ufeffabab", [(97, 98)], "a text that starts with U+FEFF (a BOM)"),
