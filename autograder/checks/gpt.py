@@ -394,10 +394,17 @@ def _judge_get_batch_windows(
                 f"{describe_error(outcome)}: data of block_size + 1 ids is long enough, it holds "
                 "exactly one window (start 0)"
             )
-        if len(data) == block_size + 1 and outcome.error is not None:
+        if len(data) == block_size + 1 and "expects 'from' to be less than 'to'" in (
+            outcome.message or ""
+        ):
             raise CheckFailed(
                 f"{describe_error(outcome)}: data of block_size + 1 ids holds one window, and "
                 "the last valid start, 0, is never drawn (which starts does your range hold?)"
+            )
+        if len(data) == block_size + 1 and outcome.error is not None:
+            raise CheckFailed(
+                f"{describe_error(outcome)}: data of block_size + 1 ids holds one window, at "
+                "start 0 (which starts does your range hold?)"
             )
         report = _report(outcome)
         _judge_batch_runs(data, block_size, batch, report)

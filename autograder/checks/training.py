@@ -118,8 +118,8 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
         if report.get("grads_modified"):
             raise CheckFailed(
                 f"the gradient arrays loss_and_grads returned ({', '.join(report['grads_modified'])}) "
-                "were changed in place (e.g. grads[name] *= learning_rate): they may be the "
-                "caller's"
+                "were changed in place: they may be the caller's (which operation writes into "
+                "an array it was given?)"
             )
         if report.get("batches_modified"):
             raise CheckFailed("the batches' X or Y were changed: leave them as they are")
@@ -158,9 +158,9 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                             wrong["stale"]["params"][name],
                         ),
                         (
-                            "a parameter was paired with another one's gradient: look each "
-                            "gradient up by name (grads[name]), not by position (dicts may list "
-                            "their entries in another order)",
+                            "a parameter was paired with another one's gradient: what ties a "
+                            "gradient to its parameter (dicts may list their entries in another "
+                            "order)?",
                             wrong["position"]["params"][name],
                         ),
                     ],

@@ -1,6 +1,6 @@
 """Pairs the parameters with the gradients by position: right only while both dicts agree on order."""
 
-EXPECT = "by name"
+EXPECT = "paired with another one's gradient"
 
 
 def sgd_train(params, loss_and_grads, batches, learning_rate):
