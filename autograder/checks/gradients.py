@@ -30,35 +30,33 @@ def _f(x: np.ndarray, weights: np.ndarray) -> float:
     return float(np.sum(weights * np.sin(x) + x**3 / 3))
 
 
-def _central(x: np.ndarray, weights: np.ndarray, eps: float) -> np.ndarray:
-    """Exactly what one-entry-at-a-time central differences compute."""
+def _differences(x: np.ndarray, weights: np.ndarray, eps: float, quotient) -> np.ndarray:
+    """quotient(f(x - eps), f(x), f(x + eps)) with one entry of x moved at a time."""
     grad = np.zeros_like(x)
+    base = _f(x, weights)
     for index in np.ndindex(x.shape):
         plus, minus = x.copy(), x.copy()
         plus[index] += eps
         minus[index] -= eps
-        grad[index] = (_f(plus, weights) - _f(minus, weights)) / (2 * eps)
+        grad[index] = quotient(_f(minus, weights), base, _f(plus, weights))
     return grad
+
+
+def _central(x: np.ndarray, weights: np.ndarray, eps: float) -> np.ndarray:
+    """Exactly what one-entry-at-a-time central differences compute."""
+    return _differences(x, weights, eps, lambda minus, base, plus: (plus - minus) / (2 * eps))
 
 
 def _second(x: np.ndarray, weights: np.ndarray, eps: float) -> np.ndarray:
-    """The second differences, one entry at a time: a derivation that cancelled f' instead."""
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[index] += eps
-        minus[index] -= eps
-        grad[index] = (_f(plus, weights) - 2 * _f(x, weights) + _f(minus, weights)) / eps**2
-    return grad
+    """The second differences: a derivation that cancelled f' instead of f''."""
+    return _differences(
+        x, weights, eps, lambda minus, base, plus: (plus - 2 * base + minus) / eps**2
+    )
 
 
 def _forward(x: np.ndarray, weights: np.ndarray, eps: float) -> np.ndarray:
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        plus = x.copy()
-        plus[index] += eps
-        grad[index] = (_f(plus, weights) - _f(x, weights)) / eps
-    return grad
+    """The forward differences: an error that shrinks like eps."""
+    return _differences(x, weights, eps, lambda minus, base, plus: (plus - base) / eps)
 
 
 def _judge_numerical(
