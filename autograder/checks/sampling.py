@@ -436,25 +436,6 @@ def filtered(
         return reference_top_p(np.log(probs), top_p)
 
 
-def _nucleus(probs: np.ndarray, p: float) -> np.ndarray:
-    """probs cut to the tokens whose mass before them, largest first and measured on probs as
-    given (renormalised or not), is below p; the top token always; renormalised."""
-    order = np.argsort(-probs, kind="stable")
-    before = np.cumsum(probs[order]) - probs[order]
-    keep = order[(before < p) | (np.arange(len(order)) == 0)]
-    kept = np.zeros_like(probs)
-    kept[keep] = probs[keep]
-    return kept / kept.sum()
-
-
-def _top(probs: np.ndarray, k: int) -> np.ndarray:
-    """probs cut to its k largest entries, not renormalised."""
-    kept = np.zeros_like(probs)
-    keep = np.argsort(-probs, kind="stable")[:k]
-    kept[keep] = probs[keep]
-    return kept
-
-
 def order_slips(
     logits: np.ndarray, temperature: float, top_k: int | None, top_p: float | None
 ) -> list[tuple[str, np.ndarray]]:
@@ -472,15 +453,15 @@ def order_slips(
             )
         )
     if top_p is not None and top_k is not None:
-        tempered = reference_temperature(logits, temperature)
-        first_p = _top(_nucleus(tempered, top_p), top_k)
+        with np.errstate(divide="ignore"):
+            first_p = reference_top_k(np.log(reference_top_p(logits, top_p, temperature)), top_k)
         # top-p before top-k and top-p on the top k not yet renormalised measure the same masses
         slips.append(
             (
                 "the draws follow top-p measuring its mass before top-k renormalised the "
                 "distribution (top-p run first, or on the top k not yet renormalised): which "
                 "distribution does top-p measure?",
-                first_p / first_p.sum(),
+                first_p,
             )
         )
     return slips
