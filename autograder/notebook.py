@@ -82,10 +82,27 @@ def _locked_sources(notebook: dict) -> set[str]:
     }
 
 
+def checksum(cell: dict) -> str | None:
+    """nbgrader's checksum of a cell (source, type, grading metadata); None when it cannot be computed."""
+    import nbformat
+    from nbgrader.utils import compute_checksum
+
+    try:
+        return compute_checksum(nbformat.from_dict({**cell, "source": cell_source(cell)}))
+    except Exception:  # metadata a student mangled: not the released cell
+        return None
+
+
 def _is_draft(cell: dict) -> bool:
     """A locked cell that hands out a debug exercise's draft: definitions only."""
     grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
     return cell["cell_type"] == "code" and grade_id.endswith("_draft")
+
+
+def _unedited_draft(cell: dict) -> bool:
+    """A draft cell as released: its source still matches the checksum the release gave it."""
+    recorded = cell["metadata"].get("nbgrader", {}).get("checksum")
+    return _is_draft(cell) and recorded is not None and checksum(cell) == recorded
 
 
 def student_sources(
@@ -97,8 +114,9 @@ def student_sources(
     and the test cells), whether a cell is locked being read from its nbgrader metadata and, when
     the released notebook is given, from the released locked cells' sources as well (so stripping
     metadata changes nothing). Solution cells and cells the student added are all kept, and so
-    are the drafts of the debug exercises (locked, but only definitions a solution may call, as it
-    can when the notebook runs top to bottom). When no cell carries nbgrader metadata and no
+    are the unedited drafts of the debug exercises (locked, but only definitions a solution may
+    call, as it can when the notebook runs top to bottom): unedited means the release's source or,
+    without a release, the checksum nbgrader gave the cell. When no cell carries nbgrader metadata and no
     released notebook is given, the cells defining an exercise are taken. Both notebooks are as
     `read_notebook` returns them.
     """
@@ -119,6 +137,6 @@ def student_sources(
         cell_source(cell)
         for cell in code_cells
         if (not is_locked(cell) and cell_source(cell).strip() not in locked)
-        or (_is_draft(cell) and not released)
+        or (not released and _unedited_draft(cell))
         or cell_source(cell).strip() in drafts
     ]

@@ -88,7 +88,7 @@ def test_stripped_metadata_is_matched_against_the_release(tmp_path):
         cell["metadata"] = {}
     stripped = read_notebook(write(tmp_path, raw))
     released = read_notebook(SOLUTION)
-    assert student_sources(stripped, NAMES, released) == student_sources(released, NAMES)
+    assert student_sources(stripped, NAMES, released) == student_sources(released, NAMES, released)
 
 
 WRAPPED_DRAFT = '''def mean_nll(probs, words, stoi):
@@ -127,4 +127,20 @@ def test_a_debug_exercises_draft_runs_with_the_students_cells(tmp_path):
     ]
     draft["source"] = draft["source"] + ["\n# edited"]
     edited = student_sources(read_notebook(write(tmp_path, raw)), NAMES, released)
+    assert not any("def mean_nll_draft(" in source for source in edited)
+
+
+def test_without_a_release_only_a_draft_that_matches_its_checksum_runs(tmp_path):
+    """`make grade` on the student's own copy has no release to compare with: nbgrader's checksum
+    of the released cell tells an unedited draft from one edited in place, as class grading does."""
+    raw = json.loads((REPO / "chapters" / "01_bigram_counting.ipynb").read_text())
+    kept = student_sources(read_notebook(write(tmp_path, raw)), NAMES)
+    assert sum("def mean_nll_draft(" in source for source in kept) == 1
+    (draft,) = [
+        cell
+        for cell in raw["cells"]
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "mean_nll_draft"
+    ]
+    draft["source"] = "".join(draft["source"]).replace("np.log2", "np.log")
+    edited = student_sources(read_notebook(write(tmp_path, raw)), NAMES)
     assert not any("def mean_nll_draft(" in source for source in edited)

@@ -20,7 +20,7 @@ from pathlib import Path
 from autograder.course.flags import Reason
 from autograder.course.tamper_scan import ScanFailed, scan_bounded
 from autograder.model import ExerciseReport
-from autograder.notebook import cell_source, read_notebook
+from autograder.notebook import checksum, read_notebook
 from autograder.runner import grade_notebook
 from autograder.wall import policy
 
@@ -98,20 +98,9 @@ def structural_flags(released: dict, submitted: dict) -> list[str]:
             continue
         if grade_id not in after:
             flags.append(Reason.LOCKED_DELETED.say(grade_id))
-        elif _checksum(after[grade_id]) != _checksum(cell):
+        elif checksum(after[grade_id]) != checksum(cell):
             flags.append(Reason.LOCKED_EDITED.say(grade_id))
     return flags
-
-
-def _checksum(cell: dict) -> str | None:
-    """nbgrader's checksum of a cell (source, type, grading metadata); None when it cannot be computed."""
-    import nbformat
-    from nbgrader.utils import compute_checksum
-
-    try:
-        return compute_checksum(nbformat.from_dict({**cell, "source": cell_source(cell)}))
-    except Exception:  # metadata a student mangled: not the released cell
-        return None
 
 
 def release_course(root: Path, chapter: str, release: Release) -> None:
