@@ -18,7 +18,10 @@ PREAMBLES = {
     "05_sampling": "import numpy as np\n",
     "06_training": "import math\n\nimport numpy as np\n",
     "07_attention": "import math\n\nimport numpy as np\n",
-    "08_gpt": "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n",
+    "08_gpt": (
+        "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+        "from proof_lm.training import History, Recipe, init_output_bias, train_lm\n"
+    ),
     "09_tokenization": "import math\n\nimport numpy as np\n",
 }
 # The chapters whose exercises are written with PyTorch; every other exercise is graded in a sandbox
@@ -127,6 +130,7 @@ EXERCISES = {
         Exercise("Block", "08_gpt", 2, "gpt"),
         Exercise("GPT", "08_gpt", 4, "gpt"),
         Exercise("generate", "08_gpt", 3, "gpt", kind="debug"),
+        Exercise("train_gpt", "08_gpt", 3, "gpt_training", kind="derive"),
     ]
 }
 

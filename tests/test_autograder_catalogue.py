@@ -14,24 +14,30 @@ from autograder.runner import check_source, grade_notebook
 CATALOGUE = sorted(IMPLEMENTATIONS.glob("*/*.py"))
 # Files with one bug whose every failing check must name it, or say it fails for the same reason:
 # the cause is named once, never blamed on dropout, on state kept across calls, or on the mask.
-ONE_BUG_ONE_DIAGNOSIS = {
-    f"CausalSelfAttention/{name}"
-    for name in (
-        "wrong_scale_width",
-        "wrong_no_scale",
-        "wrong_merge",
-        "wrong_mask_off_by_one",
-        "wrong_qkv_order",
-        "wrong_reshape_heads",
-        "wrong_interleaved_heads",
-        "wrong_dropout_in_eval",
-    )
-} | {  # a draft with one planted bug left; causal_attention's softmax over the wrong axis is also
-    # named by its symptoms, rows that do not sum to 1 and an unstable softmax
-    f"{path.parent.name}/{path.stem}"
-    for path in IMPLEMENTATIONS.glob("*/wrong_draft_*_left.py")
-    if f"{path.parent.name}/{path.stem}" != "causal_attention/wrong_draft_axis_left"
-}
+ONE_BUG_ONE_DIAGNOSIS = (
+    {
+        f"CausalSelfAttention/{name}"
+        for name in (
+            "wrong_scale_width",
+            "wrong_no_scale",
+            "wrong_merge",
+            "wrong_mask_off_by_one",
+            "wrong_qkv_order",
+            "wrong_reshape_heads",
+            "wrong_interleaved_heads",
+            "wrong_dropout_in_eval",
+        )
+    }
+    | {  # a draft with one planted bug left; causal_attention's softmax over the wrong axis is also
+        # named by its symptoms, rows that do not sum to 1 and an unstable softmax
+        f"{path.parent.name}/{path.stem}"
+        for path in IMPLEMENTATIONS.glob("*/wrong_draft_*_left.py")
+        if f"{path.parent.name}/{path.stem}" != "causal_attention/wrong_draft_axis_left"
+    }
+    | {  # each slip of the training loop, named by every check it fails
+        f"train_gpt/{path.stem}" for path in IMPLEMENTATIONS.glob("train_gpt/wrong_*.py")
+    }
+)
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 
 
@@ -199,6 +205,7 @@ DERIVE_SHARED = {
         "(loss,grad)",
     },
     "batchnorm_backward": {"dout*gamma"},  # the first local step, given as the method's example
+    "train_gpt": {"get_batch(data,block_size,recipe.batch_size,generator)"},  # the contract's draw
     "layer_norm_backward": {
         "(dx,dgamma,dbeta)",
         "C=x.shape[-1]",

@@ -41,6 +41,7 @@ def test_list_shows_exercises_chapters_and_points():
         == "debug"
     )
     assert kinds["perplexity"] == kinds["temperature_probs"] == kinds["bigram_probs"] == "derive"
+    assert kinds["train_gpt"] == "derive"
     assert " derive " in done.stdout
     challenge = next(row for row in rows if row["exercise"] == "interpolated_probs")
     assert challenge["extra"] is True and challenge["chapter"] == "01_bigram_counting"

@@ -304,3 +304,98 @@ def generate_probe(
             }
         )
     return {"runs": runs, "global_moved": _global_states() != before}
+
+
+# ---------------------------------------------------------------- train_gpt
+
+
+def training_model(kind: str, spec: dict) -> object:
+    """A trusted model for train_gpt's checks, built alike on both sides of the wall (float64).
+
+    Both kinds hold an embedding, a linear layer and a LayerNorm, so that "every parameter of two or
+    more dimensions" and "the weights of linear and embedding layers" name the same parameters.
+    "linear": the loss of the t-th call is sum over parameters of (spec["grads"][name][t] * p), so
+    each call's gradient is set by the check (constant, zero or varying); "lm": a tiny language
+    model, logits = lin(norm(emb(x))), mean cross-entropy. `spec["weights"]` sets every parameter.
+    model(x, y) returns (logits, loss); each call logs the batch and the parameters as they stood.
+    """
+    import torch
+    import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
+
+    V, C = spec["vocab"], spec["width"]
+
+    class Probe(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = torch.nn.Embedding(V, C)
+            self.norm = torch.nn.LayerNorm(C)
+            self.lin = torch.nn.Linear(C, V)
+            self.double()
+            with torch.no_grad():
+                for name, p in self.named_parameters():
+                    p.copy_(torch.tensor(np.asarray(spec["weights"][name], dtype=np.float64)))
+            self.log: list[dict] = []
+
+        def flat(self) -> np.ndarray:
+            return torch.cat([p.detach().flatten() for p in self.parameters()]).cpu().numpy()
+
+        def forward(self, x: torch.Tensor, y: object = None) -> tuple:
+            if not isinstance(y, torch.Tensor):
+                raise ValueError("this model needs the targets as well: model(x, y)")
+            logits = self.lin(self.norm(self.emb(x)))  # (B, T, V)
+            if kind == "lm":
+                loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+            else:
+                t = min(len(self.log), len(spec["grads"]["emb.weight"]) - 1)
+                loss = sum(
+                    (torch.tensor(np.asarray(spec["grads"][name][t])) * p).sum()
+                    for name, p in self.named_parameters()
+                )
+            self.log.append(
+                {
+                    "x": _to_plain(x),
+                    "y": _to_plain(y),
+                    "params": self.flat(),
+                    "mode": self.training,
+                    "loss": float(loss.item()),
+                }
+            )
+            return logits, loss
+
+    return Probe()
+
+
+def train_probe(
+    fn: Callable,
+    kind: str,
+    spec: dict,
+    data: np.ndarray,
+    block_size: int,
+    recipe: dict,
+    seed: int,
+    max_grad_norm: float,
+) -> dict:
+    """Train a probe model with the student's loop; report the calls it saw and where it ended."""
+    import torch
+
+    from proof_lm.training import Recipe
+
+    model = training_model(kind, spec)
+    if spec.get("eval_first"):
+        model.eval()  # as generate leaves a model: the loop must switch it to training mode
+    returned = fn(
+        model,
+        torch.tensor(data, dtype=torch.int64),
+        block_size,
+        Recipe(**recipe),
+        torch.Generator().manual_seed(seed),
+        max_grad_norm=max_grad_norm,
+    )
+    numbers = isinstance(returned, list) and all(type(v) in (float, int) for v in returned)
+    return {
+        "returned": [float(v) for v in returned] if numbers else None,
+        "returned_type": _describe(returned)
+        + (f" of {sorted({_describe(v) for v in returned})}" if isinstance(returned, list) else ""),
+        "calls": model.log,
+        "final": model.flat(),
+    }
