@@ -88,7 +88,9 @@ def _judge_numerical(
     if eps is not None:
         diagnoses.append(
             (
-                "the eps argument was ignored: the result is the same for every eps",
+                "the result is nearer the true derivative than the contract's quotient can be "
+                "at this eps: was the eps argument ignored, or is this a higher-order quotient "
+                "(more points) instead of the contract's two-point one?",
                 _central(x, weights, 1e-5),
             )
         )
