@@ -505,6 +505,16 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
         for hint, dist in order_slips(logits, temperature, kwargs.get("top_k"), kwargs.get("top_p"))
         if not np.allclose(dist, expected)
     ]
+    twice = filtered(logits, temperature**2, kwargs.get("top_k"), kwargs.get("top_p"))
+    if temperature != 1.0 and twice.max() < 0.99 and not np.allclose(twice, expected):
+        slips.append(
+            (
+                "the draws follow the logits divided by the temperature twice: where is the "
+                "temperature applied, and how many times?",
+                twice,
+                [binomial_range(draws, float(q)) for q in twice],
+            )
+        )
     unfiltered_ranges = [binomial_range(draws, float(q)) for q in unfiltered]
     extreme = float(np.max(np.abs(np.asarray(logits, dtype=np.float64)))) / temperature > 700
     overflow = (
@@ -572,7 +582,8 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
             raise CheckFailed(
                 f"all {n} draws gave token {int(counts.argmax())}; expected about "
                 f"{n * expected[counts.argmax()]:.0f}: draw at random with the generator you are "
-                "given (not the argmax, and not a new generator on every call)"
+                "given (not the argmax, and not a new generator on every call), at the "
+                "temperature given (applied once)"
             )
         if off.any():
             token = int(np.flatnonzero(off)[0])
