@@ -1,11 +1,13 @@
 """The verdicts chapters 08 and 09 state, measured over seeds at the chapters' own budgets.
 
-    .venv/bin/python -m benchmarks.verdicts [--seeds 3] [--only gpt|bpe] [--workers 2]
+    .venv/bin/python -m benchmarks.verdicts [--seeds 3] [--only gpt|bpe|positions] [--workers 2]
 
 `gpt`: chapter 08's GPT (the library's copy, the chapter's configuration and recipe, 2,700 steps)
 against chapter 03's context-8 MLP (9,000 steps), dev loss in nats per character, the GPT's read
 on sliding windows of 64 with stride 32, as the chapter measures them. `bpe`: chapter 09's GPT
 trained 50 CPU-s on Shakespeare's character ids and on its 512 BPE ids, dev bits per character.
+`positions`: chapter 08's ablation, its GPT trained at its budget with its position embedding and
+without it (held at zero, never trained), the same seed, recipe and windows for both.
 Each seed draws the initial weights and the training windows. Prints each seed, then the mean
 margin and the spread (the larger of the two models' ranges over the seeds) and the verdict the
 chapters word theirs by: one model "ahead" only when the mean margin exceeds the spread, else
@@ -38,17 +40,10 @@ BPE_SECONDS = 50  # chapter 09's budget, CPU seconds per model
 
 def gpt_and_mlp(seed: int) -> tuple[float, float]:
     """Chapter 08's two dev losses (GPT, MLP) in nats per character, from `seed`."""
-    torch.set_num_threads(1)
+    gpt_dev = _shakespeare_gpt(seed)
     text = load_shakespeare()
     stoi, itos = char_vocab(text)
     train, dev = split_by_position(encode_chars(text, stoi))
-    block = SHAKESPEARE_GPT["block_size"]
-    torch.manual_seed(seed)
-    gpt = GPT(len(itos), **SHAKESPEARE_GPT)
-    recipe = dataclasses.replace(SHAKESPEARE_GPT_RECIPE, steps=GPT_STEPS, seed=seed)
-    gpt_dev = train_on_text(gpt, train, dev, block, recipe, progress=False, stride=block // 2).dev[
-        -1
-    ]
     torch.manual_seed(seed)
     mlp = TorchContextMLP(len(itos), 8, 16, 200)
     windows = make_context_dataset(train, 8)
@@ -56,6 +51,29 @@ def gpt_and_mlp(seed: int) -> tuple[float, float]:
     recipe = dataclasses.replace(MLP_RECIPE, steps=MLP_STEPS, seed=seed)
     mlp_dev = train_lm(mlp, windows, make_context_dataset(dev, 8), recipe, progress=False).dev[-1]
     return gpt_dev, mlp_dev
+
+
+def _shakespeare_gpt(seed: int, positions: bool = True) -> float:
+    """Chapter 08's GPT (the library's copy) trained at the chapter's budget: dev loss, sliding windows."""
+    torch.set_num_threads(1)
+    text = load_shakespeare()
+    stoi, itos = char_vocab(text)
+    train, dev = split_by_position(encode_chars(text, stoi))
+    block = SHAKESPEARE_GPT["block_size"]
+    torch.manual_seed(seed)
+    gpt = GPT(len(itos), **SHAKESPEARE_GPT)
+    if not positions:  # the input is the token's vector alone: a position-free causal model
+        with torch.no_grad():
+            gpt.pos_emb.weight.zero_()
+        gpt.pos_emb.weight.requires_grad_(False)
+    recipe = dataclasses.replace(SHAKESPEARE_GPT_RECIPE, steps=GPT_STEPS, seed=seed)
+    history = train_on_text(gpt, train, dev, block, recipe, progress=False, stride=block // 2)
+    return history.dev[-1]
+
+
+def with_and_without_positions(seed: int) -> tuple[float, float]:
+    """Chapter 08's ablation: dev loss with and without position embeddings, from `seed`."""
+    return _shakespeare_gpt(seed), _shakespeare_gpt(seed, positions=False)
 
 
 def bpe_and_chars(seed: int) -> tuple[float, float]:
@@ -85,12 +103,13 @@ def main() -> None:
     """Run the seeds of each comparison and print them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--only", choices=["gpt", "bpe"])
+    parser.add_argument("--only", choices=["gpt", "bpe", "positions"])
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     comparisons = {
         "gpt": (gpt_and_mlp, ("GPT", "MLP"), "nats/char"),
         "bpe": (bpe_and_chars, ("BPE", "characters"), "bits/char"),
+        "positions": (with_and_without_positions, ("positions", "no positions"), "nats/char"),
     }
     for name, (run, names, unit) in comparisons.items():
         if args.only and name != args.only:
