@@ -27,13 +27,15 @@ MATRICES = ("emb.weight", "lin.weight")
 class Slip:
     """One departure from the specified loop (the defaults are the specification)."""
 
-    rate: str = "schedule"  # a key of RATE_SLIPS, "late" or "schedule"
+    rate: str = "schedule"  # "schedule", "late" or a slip of rate_at
     first_group_only: bool = False  # the rate set on param_groups[0] alone
-    decay: str = (
-        "matrices"  # "matrices", "all", "none", "weights" (by name) or "l2" (in the gradient)
-    )
-    clip: str = "global"  # "global", "each" (every parameter on its own), "value" or "none"
-    zero_grad: bool = True
+    # which parameters decay: "matrices"; "all"; "none"; "weights" (by name: LayerNorm's gains
+    # too); "linear" (not the embedding); "default" (the others at AdamW's default 0.01); or "l2"
+    # (Adam's penalty, in the gradient)
+    decay: str = "matrices"
+    clip: str = "global"  # "global", "each" (parameter by parameter), "value", "one" or "none"
+    clear: str = "before"  # when .grad is cleared: "before" backward, "never", "after" backward
+    fresh_optimizer: bool = False  # a new optimizer at every step
     betas: tuple[float, float] = (0.9, 0.999)
 
 
@@ -92,6 +94,16 @@ SLIPS: list[tuple[Slip, str]] = [
         "decay is for the parameters of two or more",
     ),
     (
+        Slip(decay="default"),
+        "the biases and LayerNorm's parameters shrank a little: a parameter group without a "
+        "weight_decay of its own takes AdamW's default, 0.01",
+    ),
+    (
+        Slip(decay="linear"),
+        "the embedding did not shrink: it is a matrix too (two dimensions), and weight decay is "
+        "for every parameter of two or more",
+    ),
+    (
         Slip(decay="none"),
         "the matrices did not shrink: no weight decay on the parameters with two or more "
         "dimensions",
@@ -116,9 +128,23 @@ SLIPS: list[tuple[Slip, str]] = [
         "of the whole gradient, which keeps its direction",
     ),
     (
-        Slip(zero_grad=False),
+        Slip(clip="one"),
+        "the gradient was clipped to length 1, whatever max_grad_norm says",
+    ),
+    (
+        Slip(clear="never"),
         "the gradients of earlier steps stayed in .grad and added up: each step must start from "
         "fresh gradients",
+    ),
+    (
+        Slip(clear="after"),
+        "no weight followed its gradient: the gradients were cleared between backward and the "
+        "optimizer's step",
+    ),
+    (
+        Slip(fresh_optimizer=True),
+        "Adam's running averages started afresh at every step: one optimizer must live through "
+        "the whole run",
     ),
     (
         Slip(betas=(0.9, 0.95)),
@@ -160,52 +186,66 @@ def draw_batch(
     return x, y
 
 
+def _optimizer(
+    model: torch.nn.Module, decay: float, peak: float, slip: Slip
+) -> torch.optim.Optimizer:
+    """The specification's AdamW on two parameter groups, or one of the optimizer slips."""
+    named = dict(model.named_parameters())
+    decayed = {
+        "weights": lambda n, p: n.endswith("weight"),
+        "linear": lambda n, p: p.dim() >= 2 and not n.startswith("emb."),
+    }.get(slip.decay, lambda n, p: p.dim() >= 2)
+    on_matrices, on_vectors = {
+        "all": (decay, decay),
+        "none": (0.0, 0.0),
+        "default": (decay, 0.01),
+    }.get(slip.decay, (decay, 0.0))
+    groups = [
+        {"params": [p for n, p in named.items() if decayed(n, p)], "weight_decay": on_matrices},
+        {"params": [p for n, p in named.items() if not decayed(n, p)], "weight_decay": on_vectors},
+    ]
+    adam = torch.optim.Adam if slip.decay == "l2" else torch.optim.AdamW
+    return adam(groups, lr=peak, betas=slip.betas)
+
+
 def train(case: dict, slip: Slip = Slip()) -> dict:
     """Train the case's probe model with the specified loop (or with one slip): the probe's report."""
     recipe, max_norm = case["recipe"], case["max_grad_norm"]
     model = training_model(case["kind"], case["spec"])
     if case["eval_first"]:
         model.eval()
-    matrices = [p for p in model.parameters() if p.dim() >= 2]
-    vectors = [p for p in model.parameters() if p.dim() < 2]
-    peak, decay = recipe["learning_rate"], recipe["weight_decay"]
-    if slip.decay == "weights":  # by name: LayerNorm's gains are decayed with the matrices
-        named = dict(model.named_parameters())
-        matrices = [p for n, p in named.items() if n.endswith("weight")]
-        vectors = [p for n, p in named.items() if not n.endswith("weight")]
-    on_matrices, on_vectors = {
-        "matrices": (decay, 0.0),
-        "weights": (decay, 0.0),
-        "l2": (decay, 0.0),
-        "all": (decay, decay),
-    }.get(slip.decay, (0.0, 0.0))
-    groups = [
-        {"params": matrices, "weight_decay": on_matrices},
-        {"params": vectors, "weight_decay": on_vectors},
-    ]
-    adam = torch.optim.Adam if slip.decay == "l2" else torch.optim.AdamW
-    optimizer = adam(groups, lr=peak, betas=slip.betas)
+    peak = recipe["learning_rate"]
+
+    def optimizer() -> torch.optim.Optimizer:
+        return _optimizer(model, recipe["weight_decay"], peak, slip)
+
+    adam = optimizer()
     data = torch.tensor(case["data"], dtype=torch.int64)
     generator = torch.Generator().manual_seed(case["seed"])
     model.train()
     losses = []
     for step in range(recipe["steps"]):
-        groups = optimizer.param_groups[:1] if slip.first_group_only else optimizer.param_groups
+        if slip.fresh_optimizer:
+            adam = optimizer()
+        groups = adam.param_groups[:1] if slip.first_group_only else adam.param_groups
         for group in groups:
             group["lr"] = _step_rate(step, recipe, slip)
         x, y = draw_batch(data, case["block_size"], recipe["batch_size"], generator)
         _, loss = model(x, y)
-        if slip.zero_grad:
-            optimizer.zero_grad(set_to_none=True)
+        if slip.clear == "before":
+            adam.zero_grad(set_to_none=True)
         loss.backward()
-        if slip.clip == "global":
-            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        if slip.clear == "after":
+            adam.zero_grad(set_to_none=True)
+        bound = 1.0 if slip.clip == "one" else max_norm
+        if slip.clip in ("global", "one"):
+            torch.nn.utils.clip_grad_norm_(model.parameters(), bound)
         elif slip.clip == "each":
             for p in model.parameters():
-                torch.nn.utils.clip_grad_norm_(p, max_norm)
+                torch.nn.utils.clip_grad_norm_(p, bound)
         elif slip.clip == "value":
-            torch.nn.utils.clip_grad_value_(model.parameters(), max_norm)
-        optimizer.step()
+            torch.nn.utils.clip_grad_value_(model.parameters(), bound)
+        adam.step()
         losses.append(loss.item())
     return {"returned": losses, "calls": model.log, "final": model.flat()}
 
@@ -268,8 +308,8 @@ def _judge_run(case: dict, outcome: Outcome, off_path: str) -> None:
     steps = case["recipe"]["steps"]
     if len(report["calls"]) != steps:
         raise CheckFailed(
-            f"the model was called {len(report['calls'])} times in {steps} steps: one forward "
-            "pass per step, on that step's batch"
+            f"the model was called {len(report['calls'])} times with gradients on in {steps} "
+            "steps: one forward pass per step, on that step's batch"
         )
     if case["eval_first"] and not all(call["mode"] for call in report["calls"]):
         raise CheckFailed(
@@ -318,7 +358,7 @@ def _case(
         "kind": kind,
         "spec": spec,
         "data": rng.integers(0, V, int(rng.integers(40, 80))),
-        "block_size": int(rng.integers(2, 6)),
+        "block_size": int(rng.integers(5, 8)),  # never batch_size: a swap of the two shows
         "recipe": {"batch_size": int(rng.integers(2, 5)), "eval_every": 10**6, "seed": 0} | recipe,
         "seed": int(rng.integers(0, 2**31)),
         "max_grad_norm": 1.0,
@@ -419,10 +459,11 @@ def _judge_clipping(rng: np.random.Generator) -> Check:
     shapes = _shapes()
     grads = {n: rng.normal(size=(steps, *s)) for n, s in shapes.items()}
     lengths = np.sqrt(sum((g.reshape(steps, -1) ** 2).sum(1) for g in grads.values()))
-    wanted = rng.uniform(0.3, 0.9, steps)  # below the bound of 1 ...
-    wanted[rng.choice(steps, 4, replace=False)] = rng.uniform(2, 5, 4)  # ... but at 4 steps
+    bound = float(rng.uniform(1.3, 1.8))  # not 1: a bound of 1 whatever max_grad_norm shows
+    wanted = bound * rng.uniform(0.3, 0.9, steps)  # below the bound ...
+    wanted[rng.choice(steps, 4, replace=False)] = bound * rng.uniform(2, 5, 4)  # ... but 4 times
     grads = {n: g * (wanted / lengths).reshape(-1, *[1] * len(shapes[n])) for n, g in grads.items()}
-    case = _case(rng, "linear", grads, _recipe(rng, steps, 0.1))
+    case = _case(rng, "linear", grads, _recipe(rng, steps, 0.1), max_grad_norm=bound)
 
     def judge(outcomes: list[Outcome]) -> None:
         _judge_run(

@@ -317,7 +317,8 @@ def training_model(kind: str, spec: dict) -> object:
     "linear": the loss of the t-th call is sum over parameters of (spec["grads"][name][t] * p), so
     each call's gradient is set by the check (constant, zero or varying); "lm": a tiny language
     model, logits = lin(norm(emb(x))), mean cross-entropy. `spec["weights"]` sets every parameter.
-    model(x, y) returns (logits, loss); each call logs the batch and the parameters as they stood.
+    model(x, y) returns (logits, loss); each call with gradients enabled (a training step's) logs
+    the batch, the mode, the loss and the parameters as they stood.
     """
     import torch
     import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
@@ -339,7 +340,8 @@ def training_model(kind: str, spec: dict) -> object:
         def flat(self) -> np.ndarray:
             return torch.cat([p.detach().flatten() for p in self.parameters()]).cpu().numpy()
 
-        def forward(self, x: torch.Tensor, y: object = None) -> tuple:
+        def forward(self, x: torch.Tensor, targets: object = None) -> tuple:
+            y = targets
             if not isinstance(y, torch.Tensor):
                 raise ValueError("this model needs the targets as well: model(x, y)")
             logits = self.lin(self.norm(self.emb(x)))  # (B, T, V)
@@ -351,6 +353,8 @@ def training_model(kind: str, spec: dict) -> object:
                     (torch.tensor(np.asarray(spec["grads"][name][t])) * p).sum()
                     for name, p in self.named_parameters()
                 )
+            if not torch.is_grad_enabled():  # an evaluation of the student's own: not a step
+                return logits, loss
             self.log.append(
                 {
                     "x": _to_plain(x),
@@ -376,10 +380,13 @@ def train_probe(
     max_grad_norm: float,
 ) -> dict:
     """Train a probe model with the student's loop; report the calls it saw and where it ended."""
+    import dataclasses
+
     import torch
 
-    from proof_lm.training import Recipe
-
+    # the fields of the chapter's Recipe (proof_lm.training), frozen like it: the sandbox's
+    # grading code imports nothing of the project outside autograder.inside
+    Recipe = dataclasses.make_dataclass("Recipe", list(recipe), frozen=True)
     model = training_model(kind, spec)
     if spec.get("eval_first"):
         model.eval()  # as generate leaves a model: the loop must switch it to training mode

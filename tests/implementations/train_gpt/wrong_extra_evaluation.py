@@ -7,7 +7,7 @@ from torch import nn
 
 from proof_lm.training import Recipe
 
-EXPECT = "one forward pass per step"
+EXPECT = "each step's loss"
 
 
 def train_gpt(
