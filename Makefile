@@ -97,10 +97,14 @@ chapters: $(STAMP)
 	$(PY) -m autograder.course chapters
 
 # What students get (no solutions, hidden tests or grader): $(KIT)/ and $(KIT).zip, rebuilt.
-# SERVER_URL=https://... writes the submission server's address into the kit's submit.toml.
+# SERVER_URL=https://... writes the submission server's address into the kit's submit.toml. The
+# library carries the answers of the chapters whose deadline in $(COURSE)/nbgrader_config.py has
+# passed, or of every chapter up to ANSWERS_THROUGH=04_gradients: re-issue the kit at each deadline.
+ANSWERS_THROUGH ?=
 student-kit: $(STAMP)
 	rm -rf $(KIT) $(KIT).zip
-	$(PY) -m autograder.course.kit $(KIT) $(SERVER_URL)
+	$(PY) -m autograder.course.kit $(KIT) --server "$(SERVER_URL)" --course $(COURSE) \
+	  --answers-through "$(ANSWERS_THROUGH)"
 
 # The instructor's flow on the course directory $(COURSE).
 release: $(STAMP)

@@ -1,4 +1,8 @@
-"""Loss and information measures: nats, bits (per character too: nats_to_bits of a mean loss), perplexity."""
+"""Loss and information measures: nats, bits (per character too: nats_to_bits of a mean loss), perplexity.
+
+The scores of a probability table are computed with PyTorch (imported when called): the library
+holds no NumPy answer to chapter 01's `mean_nll` or `perplexity`.
+"""
 
 import math
 
@@ -26,7 +30,9 @@ def bits_per_character(nats_per_token: float, tokens: int, characters: int) -> f
 
 def perplexity_from_nll(mean_nll_nats: float) -> float:
     """exp of a mean negative log-likelihood in nats: the effective number of equally likely choices."""
-    return math.exp(mean_nll_nats) if math.isfinite(mean_nll_nats) else math.inf
+    import torch
+
+    return torch.tensor(float(mean_nll_nats), dtype=torch.float64).exp().item()
 
 
 def loss_summary(mean_nll_nats: float) -> str:
@@ -37,11 +43,14 @@ def loss_summary(mean_nll_nats: float) -> str:
     )
 
 
-def _negative_log(probs: np.ndarray) -> np.ndarray:
-    """-ln p elementwise, +inf where p is 0, with no warning."""
-    probs = np.asarray(probs, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        return -np.log(probs)
+def _mean_negative_log(probs: np.ndarray, index: tuple[np.ndarray, ...]) -> float:
+    """The mean of -ln probs[index] (+inf if any is 0), computed with PyTorch."""
+    import torch
+
+    picked = torch.as_tensor(np.asarray(probs, dtype=np.float64))[
+        tuple(torch.from_numpy(i) for i in index)
+    ]
+    return (-picked.log()).mean().item()
 
 
 def bigram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) -> float:
@@ -49,7 +58,7 @@ def bigram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) -
     previous, following = encode_stream(names, stoi)
     if previous.size == 0:
         raise ValueError("no names to score: expected at least one name")
-    return float(_negative_log(probs[previous, following]).mean())
+    return _mean_negative_log(probs, (previous, following))
 
 
 def ngram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) -> float:
@@ -60,4 +69,4 @@ def ngram_mean_nll(probs: np.ndarray, names: list[str], stoi: dict[str, int]) ->
     windows = padded_windows(names, stoi, probs.ndim)  # (N, n), oldest first
     if windows.shape[0] == 0:
         raise ValueError("no names to score: expected at least one name")
-    return float(_negative_log(probs[tuple(windows.T)]).mean())
+    return _mean_negative_log(probs, tuple(windows.T))

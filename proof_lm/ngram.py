@@ -1,4 +1,8 @@
-"""Count-based n-gram models: count tables, add-k smoothing and sampling."""
+"""Count-based n-gram models: count tables, add-k smoothing and sampling.
+
+NumPy in and out, computed with PyTorch's tensor operations (imported when called): the library
+holds no NumPy answer to chapter 01's exercises, and the module imports without PyTorch.
+"""
 
 import numpy as np
 
@@ -8,12 +12,14 @@ from proof_lm.windows import padded_windows
 def ngram_counts(names: list[str], stoi: dict[str, int], n: int = 2) -> np.ndarray:
     """Counts of every n-gram of ids in `name.` padded with n-1 leading dots: shape (V,) * n, int64.
 
-    Counted with one `np.bincount` over flattened indices, never a Python loop over pairs.
+    Counted with one `torch.bincount` over flattened indices, never a Python loop over pairs.
     """
+    import torch
+
     V = len(stoi)
-    grams = padded_windows(names, stoi, n)  # (N, n)
-    flat = np.ravel_multi_index(tuple(grams.T), (V,) * n)
-    return np.bincount(flat, minlength=V**n).reshape((V,) * n).astype(np.int64)
+    grams = torch.from_numpy(padded_windows(names, stoi, n))  # (N, n)
+    flat = (grams * V ** torch.arange(n - 1, -1, -1)).sum(dim=1)  # row-major index of each n-gram
+    return torch.bincount(flat, minlength=V**n).reshape((V,) * n).numpy()
 
 
 def bigram_count_table(names: list[str], stoi: dict[str, int]) -> np.ndarray:
@@ -23,13 +29,14 @@ def bigram_count_table(names: list[str], stoi: dict[str, int]) -> np.ndarray:
 
 def add_k_probs(counts: np.ndarray, k: float = 0.0) -> np.ndarray:
     """Add-k smoothed conditional distributions over the last axis; an all-zero row with k=0 is uniform."""
+    import torch
+
     if k < 0:
         raise ValueError(f"k must be non-negative, got {k}")
-    smoothed = np.asarray(counts, dtype=np.float64) + k
-    totals = smoothed.sum(axis=-1, keepdims=True)
-    V = smoothed.shape[-1]
-    uniform = np.full_like(smoothed, 1.0 / V)
-    return np.divide(smoothed, totals, out=uniform, where=totals > 0)
+    smoothed = torch.as_tensor(np.asarray(counts), dtype=torch.float64) + k
+    totals = smoothed.sum(dim=-1, keepdim=True)
+    uniform = torch.full_like(smoothed, 1.0 / smoothed.shape[-1])
+    return torch.where(totals > 0, smoothed / totals, uniform).numpy()
 
 
 def sample_names(

@@ -1,47 +1,74 @@
-"""The MLP language model in plain NumPy: parameters as a dict of arrays, forward pass, loss and gradients."""
+"""The MLP language model on NumPy arrays: parameters as a dict of arrays, forward pass, loss and gradients.
+
+Arrays in and out; the forward pass runs on PyTorch's tensors (imported when called) and the
+gradients come from its autograd, so the library holds no answer to chapter 03's and 04's exercises.
+"""
+
+import math
 
 import numpy as np
 
-from proof_lm.functional import cross_entropy, cross_entropy_grad, log_softmax
+NAMES = ("E", "W1", "b1", "W2", "b2", "W3")
+
+
+def _forward(P: dict, X: np.ndarray, grad: bool = False):
+    """(logits (B, V) as a tensor, the parameters as float64 tensors) for contexts X (B, n-1)."""
+    import torch
+
+    T = {
+        k: torch.tensor(np.asarray(P[k], dtype=np.float64), requires_grad=grad)
+        for k in NAMES
+        if P.get(k) is not None
+    }
+    x = T["E"][torch.as_tensor(np.asarray(X), dtype=torch.int64)].flatten(1)  # (B, (n-1)d)
+    logits = torch.tanh(x @ T["W1"] + T["b1"]) @ T["W2"] + T["b2"]
+    return (logits if "W3" not in T else logits + x @ T["W3"]), T
 
 
 def nplm_logits(P: dict, X: np.ndarray) -> np.ndarray:
     """Logits (B, V) for contexts X (B, n-1), oldest first; P has E, W1, b1, W2, b2 and W3 (or None)."""
-    x = P["E"][X].reshape(X.shape[0], -1)  # (B, (n-1)d)
-    logits = np.tanh(x @ P["W1"] + P["b1"]) @ P["W2"] + P["b2"]
-    return logits if P.get("W3") is None else logits + x @ P["W3"]
+    return _forward(P, X)[0].numpy()
 
 
 def nplm_mean_loss(P: dict, X: np.ndarray, Y: np.ndarray) -> float:
-    """Mean cross-entropy of the model on (X, Y), computed with a stable log-softmax."""
-    return float(-log_softmax(nplm_logits(P, X))[np.arange(len(Y)), Y].mean())
+    """Mean cross-entropy of the model on (X, Y) (PyTorch's, stable for any logits)."""
+    import torch
+    import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
+
+    logits, _ = _forward(P, X)
+    return F.cross_entropy(logits, torch.as_tensor(np.asarray(Y), dtype=torch.int64)).item()
 
 
 def init_nplm(
     V: int, d: int, context: int, dh: int, rng: np.random.Generator, gain: float = 5 / 3
 ) -> dict:
-    """Random parameters: unit-normal embeddings, fan-in scaled tanh layer (gain), small output layer."""
+    """Random parameters: unit-normal embeddings, fan-in scaled tanh layer (gain), small output layer.
+
+    Drawn from `rng` and scaled as PyTorch tensors, returned as float64 arrays.
+    """
+    import torch
+
+    def normal(*shape: int) -> torch.Tensor:
+        return torch.from_numpy(rng.normal(size=shape))
+
     return {
-        "E": rng.normal(size=(V, d)),
-        "W1": rng.normal(size=(context * d, dh)) * gain / np.sqrt(context * d),
-        "b1": np.zeros(dh),
-        "W2": rng.normal(size=(dh, V)) * 0.1,
-        "b2": np.zeros(V),
+        "E": normal(V, d).numpy(),
+        "W1": (normal(context * d, dh) * gain / math.sqrt(context * d)).numpy(),
+        "b1": torch.zeros(dh, dtype=torch.float64).numpy(),
+        "W2": (normal(dh, V) * 0.1).numpy(),
+        "b2": torch.zeros(V, dtype=torch.float64).numpy(),
         "W3": None,
     }
 
 
 def nplm_loss_and_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
-    """Mean cross-entropy and its gradients for E, W1, b1, W2, b2 (no direct connections)."""
+    """Mean cross-entropy and its gradients for E, W1, b1, W2, b2 (no direct connections), by autograd."""
+    import torch
+    import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
+
     if P.get("W3") is not None:
         raise ValueError("nplm_loss_and_grads handles models without direct connections (W3=None)")
-    B, d = X.shape[0], P["E"].shape[1]
-    x = P["E"][X].reshape(B, -1)  # (B, (n-1)d)
-    h = np.tanh(x @ P["W1"] + P["b1"])  # (B, dh)
-    logits = h @ P["W2"] + P["b2"]  # (B, V)
-    dz = cross_entropy_grad(logits, Y)  # (B, V), already divided by B
-    dpre = (dz @ P["W2"].T) * (1.0 - h**2)  # (B, dh)
-    dE = np.zeros_like(P["E"])
-    np.add.at(dE, X.ravel(), (dpre @ P["W1"].T).reshape(-1, d))  # scatter-add, oldest first
-    grads = {"E": dE, "W1": x.T @ dpre, "b1": dpre.sum(0), "W2": h.T @ dz, "b2": dz.sum(0)}
-    return cross_entropy(logits, Y), grads
+    logits, T = _forward(P, X, grad=True)
+    loss = F.cross_entropy(logits, torch.as_tensor(np.asarray(Y), dtype=torch.int64))
+    loss.backward()
+    return loss.item(), {k: T[k].grad.numpy() for k in ("E", "W1", "b1", "W2", "b2")}

@@ -1,6 +1,7 @@
 """Decoding: temperature, then top-k, then top-p, then a draw from a named generator; whole names.
 
-NumPy only until a PyTorch generator or model is handed in: it imports without PyTorch.
+NumPy in and out, computed with PyTorch's tensor operations (imported when called): the library
+holds no NumPy answer to chapter 05's exercises, and the module imports without PyTorch.
 """
 
 from __future__ import annotations
@@ -9,8 +10,6 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from proof_lm.functional import softmax
 
 if TYPE_CHECKING:
     import torch
@@ -37,38 +36,38 @@ def filter_probs(
     top_p: float | None = None,
 ) -> np.ndarray:
     """Next-token probabilities along the last axis after temperature, top-k and top-p, renormalised."""
+    import torch
+
     _check_policy(temperature, top_k, top_p)
-    probs = softmax(np.asarray(logits, dtype=np.float64) / temperature)
-    order = np.argsort(-probs, axis=-1, kind="stable")  # most likely first
-    ranked = np.take_along_axis(probs, order, axis=-1)
-    keep = np.ones(ranked.shape, dtype=bool)
+    logits = torch.as_tensor(np.asarray(logits, dtype=np.float64))
+    probs = torch.softmax(logits / temperature, dim=-1)
+    ranked, order = torch.sort(probs, dim=-1, descending=True, stable=True)  # most likely first
+    keep = torch.ones_like(ranked, dtype=torch.bool)
     if top_k is not None:
         keep[..., top_k:] = False
-        ranked = np.where(keep, ranked, 0.0)
-        ranked /= ranked.sum(axis=-1, keepdims=True)
+        ranked = torch.where(keep, ranked, 0.0)
+        ranked = ranked / ranked.sum(dim=-1, keepdim=True)
     if top_p is not None:
-        mass_before = np.cumsum(ranked, axis=-1) - ranked
-        keep &= mass_before < top_p
+        keep &= ranked.cumsum(dim=-1) - ranked < top_p
         keep[..., 0] = True
-    ranked = np.where(keep, ranked, 0.0)
-    ranked /= ranked.sum(axis=-1, keepdims=True)
-    out = np.empty_like(ranked)
-    np.put_along_axis(out, order, ranked, axis=-1)
-    return out
+    ranked = torch.where(keep, ranked, 0.0)
+    ranked = ranked / ranked.sum(dim=-1, keepdim=True)
+    return torch.zeros_like(ranked).scatter(-1, order, ranked).numpy()
 
 
 def draw(probs: np.ndarray, generator: Generator) -> np.ndarray:
     """One index per row of a (..., V) probability array, drawn with the given named generator."""
-    probs = np.asarray(probs, dtype=np.float64)
-    flat = probs.reshape(-1, probs.shape[-1])
-    if isinstance(generator, np.random.Generator):
-        u = generator.random(flat.shape[0])
-        cdf = np.cumsum(flat, axis=-1)
-        picks = np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=-1), flat.shape[-1] - 1)
-    elif type(generator).__module__.partition(".")[0] == "torch":
-        import torch
+    import torch
 
-        picks = torch.multinomial(torch.from_numpy(flat), 1, generator=generator)[:, 0].numpy()
+    probs = np.asarray(probs, dtype=np.float64)
+    flat = torch.from_numpy(probs.reshape(-1, probs.shape[-1]))
+    if isinstance(generator, np.random.Generator):  # inverse CDF at one uniform per row
+        u = torch.from_numpy(generator.random(flat.shape[0]))
+        cdf = flat.cumsum(dim=-1)
+        below = (cdf < u[:, None] * cdf[:, -1:]).sum(dim=-1)
+        picks = below.clamp(max=flat.shape[-1] - 1).numpy()
+    elif isinstance(generator, torch.Generator):
+        picks = torch.multinomial(flat, 1, generator=generator)[:, 0].numpy()
     else:
         raise ValueError("generator must be a numpy.random.Generator or a torch.Generator")
     return picks.reshape(probs.shape[:-1])

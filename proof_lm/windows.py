@@ -1,8 +1,9 @@
 """Training examples cut from id streams: context windows (oldest first) and whole-name sequences.
 
 Every context window comes from one builder, `_sliding_windows`; the public functions only pad,
-encode and split its rows for their input and output types. The NumPy builders import without
-PyTorch; the ones that return tensors import it when called.
+encode and split its rows for their input and output types. The module imports without PyTorch;
+its builders are written with PyTorch's tensor operations (imported when called), so that the
+library never holds a NumPy answer to chapter 03's `context_windows`.
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ IGNORE = -100  # the target of padding positions; F.cross_entropy skips it by de
 
 def _sliding_windows(ids: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray:
     """Every run of n consecutive ids inside one segment of `ids` (segments of `lengths`, back to back): int64 (N, n)."""
+    import torch
+
     if n < 1:
         raise ValueError(f"window length n must be at least 1, got {n}")
-    per_segment = np.maximum(lengths - n + 1, 0)
-    offsets = np.cumsum(lengths) - lengths
-    first = np.cumsum(per_segment) - per_segment
-    total = int(per_segment.sum())
-    starts = np.repeat(offsets, per_segment) + np.arange(total) - np.repeat(first, per_segment)
-    return ids[starts[:, None] + np.arange(n)]
+    ids, lengths = torch.as_tensor(ids, dtype=torch.int64), torch.as_tensor(lengths)
+    count = (lengths - n + 1).clamp(min=0)  # windows per segment
+    shift = (lengths.cumsum(0) - lengths) - (count.cumsum(0) - count)  # segment start - first row
+    starts = torch.repeat_interleave(shift, count) + torch.arange(int(count.sum()))
+    return ids[starts[:, None] + torch.arange(n)].numpy()
 
 
 def _inputs_and_targets(rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:

@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 import warnings
 from pathlib import Path
 
@@ -53,19 +54,38 @@ def _reference(exercise: str):
     return space[exercise]
 
 
+# Plain calls for exercises whose checks call them only through probes (the tokenizer's trainer
+# and encoder are checked on texts the probes build): inputs of the chapter's own worked examples.
+PLAIN_CALLS: dict[str, list[tuple]] = {
+    "bpe_train": [("aaabdaaabac", 300), ("to be or not to be, that is", 270), ("abcabcabd", 262)],
+    "bpe_encode": [
+        ("aaabdaaabac", [(97, 97), (256, 97), (257, 98)]),
+        ("to be or not", [(116, 111), (32, 98), (256, 32)]),
+        ("abcabc", [(97, 98), (256, 99)]),
+    ],
+}
+PLAIN_CALLS["bpe_train_fast"] = PLAIN_CALLS["bpe_train"]
+
+
 def check_inputs(exercise: str) -> list[tuple[tuple, dict, object]]:
     """(args, kwargs, reference answer) for the exercise's plain calls the reference answers."""
     fn, found = _reference(exercise), []
-    for check in build_checks(get_exercise(exercise), SEED):
-        for call in check.calls:
-            if call.probe is not None or len(found) >= CALLS:
-                continue
-            try:
-                with np.errstate(all="ignore"):
-                    expected = fn(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
-            except Exception:
-                continue
-            found.append((call.args, call.kwargs, expected))
+    calls = [
+        call
+        for check in build_checks(get_exercise(exercise), SEED)
+        for call in check.calls
+        if call.probe is None
+    ]
+    calls += [types.SimpleNamespace(args=args, kwargs={}) for args in PLAIN_CALLS.get(exercise, [])]
+    for call in calls:
+        if len(found) >= CALLS:
+            break
+        try:
+            with np.errstate(all="ignore"):
+                expected = fn(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
+        except Exception:
+            continue
+        found.append((call.args, call.kwargs, expected))
     return found
 
 
@@ -83,6 +103,8 @@ def _numpy(value: object) -> object:
 
 
 def _close(a: object, b: object) -> bool:
+    if isinstance(b, str | bytes):
+        return type(a) is type(b) and a == b
     if isinstance(b, tuple | list):
         return (
             isinstance(a, tuple | list)
@@ -501,7 +523,7 @@ def test_the_search_finds_what_it_looks_for():
     functions = {"softmax_regression": probes.softmax_regression}
     assert "softmax_regression" in search("linear_loss_and_grad", functions, False)
     assert "torch.softmax" in search("softmax", {"torch.softmax": torch.softmax}, True)
-    assert "functional:softmax" in search("temperature_probs", library_candidates(), False)
+    assert "sampling:filter_probs" in search("temperature_probs", library_candidates(), False)
     torch_found = {
         name: set(search(name, torch_candidates(), True))
         for name in ("cross_entropy", "layer_norm", "batchnorm_forward", "causal_attention")
@@ -794,7 +816,10 @@ def test_no_reference_in_the_sandbox_answers_the_exercise(exercise):
     names = [e.name for e in chapter_exercises(get_exercise(exercise).chapter)]
     sent = _sent_references(exercise)
     assert set(sent) == set(names[: names.index(exercise)])
-    assert search(exercise, sent, False) == {}
+    found = search(exercise, sent, False)
+    if exercise == "bpe_train_fast":  # the same merges as bpe_train by contract: what it grades
+        found.pop("bpe_train")  # is the speed, and the slow reference fails the timed check
+    assert found == {}  # (the catalogue's wrong_calls_bpe_train)
 
 
 # ---------------------------------------------------------------- judgements made in the sandbox

@@ -261,22 +261,36 @@ def test_no_answer_key_in_the_environment(source):
 
 
 def test_the_library_stays_usable_for_other_exercises():
-    # bigram_loss_and_grad may use the library's softmax: only softmax's own grading blocks it
+    # bpe_encode may check itself with the library's decoder: only bpe_decode's grading blocks it
     source = textwrap.dedent(
         """
-        from proof_lm.functional import log_softmax, softmax as library_softmax
+        import math
 
-        def bigram_loss_and_grad(table, previous, targets):
-            B = len(previous)
-            probs = library_softmax(table[previous], axis=1)
-            loss = -log_softmax(table[previous], axis=1)[np.arange(B), targets].mean()
-            probs[np.arange(B), targets] -= 1
-            grad = np.zeros_like(table, dtype=float)
-            np.add.at(grad, previous, probs / B)
-            return float(loss), grad
+        from proof_lm.bpe import bpe_decode as library_decode
+
+        def bpe_encode(text, merges):
+            rank = {}
+            for i, pair in enumerate(merges):
+                rank.setdefault(tuple(pair), i)
+            ids = list(text.encode("utf-8"))
+            while len(ids) > 1:
+                pair = min(zip(ids, ids[1:]), key=lambda p: rank.get(p, math.inf))
+                if pair not in rank:
+                    break
+                new, merged, i = 256 + rank[pair], [], 0
+                while i < len(ids):
+                    if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+                        merged.append(new)
+                        i += 2
+                    else:
+                        merged.append(ids[i])
+                        i += 1
+                ids = merged
+            assert library_decode(ids, merges) == text
+            return ids
         """
     )
-    report = check_source(get_exercise("bigram_loss_and_grad"), [source], seed=1)
+    report = check_source(get_exercise("bpe_encode"), [source], seed=1)
     assert report.passed, [(r.name, r.hint) for r in report.results if not r.passed]
 
 

@@ -1,9 +1,10 @@
 """The student kit: what an instructor hands out, and nothing of the grader's.
 
-    python -m autograder.course.kit DIR     # writes DIR/ and DIR.zip
+    python -m autograder.course.kit DIR [--server URL] [--course COURSE] [--answers-through CHAPTER]
 
 DIR holds the released notebooks (`notebooks/`, made by nbgrader as in `make chapters`), the
-library `proof_lm/` with a pyproject of its own, the names corpus it reads (`data/`), the pinned
+library `proof_lm/` with a pyproject of its own (holding back what answers an exercise not yet due:
+`autograder.course.stages`), the names corpus it reads (`data/`), the pinned
 requirements a student needs, a README (set-up in two commands, how to hand in) and the client
 that hands a notebook in to the course's submission server (`submit.py`, standard library only, with
 its `submit.toml`: the server's address, when given, and a place for the student's token). It holds no
@@ -11,6 +12,7 @@ source notebook, no hidden test and nothing of `autograder`: the released notebo
 need only `proof_lm`, NumPy and PyTorch, so students grade nothing themselves with the kit.
 """
 
+import argparse
 import ast
 import re
 import shutil
@@ -23,6 +25,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.course.release import student_notebooks
+from autograder.course.stages import hold_back, released, stage_table
 from autograder.wall.paths import REPO
 
 # What students run beside the library's own dependencies: JupyterLab and the notebooks' kernel.
@@ -115,35 +118,53 @@ def submit_config(server: str | None) -> str:
     )
 
 
-def build_kit(target: Path, server: str | None = None) -> Path:
+def build_kit(
+    target: Path, server: str | None = None, released_chapters: list[str] | None = None
+) -> Path:
     """Write the student kit into the new folder `target` and beside it `target`.zip; return the folder.
 
     `server`: the submission server's address written into the kit's submit.toml (else left empty).
+    `released_chapters`: the chapters whose answers the library may hold (none by default).
     """
     config = submit_config(server)
     if target.exists():
         raise ValueError(f"{target} exists: expected a path for a new folder (the student kit)")
     student_notebooks(target / "notebooks")
     shutil.copytree(REPO / "proof_lm", target / "proof_lm", ignore=UNWANTED)
+    stage = list(released_chapters or [])
+    held = hold_back(target / "proof_lm", stage)
     shutil.copytree(REPO / "data", target / "data", ignore=UNWANTED)
     (target / "pyproject.toml").write_text(_pyproject())
     (target / "requirements.txt").write_text("".join(f"{pin}\n" for pin in student_requirements()))
     count = len(list((target / "notebooks").glob("*.ipynb")))
-    (target / "README.md").write_text(README.read_text().replace("{NOTEBOOKS}", str(count)))
+    readme = README.read_text().replace("{NOTEBOOKS}", str(count))
+    (target / "README.md").write_text(readme.replace("{ANSWERS}", stage_table(stage, held)))
     shutil.copyfile(SUBMIT, target / "submit.py")
     (target / "submit.toml").write_text(config)
     shutil.make_archive(str(target), "zip", root_dir=target.parent, base_dir=target.name)
     return target
 
 
-if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        sys.exit(
-            "usage: python -m autograder.course.kit DIR [SERVER]   (a new folder for the student "
-            "kit; SERVER: the submission server's address, e.g. https://grader.example.edu)"
-        )
+def main(argv: list[str] | None = None) -> None:
+    """The command line: build the kit of the stage the course's deadlines (or the instructor) set."""
+    parser = argparse.ArgumentParser(prog="python -m autograder.course.kit", description=__doc__)
+    parser.add_argument("target", type=Path, help="a new folder for the student kit")
+    parser.add_argument("--server", help="the submission server's address, e.g. https://host")
+    parser.add_argument(
+        "--course", type=Path, help="the course directory whose deadlines set the stage"
+    )
+    parser.add_argument(
+        "--answers-through",
+        help="carry the answers of every chapter up to this one, whatever the deadlines",
+    )
+    args = parser.parse_args(argv)
     try:
-        kit = build_kit(Path(sys.argv[1]), sys.argv[2] if len(sys.argv) == 3 else None)
+        stage = released(args.course, args.answers_through or None)
+        kit = build_kit(args.target, args.server or None, stage)
     except ValueError as error:
         sys.exit(str(error))
-    print(f"student kit in {kit}/ and {kit}.zip")
+    print(f"student kit in {kit}/ and {kit}.zip: answers of {', '.join(stage) or 'no chapter'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -38,9 +38,9 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "bigram_probs": ("ngram:add_k_probs",),
     "mean_nll": ("metrics:bigram_mean_nll", "metrics:ngram_mean_nll"),
     "perplexity": ("metrics:perplexity_from_nll",),
-    "softmax": ("functional:softmax", "functional:log_softmax", "sampling:filter_probs"),
-    "cross_entropy": ("functional:cross_entropy", "functional:log_softmax"),
-    "bigram_loss_and_grad": ("table_fit:table_loss_and_grad", "functional:cross_entropy_grad"),
+    "softmax": ("sampling:filter_probs",),
+    "cross_entropy": ("nplm:nplm_mean_loss",),
+    "bigram_loss_and_grad": ("table_fit:table_loss_and_grad",),
     "context_windows": (
         "windows:_sliding_windows",
         "windows:padded_windows",
@@ -56,9 +56,8 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
         "baselines:TorchContextMLP",
     ),
     "numerical_gradient": ("gradcheck:central_difference",),
-    "linear_loss_and_grad": ("functional:cross_entropy_grad",),
     "nplm_grads": ("nplm:nplm_loss_and_grads", "baselines:TorchContextMLP"),
-    "temperature_probs": ("sampling:filter_probs", "functional:softmax", "functional:log_softmax"),
+    "temperature_probs": ("sampling:filter_probs",),
     "top_k_probs": ("sampling:filter_probs",),
     "top_p_probs": ("sampling:filter_probs",),
     "sample_next": ("sampling:filter_probs", "sampling:draw"),
@@ -237,10 +236,10 @@ def _cut(package: Path, entries: tuple[str, ...], exercise: str | None) -> None:
     for module, names in by_module.items():
         path = package / f"{module}.py"
         stub = STUB.replace("{EXERCISE}", str(exercise))
-        path.write_text(_without_definitions(path.read_text(), set(names), stub))
+        path.write_text(without_definitions(path.read_text(), set(names), stub))
 
 
-def _without_definitions(source: str, names: set[str], stub: str) -> str:
+def without_definitions(source: str, names: set[str], stub: str) -> str:
     """`source` with the top-level functions, classes and assignments called `names` cut out
     (decorators included), each replaced where it stood by a refusing stand-in, so that code
     below it (an annotation naming a cut class) still finds the name; `stub` goes before the first."""

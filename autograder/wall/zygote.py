@@ -50,7 +50,6 @@ WARM = (  # what every notebook imports first
     "tqdm.auto",
     "proof_lm.baselines",
     "proof_lm.corpus",
-    "proof_lm.functional",
     "proof_lm.gpt",
     "proof_lm.metrics",
     "proof_lm.ngram",

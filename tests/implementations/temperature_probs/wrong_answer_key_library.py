@@ -1,8 +1,6 @@
-"""The library's softmax of logits / temperature."""
+"""The library's sampling filter at a temperature, no other filter."""
 
-import numpy as np
-
-from proof_lm.functional import softmax
+from proof_lm.sampling import filter_probs
 
 EXPECT = "answer-key rule"
 
@@ -10,4 +8,4 @@ EXPECT = "answer-key rule"
 def temperature_probs(logits, temperature):
     if temperature <= 0:
         raise ValueError("temperature must be > 0")
-    return softmax(np.asarray(logits, dtype=float) / temperature)
+    return filter_probs(logits, temperature)

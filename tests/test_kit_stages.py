@@ -1,0 +1,225 @@
+"""The kit answers no exercise before its deadline: its library, copied whole, earns nothing.
+
+The attack is copying, not calling: every module of the kit's `proof_lm`, at the stage just before
+an exercise's chapter is due (the most its library ever holds while that exercise is open), is
+pasted as source under another package name, one top-level statement at a time, where the
+exercise is graded: for a NumPy exercise with no PyTorch (an import of it gives a module whose every
+attribute raises, as in its sandbox). Every top-level function and class, private helpers included,
+is then bound to the exercise through the adapters of `test_answer_keys.py` on the exercise's own
+check inputs: nothing may reproduce the answer. Earlier stages hold back more (what is held back
+at a stage is held back at every earlier one), so they are covered.
+"""
+
+import ast
+import builtins
+import datetime as dt
+import inspect
+import shutil
+import types
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from test_answer_keys import GRADED, _run_guarded, search
+
+from autograder.course import stages
+from autograder.course.release import chapters
+from autograder.exercises import EXERCISES, get_exercise
+from autograder.runner import check_source
+from autograder.wall.answer_key import LIBRARY_ANSWERS
+
+
+class NoPyTorch(ImportError):
+    """PyTorch used where a NumPy exercise is graded."""
+
+
+class Absent(types.ModuleType):
+    """PyTorch as a NumPy exercise's sandbox has it: every attribute raises."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NoPyTorch("PyTorch is not available")
+
+
+def kit_library(stage: list[str], folder: Path) -> Path:
+    """The kit's `proof_lm` at `stage` (the chapters whose answers it carries), built in `folder`."""
+    library = folder / "proof_lm"
+    shutil.copytree(REPO / "proof_lm", library, ignore=shutil.ignore_patterns("__pycache__"))
+    stages.hold_back(library, stage)
+    return library
+
+
+def paste(library: Path, torch_available: bool) -> dict[str, object]:
+    """Every top-level function and class of the pasted library, as "module:name".
+
+    Each module's source is run one top-level statement at a time (a statement that fails is
+    left out, as a student would leave out a line that does not run) in a module of another name;
+    `proof_lm.x` inside it means the pasted `x`, and PyTorch is there only when `torch_available`.
+    """
+    modules: dict[str, types.ModuleType] = {}
+
+    class Package(types.ModuleType):
+        def __getattr__(self, name: str):
+            if name.startswith("__") or not (library / f"{name}.py").is_file():
+                raise AttributeError(name)
+            return load(name)
+
+    package = Package("pasted")
+
+    def importer(name, globals=None, locals=None, fromlist=(), level=0):
+        root, _, rest = name.partition(".")
+        if root == "proof_lm":
+            module = load(rest.partition(".")[0]) if rest else package
+            return module if fromlist else package
+        if root in ("torch", "functorch", "torchgen") and not torch_available:
+            return Absent(root)
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    pasted_builtins = dict(vars(builtins), __import__=importer)
+
+    def load(name: str) -> types.ModuleType:
+        if name in modules:
+            return modules[name]
+        module = modules[name] = types.ModuleType(f"pasted_{name}")
+        module.__dict__["__builtins__"] = pasted_builtins
+        path = library / f"{name}.py"
+        for statement in ast.parse(path.read_text()).body:
+            code = compile(ast.Module([statement], []), str(path), "exec")
+            try:
+                exec(code, module.__dict__)
+            except Exception:
+                continue
+        return module
+
+    found = {}
+    for path in sorted(library.glob("*.py")):
+        module = load(path.stem)
+        for name, obj in vars(module).items():
+            defined_here = getattr(obj, "__module__", None) == module.__name__
+            if defined_here and (inspect.isfunction(obj) or inspect.isclass(obj)):
+                found[f"{path.stem}:{name}"] = obj
+    return found
+
+
+def stage_before(exercise: str) -> list[str]:
+    """The chapters whose answers the kit carries just before `exercise`'s chapter is due."""
+    order = chapters()
+    return order[: order.index(get_exercise(exercise).chapter)]
+
+
+@pytest.fixture(scope="module")
+def pasted_stages(tmp_path_factory: pytest.TempPathFactory):
+    """The pasted kit library of each stage, with and without PyTorch, built once."""
+    cache: dict[tuple[int, bool], dict[str, object]] = {}
+
+    def at(stage: list[str], torch_available: bool) -> dict[str, object]:
+        key = (len(stage), torch_available)
+        if key not in cache:
+            folder = tmp_path_factory.mktemp(f"stage{len(stage)}")
+            cache[key] = paste(kit_library(stage, folder), torch_available)
+        return cache[key]
+
+    return at
+
+
+@pytest.mark.parametrize("exercise", GRADED)
+def test_no_exercise_is_answered_by_copying_the_kit_before_its_deadline(exercise, pasted_stages):
+    stage = stage_before(exercise)
+    candidates = pasted_stages(stage, EXERCISES[exercise].torch)
+    found = search(exercise, candidates, False)
+    shipped = {entry for entry, needed_by in stages.STILL_SHIPPED.items() if needed_by}
+    answers = sorted(set(found) - shipped)
+    assert answers == [], f"a kit with the answers of {stage or 'no chapter'} answers {exercise}"
+
+
+def test_the_attack_finds_what_the_library_would_answer_with_pytorch_at_hand(tmp_path):
+    # the same paste with PyTorch available finds the library's answers to NumPy exercises: what
+    # keeps them out is the sandbox without PyTorch, and the real grader shows it
+    library = kit_library(chapters(), tmp_path)
+    with_torch = paste(library, torch_available=True)
+    for exercise, entry in [
+        ("bigram_probs", "ngram:add_k_probs"),
+        ("mean_nll", "metrics:bigram_mean_nll"),
+        ("min_p_probs", "sampling:filter_probs"),
+        ("nplm_params", "nplm:init_nplm"),
+    ]:
+        assert entry in search(exercise, with_torch, False), (exercise, entry)
+        assert entry not in search(exercise, paste(library, torch_available=False), False)
+    # and what needs no PyTorch is found without it: the tokenizer, which the kit ships (STILL_SHIPPED)
+    without_torch = paste(library, torch_available=False)
+    for exercise in ("bpe_train", "bpe_encode", "bpe_decode"):
+        assert f"bpe:{exercise}" in search(exercise, without_torch, False), exercise
+    source = (REPO / "proof_lm" / "ngram.py").read_text()
+    pasted = [source, "def bigram_probs(counts, k=1.0):\n    return add_k_probs(counts, k)\n"]
+    report = check_source(get_exercise("bigram_probs"), pasted, seed=3)
+    assert report.earned == 0 and report.points > 0
+    assert "graded without PyTorch" in " ".join(r.hint for r in report.results)
+
+
+def test_a_held_back_function_says_what_it_answers(tmp_path, monkeypatch):
+    monkeypatch.setattr(stages, "STILL_SHIPPED", {})  # as it will be once chapter 09 needs none
+    library = kit_library(chapters()[:8], tmp_path)
+    assert "HeldBack" in (library / "bpe.py").read_text()
+    assert "HeldBack" not in (library / "gpt2.py").read_text()  # chapter 08 is released
+    candidates = paste(library, torch_available=True)
+    with pytest.raises(RuntimeError, match=r"answers .*bpe_encode \(chapter 09_tokenization\)"):
+        candidates["bpe:bpe_encode"]("abc", [])
+    everything = kit_library(chapters(), tmp_path / "all")
+    assert "HeldBack" not in "".join(p.read_text() for p in everything.glob("*.py"))
+
+
+def test_what_is_shipped_is_what_the_notebooks_still_need():
+    # the gap is named, chapter by chapter, and holds only answers (nothing shipped by mistake)
+    listed = {entry for entries in LIBRARY_ANSWERS.values() for entry in entries}
+    assert set(stages.STILL_SHIPPED) <= listed
+    for entry, needed_by in stages.STILL_SHIPPED.items():
+        assert needed_by and set(needed_by) <= set(chapters()), entry
+
+
+def test_the_stage_follows_the_course_deadlines(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text(
+        "DEADLINES = {'01_bigram_counting': '2026-12-08T23:59:00+01:00', "
+        "'02_neural_bigram': '2026-12-15T23:59:00Z'}\n"
+    )
+    moment = dt.datetime(2026, 12, 10, tzinfo=dt.UTC)
+    assert stages.released(tmp_path, now=moment) == ["01_bigram_counting"]
+    assert stages.released(tmp_path, now=moment - dt.timedelta(days=5)) == []
+    assert stages.released(tmp_path, "03_mlp_lm", now=moment) == chapters()[:3]
+    assert stages.released(None) == []
+    with pytest.raises(ValueError, match="ANSWERS_THROUGH='3': expected one of the chapters"):
+        stages.released(tmp_path, "3")
+
+
+def test_the_command_line_names_a_stage_it_does_not_know(tmp_path, capsys):
+    from autograder.course.kit import main
+
+    with pytest.raises(SystemExit, match=r"ANSWERS_THROUGH='3': expected one of the chapters"):
+        main([str(tmp_path / "kit"), "--answers-through", "3"])
+    assert not (tmp_path / "kit").exists()
+
+
+def test_what_needs_pytorch_is_found_through_the_calls():
+    # a NumPy exercise's answer written with PyTorch cannot run in its sandbox (no PyTorch there);
+    # the rule follows calls inside the library, and everything else not yet due is held back
+    assert stages.uses_torch("windows:padded_windows")  # through _sliding_windows
+    assert stages.uses_torch("metrics:bigram_mean_nll")  # through _mean_negative_log
+    assert stages.uses_torch("nplm:nplm_logits")  # through _forward
+    assert stages.uses_torch("gpt2:get_batch")  # a module that imports PyTorch at the top
+    assert not stages.uses_torch("bpe:bpe_train")
+    assert not stages.uses_torch("training:learning_rate_at")
+    assert stages.runs_where_graded("bpe:bpe_train", "bpe_train")
+    assert not stages.runs_where_graded("ngram:add_k_probs", "bigram_probs")
+    assert stages.runs_where_graded("gpt2:GPT", "GPT")
+    assert not stages.runs_where_graded("gpt:TinyGPT", "GPT")  # REFUSED_ATTENTION
+
+
+def test_the_library_gpt_refuses_to_run_while_attention_is_graded(tmp_path):
+    # REFUSED_ATTENTION: chapter 07's GPT, pasted, cannot answer chapter 08's attention exercises
+    source = (REPO / "proof_lm" / "gpt.py").read_text()
+    attempt = f"exec({source!r})\nmodel = TinyGPT(10, 4, 8, 1, 2)\nprint(model(torch.zeros(1, 4, dtype=torch.long)))"
+    done = _run_guarded(attempt, tmp_path)
+    assert done.returncode != 0 and done.stdout == "", done.stdout
+    assert "AnswerKeyError" in done.stderr or "finished attention" in done.stderr, done.stderr[
+        -800:
+    ]
