@@ -1,15 +1,19 @@
 """Byte-level BPE (chapter 09): train merges, encode text to ids, decode ids to text.
 
 Text is its UTF-8 bytes, ids 0-255; merge i creates id 256 + i. The rules are chapter 09's
-exercises; this version keeps them exactly but does not rescan the text every round: the sequence
-is a linked list over byte positions, every pair keeps the set of positions where it starts, and a
-merge touches only its own occurrences and their neighbours. A heap orders the pairs, by (count,
-first position) when training, by merge index when encoding, with stale entries skipped.
+exercises; this version keeps them exactly, on PyTorch tensors (imported when called): each
+round counts every adjacent pair at once with `torch.bincount` and replaces a pair everywhere with
+one masked assignment, so the library holds no answer to chapter 09's NumPy exercises.
 """
 
-import heapq
+from __future__ import annotations
+
 import operator
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 FIRST_ID = 256  # merge i creates id FIRST_ID + i
 
@@ -34,137 +38,107 @@ def check_merges(merges: Iterable) -> list[Pair]:
     return checked
 
 
-def _linked(tokens: list[int]) -> tuple[list[int], list[int]]:
-    """(prev, next) position links of a sequence; -1 at the ends."""
-    n = len(tokens)
-    return list(range(-1, n - 1)), [*range(1, n), -1][:n]
+def _bytes(text: str) -> torch.Tensor:
+    import torch
+
+    data = text.encode("utf-8")
+    if not data:
+        return torch.zeros(0, dtype=torch.int64)
+    return torch.frombuffer(bytearray(data), dtype=torch.uint8).long()
 
 
-def _merge_pair(
-    pair: Pair,
-    new: int,
-    tokens: list[int],
-    prev: list[int],
-    next_: list[int],
-    where: dict[Pair, set[int]],
-    keep: object = None,
-) -> set[Pair]:
-    """Replace every occurrence of `pair`, left to right without overlap; return the pairs touched.
-
-    `where[p]` is the set of positions where pair p starts; it is updated for the neighbours
-    (pairs that `keep` does not contain are not tracked when `keep` is given).
-    """
-    touched: set[Pair] = set()
-
-    def drop(p: Pair, at: int) -> None:
-        positions = where.get(p)
-        if positions is not None:
-            positions.discard(at)
-            touched.add(p)
-
-    def add(p: Pair, at: int) -> None:
-        if keep is None or p in keep:
-            where.setdefault(p, set()).add(at)
-            touched.add(p)
+def _replace(ids: torch.Tensor, pair: Pair, new: int) -> torch.Tensor:
+    """`ids` with every occurrence of `pair` replaced by `new`, left to right without overlap."""
+    import torch
 
     a, b = pair
-    occurrences = where.get(pair, set())
-    for i in sorted(occurrences):
-        if i not in occurrences:  # consumed by the occurrence just before it (a run like 'aaa')
-            continue
-        j = next_[i]
-        h, k = prev[i], next_[j]
-        if h != -1:
-            drop((tokens[h], a), h)
-            add((tokens[h], new), h)
-        if k != -1:
-            drop((b, tokens[k]), j)
-            add((new, tokens[k]), i)
-            prev[k] = i
-        occurrences.discard(i)
-        tokens[i], next_[i] = new, k
-    where.pop(pair, None)
-    touched.discard(pair)
-    return touched
-
-
-def _pair_positions(tokens: list[int], keep: object = None) -> dict[Pair, set[int]]:
-    where: dict[Pair, set[int]] = {}
-    for i in range(len(tokens) - 1):
-        pair = (tokens[i], tokens[i + 1])
-        if keep is None or pair in keep:
-            where.setdefault(pair, set()).add(i)
-    return where
+    starts = (ids[:-1] == a) & (ids[1:] == b)  # (N - 1,) where an occurrence could start
+    if a == b and bool(starts.any()):  # a run of a's: occurrences at even offsets from its start
+        index = torch.arange(len(starts))
+        first = starts & ~torch.cat([starts.new_zeros(1), starts[:-1]])
+        run_start = torch.cummax(torch.where(first, index, 0), dim=0).values
+        starts &= (index - run_start) % 2 == 0
+    if not bool(starts.any()):
+        return ids
+    out = ids.clone()
+    out[:-1][starts] = new
+    keep = torch.ones_like(ids, dtype=torch.bool)
+    keep[1:][starts] = False  # the second id of each occurrence
+    return out[keep]
 
 
 def bpe_train(text: str, vocab_size: int) -> list[Pair]:
     """Merges learned from `text` until `vocab_size` ids exist (fewer once no pair occurs twice)."""
+    import torch
+
     _check_text(text)
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < FIRST_ID:
         raise ValueError(f"vocab_size must be an int >= 256 (the bytes), got {vocab_size!r}")
-    tokens = list(text.encode("utf-8"))
-    prev, next_ = _linked(tokens)
-    where = _pair_positions(tokens)
-    heap = [(-len(s), min(s), pair) for pair, s in where.items()]  # most frequent, then first
-    heapq.heapify(heap)
+    ids = _bytes(text)
     merges: list[Pair] = []
-    while heap and len(merges) < vocab_size - FIRST_ID:
-        count, _, pair = heapq.heappop(heap)
-        if len(where.get(pair, ())) != -count:  # stale: the pair's count changed since
-            continue
-        if -count < 2:
+    while len(merges) < vocab_size - FIRST_ID and len(ids) > 1:
+        V = FIRST_ID + len(merges)  # ids in use
+        codes = ids[:-1] * V + ids[1:]  # each adjacent pair as one number
+        counts = torch.bincount(codes, minlength=V * V)
+        top = counts.max()
+        if top < 2:
             break
-        touched = _merge_pair(pair, FIRST_ID + len(merges), tokens, prev, next_, where)
+        first = int(torch.argmax((counts[codes] == top).to(torch.uint8)))  # a tie: first to occur
+        pair = (int(ids[first]), int(ids[first + 1]))
         merges.append(pair)
-        for p in touched:  # counts only fall after a pair's first round, so one entry per change
-            positions = where.get(p)
-            if positions:
-                heapq.heappush(heap, (-len(positions), min(positions), p))
-            elif positions is not None:
-                del where[p]
+        ids = _replace(ids, pair, V)
     return merges
 
 
 def bpe_encode(text: str, merges: list[Pair]) -> list[int]:
-    """The ids of `text`: its bytes, then always the present pair with the lowest merge index merged."""
+    """The ids of `text`: its bytes, then always the present pair with the lowest merge index merged.
+
+    Since merge i only uses ids below 256 + i, a merge never creates a pair with a lower index:
+    applying the merges once each, in order, is the same.
+    """
     _check_text(text)
-    merges = check_merges(merges)
-    rank: dict[Pair, int] = {}
-    for i, pair in enumerate(merges):
-        rank.setdefault(pair, i)
-    tokens = list(text.encode("utf-8"))
-    prev, next_ = _linked(tokens)
-    where = _pair_positions(tokens, keep=rank)
-    heap = [rank[pair] for pair in where]
-    heapq.heapify(heap)
-    while heap:
-        r = heapq.heappop(heap)
-        if not where.get(merges[r]):
-            continue
-        for p in _merge_pair(merges[r], FIRST_ID + r, tokens, prev, next_, where, keep=rank):
-            if where.get(p):
-                heapq.heappush(heap, rank[p])
-    ids, i = [], 0 if tokens else -1
-    while i != -1:
-        ids.append(tokens[i])
-        i = next_[i]
+    ids, done = _bytes(text), set()
+    for i, pair in enumerate(check_merges(merges)):
+        if pair not in done:  # a pair listed twice is merged at its lowest index
+            done.add(pair)
+            ids = _replace(ids, pair, FIRST_ID + i)
+    return ids.tolist()
+
+
+def _expand(ids: torch.Tensor, merges: list[Pair]) -> torch.Tensor:
+    """The bytes (ids below 256) that `ids` stand for, in order."""
+    import torch
+
+    pairs = torch.tensor(merges, dtype=torch.int64).reshape(-1, 2)
+    while bool((ids >= FIRST_ID).any()):
+        merged = ids >= FIRST_ID
+        width = merged.long() + 1  # a merged id becomes its two parts
+        out = torch.repeat_interleave(ids, width)
+        at = (torch.cumsum(width, 0) - width)[merged]  # where each merged id's parts go
+        parts = pairs[ids[merged] - FIRST_ID]
+        out[at], out[at + 1] = parts[:, 0], parts[:, 1]
+        ids = out
     return ids
 
 
 def token_bytes(merges: list[Pair]) -> list[bytes]:
     """The bytes every id stands for: 256 single bytes, then one entry per merge."""
-    table = [bytes([i]) for i in range(FIRST_ID)]
-    for a, b in check_merges(merges):
-        table.append(table[a] + table[b])
-    return table
+    import torch
+
+    merges = check_merges(merges)
+    return [
+        bytes(_expand(torch.tensor([i]), merges).tolist()) for i in range(FIRST_ID + len(merges))
+    ]
 
 
 def bpe_decode(ids: list[int], merges: list[Pair]) -> str:
     """The text of `ids`: their bytes joined, decoded as UTF-8 with invalid bytes replaced."""
-    table = token_bytes(merges)
-    parts = []
+    import torch
+
+    merges = check_merges(merges)
+    size = FIRST_ID + len(merges)
     for i in ids:
-        if isinstance(i, bool) or not 0 <= operator.index(i) < len(table):
-            raise ValueError(f"id {i!r} is neither a byte nor a merge (ids 0..{len(table) - 1})")
-        parts.append(table[i])
-    return b"".join(parts).decode("utf-8", errors="replace")
+        if isinstance(i, bool) or not 0 <= operator.index(i) < size:
+            raise ValueError(f"id {i!r} is neither a byte nor a merge (ids 0..{size - 1})")
+    expanded = _expand(torch.tensor([int(i) for i in ids], dtype=torch.int64), merges)
+    return bytes(expanded.tolist()).decode("utf-8", errors="replace")

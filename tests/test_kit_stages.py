@@ -10,6 +10,8 @@ check inputs: nothing may reproduce the answer. Earlier stages hold back more (w
 at a stage is held back at every earlier one), so they are covered.
 """
 
+import __future__
+
 import ast
 import builtins
 import datetime as dt
@@ -84,8 +86,13 @@ def paste(library: Path, torch_available: bool) -> dict[str, object]:
         module = modules[name] = types.ModuleType(f"pasted_{name}")
         module.__dict__["__builtins__"] = pasted_builtins
         path = library / f"{name}.py"
-        for statement in ast.parse(path.read_text()).body:
-            code = compile(ast.Module([statement], []), str(path), "exec")
+        tree = ast.parse(path.read_text())
+        future = 0  # what a __future__ import at the top would give every statement of the paste
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                future |= sum(getattr(__future__, a.name).compiler_flag for a in node.names)
+        for statement in tree.body:
+            code = compile(ast.Module([statement], []), str(path), "exec", flags=future)
             try:
                 exec(code, module.__dict__)
             except Exception:
@@ -146,10 +153,10 @@ def test_the_attack_finds_what_the_library_would_answer_with_pytorch_at_hand(tmp
     ]:
         assert entry in search(exercise, with_torch, False), (exercise, entry)
         assert entry not in search(exercise, paste(library, torch_available=False), False)
-    # and what needs no PyTorch is found without it: the tokenizer, which the kit ships (STILL_SHIPPED)
     without_torch = paste(library, torch_available=False)
     for exercise in ("bpe_train", "bpe_encode", "bpe_decode"):
-        assert f"bpe:{exercise}" in search(exercise, without_torch, False), exercise
+        assert f"bpe:{exercise}" in search(exercise, with_torch, False), exercise
+        assert f"bpe:{exercise}" not in search(exercise, without_torch, False), exercise
     source = (REPO / "proof_lm" / "ngram.py").read_text()
     pasted = [source, "def bigram_probs(counts, k=1.0):\n    return add_k_probs(counts, k)\n"]
     report = check_source(get_exercise("bigram_probs"), pasted, seed=3)
@@ -159,12 +166,12 @@ def test_the_attack_finds_what_the_library_would_answer_with_pytorch_at_hand(tmp
 
 def test_a_held_back_function_says_what_it_answers(tmp_path, monkeypatch):
     monkeypatch.setattr(stages, "STILL_SHIPPED", {})  # as it will be once chapter 09 needs none
-    library = kit_library(chapters()[:8], tmp_path)
-    assert "HeldBack" in (library / "bpe.py").read_text()
-    assert "HeldBack" not in (library / "gpt2.py").read_text()  # chapter 08 is released
+    library = kit_library(chapters()[:7], tmp_path)
+    assert "HeldBack" in (library / "gpt2.py").read_text()
+    assert "HeldBack" not in (library / "gpt.py").read_text()  # refused where it could answer
     candidates = paste(library, torch_available=True)
-    with pytest.raises(RuntimeError, match=r"answers .*bpe_encode \(chapter 09_tokenization\)"):
-        candidates["bpe:bpe_encode"]("abc", [])
+    with pytest.raises(RuntimeError, match=r"answers .*get_batch \(chapter 08_gpt\)"):
+        candidates["gpt2:get_batch"]([1, 2, 3], 2, 1, None)
     everything = kit_library(chapters(), tmp_path / "all")
     assert "HeldBack" not in "".join(p.read_text() for p in everything.glob("*.py"))
 
@@ -206,9 +213,10 @@ def test_what_needs_pytorch_is_found_through_the_calls():
     assert stages.uses_torch("metrics:bigram_mean_nll")  # through _mean_negative_log
     assert stages.uses_torch("nplm:nplm_logits")  # through _forward
     assert stages.uses_torch("gpt2:get_batch")  # a module that imports PyTorch at the top
-    assert not stages.uses_torch("bpe:bpe_train")
+    assert stages.uses_torch("bpe:bpe_train")  # its import of PyTorch is inside the function
+    assert not stages.uses_torch("vocab:build_vocab")
     assert not stages.uses_torch("training:learning_rate_at")
-    assert stages.runs_where_graded("bpe:bpe_train", "bpe_train")
+    assert not stages.runs_where_graded("bpe:bpe_train", "bpe_train")
     assert not stages.runs_where_graded("ngram:add_k_probs", "bigram_probs")
     assert stages.runs_where_graded("gpt2:GPT", "GPT")
     assert not stages.runs_where_graded("gpt:TinyGPT", "GPT")  # REFUSED_ATTENTION
