@@ -11,7 +11,7 @@ import numpy as np
 NAMES = ("E", "W1", "b1", "W2", "b2", "W3")
 
 
-def _forward(P: dict, X: np.ndarray, grad: bool = False):
+def _tensor_forward(P: dict, X: np.ndarray, grad: bool = False):
     """(logits (B, V) as a tensor, the parameters as float64 tensors) for contexts X (B, n-1)."""
     import torch
 
@@ -27,7 +27,7 @@ def _forward(P: dict, X: np.ndarray, grad: bool = False):
 
 def nplm_logits(P: dict, X: np.ndarray) -> np.ndarray:
     """Logits (B, V) for contexts X (B, n-1), oldest first; P has E, W1, b1, W2, b2 and W3 (or None)."""
-    return _forward(P, X)[0].numpy()
+    return _tensor_forward(P, X)[0].numpy()
 
 
 def nplm_mean_loss(P: dict, X: np.ndarray, Y: np.ndarray) -> float:
@@ -35,7 +35,7 @@ def nplm_mean_loss(P: dict, X: np.ndarray, Y: np.ndarray) -> float:
     import torch
     import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
-    logits, _ = _forward(P, X)
+    logits, _ = _tensor_forward(P, X)
     return F.cross_entropy(logits, torch.as_tensor(np.asarray(Y), dtype=torch.int64)).item()
 
 
@@ -68,7 +68,7 @@ def nplm_loss_and_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, d
 
     if P.get("W3") is not None:
         raise ValueError("nplm_loss_and_grads handles models without direct connections (W3=None)")
-    logits, T = _forward(P, X, grad=True)
+    logits, T = _tensor_forward(P, X, grad=True)
     loss = F.cross_entropy(logits, torch.as_tensor(np.asarray(Y), dtype=torch.int64))
     loss.backward()
     return loss.item(), {k: T[k].grad.numpy() for k in ("E", "W1", "b1", "W2", "b2")}

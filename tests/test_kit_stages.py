@@ -211,7 +211,7 @@ def test_what_needs_pytorch_is_found_through_the_calls():
     # the rule follows calls inside the library, and everything else not yet due is held back
     assert stages.uses_torch("windows:padded_windows")  # through _sliding_windows
     assert stages.uses_torch("metrics:bigram_mean_nll")  # through _mean_negative_log
-    assert stages.uses_torch("nplm:nplm_logits")  # through _forward
+    assert stages.uses_torch("nplm:nplm_logits")  # through _tensor_forward
     assert stages.uses_torch("gpt2:get_batch")  # a module that imports PyTorch at the top
     assert stages.uses_torch("bpe:bpe_train")  # its import of PyTorch is inside the function
     assert not stages.uses_torch("vocab:build_vocab")

@@ -3,6 +3,7 @@ notebook's visible tests on the reference answers, and holds nothing of the grad
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -20,6 +21,7 @@ from autograder.course import kit as kit_module
 from autograder.course.kit import build_kit
 from autograder.course.release import chapters
 from autograder.course.simulate import reference_code, submission
+from autograder.course.stages import hold_back
 from autograder.notebook import cell_source, read_notebook
 
 pytestmark = pytest.mark.slow
@@ -143,24 +145,42 @@ def test_the_kit_installs_alone_and_reads_its_own_corpus(kit: Path, kit_python: 
     assert f"jupyterlab=={version.strip()}" in (kit / "requirements.txt").read_text().split()
 
 
+def staged_library(kit: Path, chapter: str, folder: Path) -> Path:
+    """A folder holding the kit's library as re-issued just before `chapter`'s deadline (the
+    answers of the chapters before it), beside the kit's data: first on the kernel's path."""
+    released = chapters()[: chapters().index(chapter)]
+    shutil.copytree(kit / "proof_lm", folder / "proof_lm")
+    for path in (folder / "proof_lm").glob("*.py"):  # the kit's cut copy, restored from the source
+        shutil.copyfile(REPO / "proof_lm" / path.name, path)
+    hold_back(folder / "proof_lm", released)
+    (folder / "data").symlink_to(kit / "data")
+    return folder
+
+
 @pytest.mark.parametrize("chapter", chapters())
 def test_released_notebook_passes_its_visible_tests_in_the_kit(
     chapter: str, kit: Path, kit_python: Path, tmp_path, monkeypatch: pytest.MonkeyPatch
 ):
+    # each notebook runs top to bottom, solved, with the kit its students have while it is open
     monkeypatch.setenv("JUPYTER_PATH", str(kit_python.parent.parent / "share" / "jupyter"))
+    library = staged_library(kit, chapter, tmp_path / "stage")
     answered = submission(
         kit / "notebooks" / f"{chapter}.ipynb",
         tmp_path / f"{chapter}.ipynb",
         reference_code(chapter),
     )
     notebook = nbformat.read(answered, as_version=4)
-    where = nbformat.v4.new_code_cell("import sys; print(sys.executable)")
+    where = nbformat.v4.new_code_cell(
+        "import sys, proof_lm; print(sys.executable); print(proof_lm.__file__)"
+    )
     notebook.cells.insert(0, where)
     client = NotebookClient(
         notebook, kernel_name=KERNEL, timeout=600, resources={"metadata": {"path": tmp_path}}
     )
-    client.execute(env=outside_env(PROOF_LM_DEMO="small"))
-    assert where.outputs[0]["text"].strip() == str(kit_python), "not the kit's kernel"
+    client.execute(env=outside_env(PROOF_LM_DEMO="small", PYTHONPATH=str(library)))
+    python, package = where.outputs[0]["text"].split()
+    assert python == str(kit_python), "not the kit's kernel"
+    assert package == str(library / "proof_lm" / "__init__.py"), "not the staged library"
     tests = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade") is True]
     tests = [c for c in tests if c.cell_type == "code"]
     assert tests, f"{chapter}: no visible test cell"

@@ -39,12 +39,6 @@ STILL_SHIPPED: dict[str, tuple[str, ...]] = {
     "training:schedule": ("06_training",),
     "training:train_lm": _TRAINING[:-1],
     "text_training:train_on_text": ("09_tokenization",),
-    # chapter 09 trains and samples chapter 08's GPT
-    "gpt2:GPT": ("09_tokenization",),
-    "gpt2:Block": ("09_tokenization",),
-    "gpt2:CausalSelfAttention": ("09_tokenization",),
-    "gpt2:generate": ("09_tokenization",),
-    "gpt2:get_batch": ("09_tokenization",),
 }
 
 LIBRARY_ANSWERS_BY_ENTRY: dict[str, list[str]] = {}
