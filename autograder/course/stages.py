@@ -22,7 +22,12 @@ from pathlib import Path
 from autograder.course.deadlines import deadlines
 from autograder.course.release import chapters
 from autograder.exercises import EXERCISES
-from autograder.wall.answer_key import ATTENTION_EXERCISES, LIBRARY_ANSWERS, without_definitions
+from autograder.wall.answer_key import (
+    ATTENTION_EXERCISES,
+    LIBRARY_ANSWERS,
+    refusing_stub,
+    without_definitions,
+)
 from autograder.wall.paths import REPO
 
 # Built on F.scaled_dot_product_attention, which chapter 08's attention exercises may not run.
@@ -47,25 +52,12 @@ for _exercise, _entries in LIBRARY_ANSWERS.items():
     for _entry in _entries:
         LIBRARY_ANSWERS_BY_ENTRY.setdefault(_entry, []).append(_exercise)
 
-STUB = '''
-
-class HeldBack(RuntimeError):
-    """Raised by a library function the kit holds back until its exercise's deadline."""
-
-
-def _answer_key(name, is_class=False):
-    def refuse(*args, **kwargs):
-        raise HeldBack(
-            f"{__name__}.{name} answers {ANSWERS}: this kit carries it once that deadline has "
-            "passed (ask your instructor for the kit of that stage)"
-        )
-
-    if is_class:
-        return type(name, (), {"__init__": lambda self, *a, **k: refuse()})
-    refuse.__name__ = name
-    return refuse
-
-'''
+STUB = refusing_stub(
+    "HeldBack",
+    "Raised by a library function the kit holds back until its exercise's deadline.",
+    'f"{__name__}.{name} answers {ANSWERS}: this kit carries it once that deadline has "\n'
+    '            "passed (ask your instructor for the kit of that stage)"',
+)
 
 
 def released(

@@ -147,18 +147,16 @@ __path__ = []
 '''
 
 
-STUB = '''
+REFUSING = '''
 
-class AnswerKeyError(RuntimeError):
-    """Raised by a library (or grader) function that implements the exercise being graded."""
+class ERROR(RuntimeError):
+    """DOC"""
 
 
 def _answer_key(name, is_class=False):
     def refuse(*args, **kwargs):
-        raise AnswerKeyError(
-            f"{__name__}.{name} implements the exercise being graded ({EXERCISE}); "
-            "the answer-key rule: while an exercise is graded, the environment's own implementations "
-            "of it (the library's, the grader's, PyTorch's) refuse to run. Write it yourself"
+        raise ERROR(
+            MESSAGE
         )
 
     if is_class:  # building it (or a subclass, through super().__init__) refuses
@@ -167,6 +165,23 @@ def _answer_key(name, is_class=False):
     return refuse
 
 '''
+
+
+def refusing_stub(error: str, doc: str, message: str) -> str:
+    """The code that goes before the cut definitions: an exception class `error` and the
+    `_answer_key` that makes each stand-in, raising it with `message` (an expression, in which
+    `name` is the cut definition's)."""
+    return REFUSING.replace("ERROR", error).replace("DOC", doc).replace("MESSAGE", message)
+
+
+STUB = refusing_stub(
+    "AnswerKeyError",
+    "Raised by a library (or grader) function that implements the exercise being graded.",
+    'f"{__name__}.{name} implements the exercise being graded ({EXERCISE}); "\n'
+    '            "the answer-key rule: while an exercise is graded, the environment\'s own "\n'
+    "            \"implementations of it (the library's, the grader's, PyTorch's) refuse to run. \"\n"
+    '            "Write it yourself"',
+)
 
 
 @functools.cache
