@@ -27,6 +27,7 @@ from test_answer_keys import GRADED, _run_guarded, search
 from autograder.course import stages
 from autograder.course.release import chapters
 from autograder.exercises import EXERCISES, get_exercise
+from autograder.notebook import cell_source, read_notebook
 from autograder.runner import check_source
 from autograder.wall.answer_key import LIBRARY_ANSWERS
 
@@ -50,6 +51,26 @@ def kit_library(stage: list[str], folder: Path) -> Path:
     shutil.copytree(REPO / "proof_lm", library, ignore=shutil.ignore_patterns("__pycache__"))
     stages.hold_back(library, stage)
     return library
+
+
+def add_released_notebooks(library: Path) -> None:
+    """Beside the library's modules, one per released notebook: the imports, functions and classes
+    of all its code cells (drafts of the debug exercises, helpers, the stubs students fill in)."""
+    for path in sorted((REPO / "chapters").glob("*.ipynb")):
+        kept = []
+        for cell in read_notebook(path)["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            try:
+                tree = ast.parse(cell_source(cell))
+            except SyntaxError:
+                continue
+            kept += [
+                ast.unparse(node)
+                for node in tree.body
+                if isinstance(node, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef)
+            ]
+        (library / f"released_{path.stem}.py").write_text("\n\n".join(kept) + "\n")
 
 
 def paste(library: Path, torch_available: bool) -> dict[str, object]:
@@ -118,13 +139,15 @@ def stage_before(exercise: str) -> list[str]:
 @pytest.fixture(scope="module")
 def pasted_stages(tmp_path_factory: pytest.TempPathFactory):
     """The pasted kit library of each stage, with and without PyTorch, built once."""
-    cache: dict[tuple[int, bool], dict[str, object]] = {}
+    cache: dict[tuple[int, bool], tuple[Path, dict[str, object]]] = {}
 
-    def at(stage: list[str], torch_available: bool) -> dict[str, object]:
+    def at(stage: list[str], torch_available: bool) -> tuple[Path, dict[str, object]]:
         key = (len(stage), torch_available)
         if key not in cache:
             folder = tmp_path_factory.mktemp(f"stage{len(stage)}")
-            cache[key] = paste(kit_library(stage, folder), torch_available)
+            library = kit_library(stage, folder)
+            add_released_notebooks(library)
+            cache[key] = library, paste(library, torch_available)
         return cache[key]
 
     return at
@@ -132,12 +155,19 @@ def pasted_stages(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.mark.parametrize("exercise", GRADED)
 def test_no_exercise_is_answered_by_copying_the_kit_before_its_deadline(exercise, pasted_stages):
+    # the library of the stage, and every function and class of the released notebooks' code
+    # cells: what reproduces the answer on the check inputs is then graded for real, pasted whole
+    # under the exercise's name (a debug exercise's draft reproduces easy cases, and fails)
     stage = stage_before(exercise)
-    candidates = pasted_stages(stage, EXERCISES[exercise].torch)
-    found = search(exercise, candidates, False)
-    shipped = {entry for entry, needed_by in stages.STILL_SHIPPED.items() if needed_by}
-    answers = sorted(set(found) - shipped)
-    assert answers == [], f"a kit with the answers of {stage or 'no chapter'} answers {exercise}"
+    library, candidates = pasted_stages(stage, EXERCISES[exercise].torch)
+    found = set(search(exercise, candidates, False)) - set(stages.STILL_SHIPPED)
+    earning = []
+    for entry in sorted(found):
+        module, name = entry.split(":")
+        pasted = [(library / f"{module}.py").read_text(), f"{exercise} = {name}\n"]
+        if check_source(get_exercise(exercise), pasted, seed=0).passed:
+            earning.append(entry)
+    assert earning == [], f"a kit with the answers of {stage or 'no chapter'} answers {exercise}"
 
 
 def test_the_attack_finds_what_the_library_would_answer_with_pytorch_at_hand(tmp_path):
