@@ -135,7 +135,7 @@ def bpe_decode(ids: list[int], merges: list[Pair]) -> str:
     """The text of `ids`: their bytes joined, decoded as UTF-8 with invalid bytes replaced."""
     import torch
 
-    merges = check_merges(merges)
+    merges, ids = check_merges(merges), list(ids)
     size = FIRST_ID + len(merges)
     for i in ids:
         if isinstance(i, bool) or not 0 <= operator.index(i) < size:

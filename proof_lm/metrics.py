@@ -47,8 +47,8 @@ def _mean_negative_log(probs: np.ndarray, index: tuple[np.ndarray, ...]) -> floa
     """The mean of -ln probs[index] (+inf if any is 0), computed with PyTorch."""
     import torch
 
-    picked = torch.as_tensor(np.asarray(probs, dtype=np.float64))[
-        tuple(torch.from_numpy(i) for i in index)
+    picked = torch.as_tensor(np.ascontiguousarray(probs, dtype=np.float64))[
+        tuple(torch.as_tensor(np.ascontiguousarray(i)) for i in index)
     ]
     return (-picked.log()).mean().item()
 

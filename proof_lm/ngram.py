@@ -33,7 +33,7 @@ def add_k_probs(counts: np.ndarray, k: float = 0.0) -> np.ndarray:
 
     if k < 0:
         raise ValueError(f"k must be non-negative, got {k}")
-    smoothed = torch.as_tensor(np.asarray(counts), dtype=torch.float64) + k
+    smoothed = torch.as_tensor(np.ascontiguousarray(counts, dtype=np.float64)) + k
     totals = smoothed.sum(dim=-1, keepdim=True)
     uniform = torch.full_like(smoothed, 1.0 / smoothed.shape[-1])
     return torch.where(totals > 0, smoothed / totals, uniform).numpy()

@@ -16,13 +16,25 @@ def _tensor_forward(P: dict, X: np.ndarray, grad: bool = False):
     import torch
 
     T = {
-        k: torch.tensor(np.asarray(P[k], dtype=np.float64), requires_grad=grad)
+        k: torch.tensor(np.ascontiguousarray(P[k], dtype=np.float64), requires_grad=grad)
         for k in NAMES
         if P.get(k) is not None
     }
-    x = T["E"][torch.as_tensor(np.asarray(X), dtype=torch.int64)].flatten(1)  # (B, (n-1)d)
+    x = T["E"][torch.as_tensor(np.ascontiguousarray(X), dtype=torch.int64)].flatten(
+        1
+    )  # (B, (n-1)d)
     logits = torch.tanh(x @ T["W1"] + T["b1"]) @ T["W2"] + T["b2"]
     return (logits if "W3" not in T else logits + x @ T["W3"]), T
+
+
+def _targets(Y: np.ndarray):
+    """Y as int64 targets; ValueError for an id below 0 (which cross_entropy would skip or wrap)."""
+    import torch
+
+    Y = torch.as_tensor(np.ascontiguousarray(Y), dtype=torch.int64)
+    if bool((Y < 0).any()):
+        raise ValueError("targets must be ids >= 0")
+    return Y
 
 
 def nplm_logits(P: dict, X: np.ndarray) -> np.ndarray:
@@ -32,11 +44,10 @@ def nplm_logits(P: dict, X: np.ndarray) -> np.ndarray:
 
 def nplm_mean_loss(P: dict, X: np.ndarray, Y: np.ndarray) -> float:
     """Mean cross-entropy of the model on (X, Y) (PyTorch's, stable for any logits)."""
-    import torch
     import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
     logits, _ = _tensor_forward(P, X)
-    return F.cross_entropy(logits, torch.as_tensor(np.asarray(Y), dtype=torch.int64)).item()
+    return F.cross_entropy(logits, _targets(Y)).item()
 
 
 def init_nplm(
@@ -63,12 +74,11 @@ def init_nplm(
 
 def nplm_loss_and_grads(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, dict]:
     """Mean cross-entropy and its gradients for E, W1, b1, W2, b2 (no direct connections), by autograd."""
-    import torch
     import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
     if P.get("W3") is not None:
         raise ValueError("nplm_loss_and_grads handles models without direct connections (W3=None)")
     logits, T = _tensor_forward(P, X, grad=True)
-    loss = F.cross_entropy(logits, torch.as_tensor(np.asarray(Y), dtype=torch.int64))
+    loss = F.cross_entropy(logits, _targets(Y))
     loss.backward()
     return loss.item(), {k: T[k].grad.numpy() for k in ("E", "W1", "b1", "W2", "b2")}

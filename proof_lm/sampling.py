@@ -39,7 +39,7 @@ def filter_probs(
     import torch
 
     _check_policy(temperature, top_k, top_p)
-    logits = torch.as_tensor(np.asarray(logits, dtype=np.float64))
+    logits = torch.as_tensor(np.ascontiguousarray(logits, dtype=np.float64))
     probs = torch.softmax(logits / temperature, dim=-1)
     ranked, order = torch.sort(probs, dim=-1, descending=True, stable=True)  # most likely first
     keep = torch.ones_like(ranked, dtype=torch.bool)
@@ -59,7 +59,7 @@ def draw(probs: np.ndarray, generator: Generator) -> np.ndarray:
     """One index per row of a (..., V) probability array, drawn with the given named generator."""
     import torch
 
-    probs = np.asarray(probs, dtype=np.float64)
+    probs = np.ascontiguousarray(probs, dtype=np.float64)
     flat = torch.from_numpy(probs.reshape(-1, probs.shape[-1]))
     if isinstance(generator, np.random.Generator):  # inverse CDF at one uniform per row
         u = torch.from_numpy(generator.random(flat.shape[0]))

@@ -18,8 +18,8 @@ def table_loss_and_grad(
     total = counts.sum()
     if total <= 0:
         raise ValueError("counts are all zero: expected a table of bigram counts")
-    W = torch.tensor(np.asarray(table, dtype=np.float64), requires_grad=True)
-    counts = torch.as_tensor(np.asarray(counts, dtype=np.float64))
+    W = torch.tensor(np.ascontiguousarray(table, dtype=np.float64), requires_grad=True)
+    counts = torch.as_tensor(np.ascontiguousarray(counts, dtype=np.float64))
     loss = -(counts * torch.log_softmax(W, dim=1)).sum() / total + weight_decay * (W**2).sum()
     loss.backward()
     return loss.item(), W.grad.numpy()

@@ -27,7 +27,8 @@ def _sliding_windows(ids: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray
 
     if n < 1:
         raise ValueError(f"window length n must be at least 1, got {n}")
-    ids, lengths = torch.as_tensor(ids, dtype=torch.int64), torch.as_tensor(lengths)
+    ids = torch.as_tensor(np.ascontiguousarray(ids), dtype=torch.int64)
+    lengths = torch.as_tensor(np.ascontiguousarray(lengths))
     count = (lengths - n + 1).clamp(min=0)  # windows per segment
     shift = (lengths.cumsum(0) - lengths) - (count.cumsum(0) - count)  # segment start - first row
     starts = torch.repeat_interleave(shift, count) + torch.arange(int(count.sum()))

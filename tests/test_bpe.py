@@ -1,4 +1,4 @@
-"""proof_lm.bpe: the incremental algorithm agrees with the plain definitions of the chapter 09 checks."""
+"""proof_lm.bpe: its vectorised rounds agree with the plain definitions of the chapter 09 checks."""
 
 import numpy as np
 import pytest

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from test_answer_keys import GRADED, _run_guarded, search
+from test_answer_keys import GRADED, _run_guarded, check_inputs, search
 
 from autograder.course import stages
 from autograder.course.release import chapters
@@ -113,6 +113,11 @@ def paste(library: Path, torch_available: bool) -> dict[str, object]:
             if isinstance(node, ast.ImportFrom) and node.module == "__future__":
                 future |= sum(getattr(__future__, a.name).compiler_flag for a in node.names)
         for statement in tree.body:
+            for node in ast.walk(statement):  # an annotation naming PyTorch would not stop a copy
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    node.returns = None
+                elif isinstance(node, ast.arg):
+                    node.annotation = None
             code = compile(ast.Module([statement], []), str(path), "exec", flags=future)
             try:
                 exec(code, module.__dict__)
@@ -131,20 +136,34 @@ def paste(library: Path, torch_available: bool) -> dict[str, object]:
 
 
 def stage_before(exercise: str) -> list[str]:
-    """The chapters whose answers the kit carries just before `exercise`'s chapter is due."""
-    order = chapters()
-    return order[: order.index(get_exercise(exercise).chapter)]
+    """The most a kit can carry while `exercise` is open: every other chapter's answers (deadlines
+    need not follow the chapters' order)."""
+    return [chapter for chapter in chapters() if chapter != get_exercise(exercise).chapter]
+
+
+# Exercises whose checks call them only through probes (a closure to differentiate, a generator to
+# draw from, a model to train): the search has no plain call to make; what answers them is covered
+# by LIBRARY_ANSWERS (held back, or unable to run where they are graded).
+PROBE_ONLY = {
+    "numerical_gradient",
+    "get_batch",
+    "CausalSelfAttention",
+    "Block",
+    "GPT",
+    "generate",
+    "train_gpt",
+}
 
 
 @pytest.fixture(scope="module")
 def pasted_stages(tmp_path_factory: pytest.TempPathFactory):
     """The pasted kit library of each stage, with and without PyTorch, built once."""
-    cache: dict[tuple[int, bool], tuple[Path, dict[str, object]]] = {}
+    cache: dict[tuple[tuple[str, ...], bool], tuple[Path, dict[str, object]]] = {}
 
     def at(stage: list[str], torch_available: bool) -> tuple[Path, dict[str, object]]:
-        key = (len(stage), torch_available)
+        key = (tuple(stage), torch_available)
         if key not in cache:
-            folder = tmp_path_factory.mktemp(f"stage{len(stage)}")
+            folder = tmp_path_factory.mktemp("stage")
             library = kit_library(stage, folder)
             add_released_notebooks(library)
             cache[key] = library, paste(library, torch_available)
@@ -159,8 +178,10 @@ def test_no_exercise_is_answered_by_copying_the_kit_before_its_deadline(exercise
     # cells: what reproduces the answer on the check inputs is then graded for real, pasted whole
     # under the exercise's name (a debug exercise's draft reproduces easy cases, and fails)
     stage = stage_before(exercise)
+    assert bool(check_inputs(exercise)) == (exercise not in PROBE_ONLY)
     library, candidates = pasted_stages(stage, EXERCISES[exercise].torch)
-    found = set(search(exercise, candidates, False)) - set(stages.STILL_SHIPPED)
+    shipped = {e for e in stages.STILL_SHIPPED if e in LIBRARY_ANSWERS.get(exercise, ())}
+    found = set(search(exercise, candidates, False)) - shipped
     earning = []
     for entry in sorted(found):
         module, name = entry.split(":")

@@ -225,21 +225,39 @@ def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating():
     assert report.earned == 0 and report.flags == ["malformed answers"]
 
 
+# chapter 08's get_batch: its sandbox has PyTorch, so the library's copy could run if reached
 @pytest.mark.parametrize(
-    "source",
+    ("exercise", "source"),
     [
-        "from proof_lm.functional import softmax\n",
-        "import importlib\nsoftmax = getattr(importlib.import_module('proof_lm.' + 'functional'), 'soft' + 'max')\n",
-        "softmax = vars(__import__('proof_lm.functional', fromlist=['x']))['softmax']\n",
+        ("get_batch", "from proof_lm.gpt2 import get_batch\n"),
+        (
+            "get_batch",
+            "import importlib\n"
+            "get_batch = getattr(importlib.import_module('proof_lm.' + 'gpt2'), 'get_' + 'batch')\n",
+        ),
+        (
+            "get_batch",
+            "get_batch = vars(__import__('proof_lm.gpt2', fromlist=['x']))['get_batch']\n",
+        ),
         # the library's source read from disk and executed: the sandbox holds only the blocked copy
-        "import proof_lm.functional as f\nspace = {}\nexec(open(f.__file__).read(), space)\nsoftmax = space['softmax']\n",
+        (
+            "get_batch",
+            "import proof_lm.gpt2 as g\nspace = {}\nexec(open(g.__file__).read(), space)\n"
+            "get_batch = space['get_batch']\n",
+        ),
         # the library file re-run up to its stubs: the real definition is cut out of the copy
-        "import proof_lm.functional as f\nspace = {'__name__': 'x'}\n"
-        "exec(open(f.__file__).read().split('class AnswerKeyError')[0], space)\n"
-        "softmax = space['softmax']\n",
+        (
+            "get_batch",
+            "import proof_lm.gpt2 as g\nspace = {'__name__': 'x'}\n"
+            "exec(open(g.__file__).read().split('class AnswerKeyError')[0], space)\n"
+            "get_batch = space['get_batch']\n",
+        ),
         # the grader's own reference: not in the sandbox at all
-        "from autograder.checks.neural_bigram import reference_softmax\n"
-        "def softmax(logits, axis=-1):\n    return reference_softmax(logits, axis)\n",
+        (
+            "softmax",
+            "from autograder.checks.neural_bigram import reference_softmax\n"
+            "def softmax(logits, axis=-1):\n    return reference_softmax(logits, axis)\n",
+        ),
     ],
     ids=[
         "import",
@@ -250,13 +268,13 @@ def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating():
         "grader-reference",
     ],
 )
-def test_no_answer_key_in_the_environment(source):
-    report = check_source(get_exercise("softmax"), [source], seed=1)
+def test_no_answer_key_in_the_environment(exercise, source):
+    report = check_source(get_exercise(exercise), [source], seed=1)
     assert report.earned == 0
     assert (
         "used an implementation of the exercise that the environment ships" in report.flags
         or "ModuleNotFoundError" in " ".join(report.notes)
-        or "no function named softmax" in " ".join(report.notes)
+        or f"no function named {exercise}" in " ".join(report.notes)
     ), (report.flags, report.notes)
 
 
