@@ -1,8 +1,9 @@
 """The judge and the grading API: a chapter's exercises checked against a student's code.
 
-Each exercise runs in a new grading process in the OS sandbox (`autograder.wall`, which starts
-`autograder.inside.child` and reads back its answers), or in this process for hidden-test cells;
-its checks and references are built here first and judged here last.
+The student's code runs once in a grading process in the OS sandbox (`autograder.wall`, which
+starts `autograder.inside.child` and talks to it), and each exercise is checked in a copy of that
+process; hidden-test cells check in this process. Checks and references are built here first and
+judged here last.
 """
 
 import contextlib
@@ -10,7 +11,6 @@ import dataclasses
 import importlib
 import marshal
 import math
-import pickle
 import secrets
 import time
 import warnings
@@ -21,15 +21,16 @@ from pathlib import Path
 import numpy as np
 
 from autograder.exercises import EXERCISES, Exercise, chapter_exercises
-from autograder.inside.child import EXIT_STATUS
 from autograder.inside.harness import Check, CheckFailed, Outcome, run_call
+from autograder.inside.protocol import EXIT_STATUS
 from autograder.model import CheckResult, ExerciseReport, Flag, event_flag
 from autograder.notebook import read_notebook, student_sources
 from autograder.wall import answer_key, sandbox
 from autograder.wall.answers import Answers, read_answers, short_message
-from autograder.wall.grading_process import ChildRun, run_child
+from autograder.wall.grading_process import SessionRun, run_session
 
-TIMEOUT_SECONDS = 30.0  # per exercise: loading the student's cells and every call
+NOTEBOOK_SECONDS = 300.0  # loading the student's code, once per grading process
+TIMEOUT_SECONDS = 30.0  # per exercise: every call of its checks, in a copy of the loaded code
 NOTES_SHOWN = 5  # statements that failed while loading, quoted in the report; the rest counted
 GRADING_LIMITS = sandbox.Limits()
 LIBRARY_CALL = (
@@ -155,40 +156,64 @@ def compiled_references(exercise: Exercise) -> dict[str, bytes]:
     }
 
 
-def build_request(
-    exercise: Exercise, sources: list[str], checks: list[Check], one_process: bool = False
-) -> bytes:
-    """What the grading process is sent: the preamble, the student's sources, references, the calls.
+def job(exercise: Exercise, checks: list[Check]) -> dict:
+    """What the grading process is sent for one exercise: its name, the earlier references, the calls."""
+    return {
+        "function": exercise.name,
+        "references": compiled_references(exercise),
+        "calls": [call for check in checks for call in check.calls],
+    }
 
-    one_process: a timed run, whose process may start no other process or thread.
+
+def opening(exercises: list[Exercise], sources: list[str], checks: list[list[Check]]) -> dict:
+    """What the grading process is sent first: the preamble, the student's sources, how to load them.
+
+    The probes the jobs will name are resolved before the student's code runs; the answer-key
+    guard on PyTorch's attention layers is installed when any of `exercises` needs it.
     """
-    return pickle.dumps(
-        {
-            "preamble": exercise.preamble,
-            "sources": sources,
-            "references": compiled_references(exercise),
-            "function": exercise.name,
-            "refuse_attention": exercise.name in answer_key.ATTENTION_EXERCISES,
-            "one_process": one_process,
-            "calls": [call for check in checks for call in check.calls],
-        }
-    )
+    return {
+        "preamble": exercises[0].preamble,
+        "sources": sources,
+        "probes": sorted(
+            {c.probe for each in checks for check in each for c in check.calls if c.probe}
+        ),
+        "refuse_attention": any(e.name in answer_key.ATTENTION_EXERCISES for e in exercises),
+        "label": ", ".join(e.name for e in exercises),
+        "one_process": False,
+    }
 
 
-def check_exit(run: ChildRun, timeout: float) -> None:
-    """Unanswered when the grading process left no answers: it timed out, ran out of memory or crashed.
-
-    Memory or crash is told by the exit status (`autograder.inside.child.EXIT_STATUS`); what it printed is
-    only quoted in the note.
-    """
-    if run.returncode is None:
-        raise Unanswered(f"timed out after {timeout:g} s: is there an endless loop?", Flag.TIMEOUT)
-    if run.returncode == 0 and run.result:
-        return
+def unanswered(
+    run: SessionRun, index: int, timeout: float, load_timeout: float
+) -> Unanswered | None:
+    """Why the `index`-th job of `run` has no answers to read (None when it has some)."""
     tail = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-    said = [event for event, status in EXIT_STATUS.items() if status == run.returncode]
-    raise Unanswered(
-        f"the grading process stopped with exit code {run.returncode} before answering "
+    if not run.loaded:
+        if run.malformed:
+            return Unanswered("the grading process sent malformed data", Flag.MALFORMED)
+        if run.returncode is None:
+            return Unanswered(
+                f"the notebook's code did not finish loading within {load_timeout:g} s (it runs "
+                f"once, before any exercise is checked): is there an endless loop, or training "
+                f"too long for grading, at the top level?",
+                Flag.TIMEOUT,
+            )
+        status = run.returncode
+    elif index >= len(run.answers):
+        return Unanswered(
+            "the grading process stopped before this exercise was checked "
+            f"{short_message(tail[0])}".strip(),
+            Flag.CRASHED,
+        )
+    elif run.answers[index] is None:
+        return Unanswered(f"timed out after {timeout:g} s: is there an endless loop?", Flag.TIMEOUT)
+    elif isinstance(run.answers[index], int):
+        status = run.answers[index]
+    else:
+        return None
+    said = [event for event, code in EXIT_STATUS.items() if code == status]
+    return Unanswered(
+        f"the grading process stopped with exit code {status} before answering "
         f"{short_message(tail[0])}".strip(),
         event_flag(said) or Flag.CRASHED,
     )
@@ -234,15 +259,61 @@ def judge_answers(
                 result.hint += f" ({NO_PYTORCH_CELL})"
 
 
-def collect_answers(run: ChildRun, timeout: float, expected: int) -> Answers:
-    """The answers of a finished grading process; Unanswered saying why there are none."""
-    check_exit(run, timeout)
+def collect_answers(
+    run: SessionRun, index: int, expected: int, timeout: float, load_timeout: float
+) -> Answers:
+    """The answers of the `index`-th job of a finished grading process; Unanswered saying why there are none."""
+    stop = unanswered(run, index, timeout, load_timeout)
+    if stop is not None:
+        raise stop
     try:
-        return read_answers(run.result, expected)
+        return read_answers(run.answers[index], expected)
     except Exception as error:  # anything malformed is the submission's doing
         raise Unanswered(
             f"the grading process returned malformed answers ({str(error)[:200]})", Flag.MALFORMED
         ) from None
+
+
+def check_together(
+    exercises: list[Exercise],
+    sources: list[str],
+    seed: int,
+    timeout: float = TIMEOUT_SECONDS,
+    sandboxed: bool = True,
+    limits: sandbox.Limits = GRADING_LIMITS,
+    load_timeout: float = NOTEBOOK_SECONDS,
+) -> list[ExerciseReport]:
+    """Check `exercises` (of one chapter and one environment) against `sources`, run once.
+
+    One grading process in the OS sandbox (unless `sandboxed` is False) loads the student's code
+    within `load_timeout` seconds; each exercise is then checked in a copy of it, within `timeout`
+    seconds (`autograder.inside.child`). Its checks and references are built here first, before
+    any student code runs, and judged here last.
+    """
+    reports = [ExerciseReport(e.name, e.points, seed=seed, extra=e.extra) for e in exercises]
+    checks = [build_checks(exercise, seed) for exercise in exercises]
+    run = run_session(
+        opening(exercises, sources, checks),
+        [job(exercise, each) for exercise, each in zip(exercises, checks, strict=True)],
+        ", ".join(e.name for e in exercises),
+        load_timeout,
+        timeout,
+        sandboxed,
+        limits,
+        answer_key.mounts(tuple(e.name for e in exercises)) if sandboxed else [],
+    )
+    for index, (exercise, each, report) in enumerate(zip(exercises, checks, reports, strict=True)):
+        expected = sum(len(check.calls) for check in each)
+        try:
+            answers = collect_answers(run, index, expected, timeout, load_timeout)
+        except Unanswered as stop:
+            report.notes.append(stop.note)
+            report.flags.append(stop.flag)
+            continue
+        judge_answers(exercise, each, answers, report)
+        if exercise.timed and report.results and all(r.passed for r in report.results):
+            report.results.append(speed_result(exercise, sources, seed, sandboxed))
+    return reports
 
 
 def check_source(
@@ -252,29 +323,11 @@ def check_source(
     seed: int | None = None,
     sandboxed: bool = True,
     limits: sandbox.Limits = GRADING_LIMITS,
+    load_timeout: float = NOTEBOOK_SECONDS,
 ) -> ExerciseReport:
-    """Run every check of `exercise` on the function defined by `sources`, in a new grading process.
-
-    The process runs in the OS sandbox (`autograder.wall.sandbox`) unless `sandboxed` is False.
-    """
-    report = ExerciseReport(
-        exercise.name,
-        exercise.points,
-        seed=new_seed() if seed is None else seed,
-        extra=exercise.extra,
-    )
-    checks = build_checks(exercise, report.seed)  # references first, before any student code runs
-    request = build_request(exercise, sources, checks)
-    run = run_child(request, exercise.name, timeout, sandboxed, limits)
-    try:
-        answers = collect_answers(run, timeout, sum(len(check.calls) for check in checks))
-    except Unanswered as stop:
-        report.notes.append(stop.note)
-        report.flags.append(stop.flag)
-        return report
-    judge_answers(exercise, checks, answers, report)
-    if exercise.timed and report.results and all(r.passed for r in report.results):
-        report.results.append(speed_result(exercise, sources, report.seed, sandboxed))
+    """Run every check of `exercise` on the function defined by `sources` (see `check_together`)."""
+    seed = new_seed() if seed is None else seed
+    (report,) = check_together([exercise], sources, seed, timeout, sandboxed, limits, load_timeout)
     return report
 
 
@@ -301,14 +354,12 @@ def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: b
     name, module = speed_name(exercise), exercise.checks_module
     ratio = module.SPEED_RATIO
     check = exercise.timed_check(seed)
-    reference = build_request(
-        exercise, [reference_solutions(exercise.chapter)[exercise.name]], [check], one_process=True
-    )
+    reference = [reference_solutions(exercise.chapter)[exercise.name]]
 
     def measure_reference() -> tuple[float, float]:
         for _ in range(2):  # a reference run that fails is the machine's doing: once more
-            run = run_child(reference, exercise.name, TIMEOUT_SECONDS, sandboxed, GRADING_LIMITS)
-            if run.returncode == 0 and run.result:
+            run = timed_run(exercise, reference, check, TIMEOUT_SECONDS, sandboxed, GRADING_LIMITS)
+            if run.returncode == 0 and run.answers and isinstance(run.answers[0], bytes):
                 return run.cpu_seconds, run.wall_seconds
         raise Unanswered(
             "the reference could not be timed on this machine (it is overloaded): grade again",
@@ -321,9 +372,8 @@ def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: b
         return CheckResult(name, False, stop.note)
     ceiling = 1.5 * ratio * max(cpu, wall)  # well past the line whatever the noise: stopped there
     limits = dataclasses.replace(GRADING_LIMITS, cpu_seconds=math.ceil(1.5 * ratio * cpu) + 1)
-    request = build_request(exercise, sources, [check], one_process=True)
     timeout = ceiling + 2.0
-    run = run_child(request, exercise.name, timeout, sandboxed, limits)
+    run = timed_run(exercise, sources, check, timeout, sandboxed, limits)
     over = run.cpu_seconds > ratio * cpu or run.wall_seconds > ratio * wall + 0.5
     if over and run.returncode is not None:  # near the line: the slower of two reference runs
         with contextlib.suppress(Unanswered):
@@ -343,7 +393,7 @@ def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: b
             f"time it spends waiting counts as time spent",
         )
     try:
-        answers = collect_answers(run, timeout, len(check.calls))
+        answers = collect_answers(run, 0, len(check.calls), timeout, timeout)
     except Unanswered as stop:
         return CheckResult(name, False, f"{stop.note} ({figures})")
     verdict = _judge_one(check, answers.outcomes) if answers.found else None
@@ -353,6 +403,38 @@ def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: b
     return CheckResult(name, True)
 
 
+def timed_run(
+    exercise: Exercise,
+    sources: list[str],
+    check: Check,
+    timeout: float,
+    sandboxed: bool,
+    limits: sandbox.Limits,
+) -> SessionRun:
+    """A timed exercise's one timed call on `sources`, in a grading process of its own that loads
+    them and answers in place, starting no other process or thread (its CPU time is all counted)."""
+    return run_session(
+        {**opening([exercise], sources, [[check]]), "one_process": True},
+        [job(exercise, [check])],
+        exercise.name,
+        timeout,
+        timeout,
+        sandboxed,
+        limits,
+        answer_key.mounts(exercise.name) if sandboxed else [],
+    )
+
+
+def environments(exercises: list[Exercise]) -> list[list[Exercise]]:
+    """`exercises` in groups graded by one process each, in order: one group per environment
+    (NumPy or PyTorch; PyTorch's attention layers refused or not)."""
+    groups: dict[tuple[bool, bool], list[Exercise]] = {}
+    for exercise in exercises:
+        key = (exercise.torch, exercise.name in answer_key.ATTENTION_EXERCISES)
+        groups.setdefault(key, []).append(exercise)
+    return list(groups.values())
+
+
 def grade_sources(
     chapter: str,
     sources: list[str],
@@ -360,19 +442,20 @@ def grade_sources(
     seed: int | None = None,
     sandboxed: bool = True,
 ) -> list[ExerciseReport]:
-    """Grade every exercise of `chapter` against `sources`, one new grading process (sandbox) each.
+    """Grade every exercise of `chapter` against `sources`: the student's code runs once per
+    environment the chapter's exercises need (`environments`: one, or two for chapter 08).
 
     One `seed` (chosen now unless given) draws the hidden cases of every exercise of this run.
     """
     exercises = chapter_exercises(chapter)
     seed = new_seed() if seed is None else seed
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(
-            pool.map(
-                lambda exercise: check_source(exercise, sources, seed=seed, sandboxed=sandboxed),
-                exercises,
-            )
+        graded = pool.map(
+            lambda group: check_together(group, sources, seed, sandboxed=sandboxed),
+            environments(exercises),
         )
+        by_name = {report.exercise: report for reports in graded for report in reports}
+    return [by_name[exercise.name] for exercise in exercises]
 
 
 def grade_notebook(

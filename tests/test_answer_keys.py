@@ -846,12 +846,18 @@ def batchnorm_forward(
 np.may_share_memory = lambda *args, **kwargs: False  # what the harness's aliasing test calls
 """
 
+FORGED_HARNESS = """
+import autograder.inside.harness as harness
+harness.aliases = lambda value, args: []  # the harness's own names, as the student has read them
+harness._shares = lambda out, given: False
+harness._may_share_memory = lambda *args, **kwargs: False
+"""
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known break (README): the aliasing judgement is made in the grading process with "
-    "NumPy's functions, which the submission can rebind",
-)
-def test_a_submission_cannot_forge_the_aliasing_judgement():
-    report = check_source(get_exercise("batchnorm_forward"), [FORGED_ALIASING], seed=1)
+
+@pytest.mark.parametrize("forgery", ["", FORGED_HARNESS], ids=["numpy", "harness"])
+def test_a_submission_cannot_forge_the_aliasing_judgement(forgery):
+    # the judgement's functions are bound before the student's code runs (harness.sealed_run_call)
+    report = check_source(get_exercise("batchnorm_forward"), [FORGED_ALIASING + forgery], seed=1)
     assert not report.passed
+    failed = " ".join(result.hint for result in report.results if not result.passed)
+    assert "running_mean itself" in failed, failed

@@ -211,18 +211,31 @@ def test_printing_hundreds_of_megabytes_keeps_the_parent_small():
     )
 
 
-def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating():
-    report, _ = attack(
-        """
-        import io, os, sys, zipfile
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("__json__.npy", b"\\0" * (512 * 2**20))
-        os.write(int(sys.argv[1]), buffer.getvalue())
-        os._exit(0)
-        """
-    )
-    assert report.earned == 0 and report.flags == ["malformed answers"]
+BOMB = """
+import io, os, sys, zipfile
+from autograder.inside.protocol import FRAME
+buffer = io.BytesIO()
+with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    archive.writestr("__json__.npy", b"\\0" * (512 * 2**20))
+bomb = buffer.getvalue()
+"""
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        # as the answers of the exercise, written by the function from its copy of the process
+        "def perplexity(nll):\n"
+        "    os.write(int(sys.argv[1]), FRAME.pack(b'A', len(bomb)) + bomb)\n"
+        "    os._exit(0)\n",
+        # raw, while the code loads
+        "os.write(int(sys.argv[1]), bomb)\nos._exit(0)\n",
+    ],
+    ids=["answers", "loading"],
+)
+def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating(send):
+    report = check_source(get_exercise("perplexity"), [BOMB + send], seed=1)
+    assert report.earned == 0 and report.flags == ["malformed answers"], report.notes
 
 
 # chapter 08's get_batch: its sandbox has PyTorch, so the library's copy could run if reached
@@ -444,16 +457,19 @@ def test_a_home_full_of_nested_folders_is_cleaned_up_without_crashing():
 
 
 def test_a_huge_answer_structure_is_refused_before_parsing():
-    report, _ = attack(
+    source = textwrap.dedent(
         """
         import io, os, sys, numpy as np
+        from autograder.inside.protocol import FRAME
         text = b'{"found": true, "problems": [], "outcomes": [' + b"[]," * (2 * 1024**2) + b"[]]}"
         buffer = io.BytesIO()
         np.savez(buffer, __json__=np.frombuffer(text, np.uint8))
-        os.write(int(sys.argv[1]), buffer.getvalue())
-        os._exit(0)
+        def perplexity(nll):  # the answers, written from the exercise's copy of the process
+            os.write(int(sys.argv[1]), FRAME.pack(b"A", len(buffer.getvalue())) + buffer.getvalue())
+            os._exit(0)
         """
     )
+    report = check_source(get_exercise("perplexity"), [source], seed=1)
     assert report.earned == 0 and report.flags == ["malformed answers"]
     assert "structure" in report.notes[0]
 

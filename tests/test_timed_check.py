@@ -13,9 +13,10 @@ import textwrap
 from conftest import IMPLEMENTATIONS
 
 from autograder.exercises import get_exercise
-from autograder.runner import GRADING_LIMITS, build_request, check_function, check_source
+from autograder.runner import GRADING_LIMITS, check_function, check_source, job, opening
+from autograder.wall import answer_key
 from autograder.wall.answers import read_answers
-from autograder.wall.grading_process import run_child
+from autograder.wall.grading_process import run_session
 
 EXERCISE = get_exercise("bpe_train_fast")
 SLOW = (IMPLEMENTATIONS / "bpe_train_fast" / "wrong_recount_every_merge.py").read_text()
@@ -24,9 +25,18 @@ WORK = "sum(i * i for i in range(30_000_000))"  # about 1.5 CPU-s here (12 milli
 
 def _run(code: str, one_process: bool = False):
     """Run `code` as the top level of a submission in a grading sandbox; the run and its answers."""
-    request = build_request(EXERCISE, [textwrap.dedent(code)], [], one_process=one_process)
-    run = run_child(request, EXERCISE.name, 60, True, GRADING_LIMITS)
-    return run, read_answers(run.result, 0)
+    sources = [textwrap.dedent(code)]
+    run = run_session(
+        {**opening([EXERCISE], sources, [[]]), "one_process": one_process},
+        [job(EXERCISE, [])],
+        EXERCISE.name,
+        60,
+        60,
+        True,
+        GRADING_LIMITS,
+        answer_key.mounts(EXERCISE.name),
+    )
+    return run, read_answers(run.answers[0], 0)
 
 
 def test_work_done_anywhere_in_the_sandbox_is_counted():

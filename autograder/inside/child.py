@@ -1,15 +1,23 @@
-"""The grading process: load the student's code into a fresh interpreter, make the calls, write plain answers.
+"""The grading process: load the student's code once, then check each exercise in a fork of it.
 
-Run by `autograder.runner` as `python -I -B -m autograder.inside.child FD` inside the OS sandbox
-(`autograder.wall.sandbox`). The request (preamble, the student's sources, the references of the
-chapter's earlier exercises as code the parent compiled: no source text, no docstrings; the calls)
-arrives on stdin and is read whole before any student code runs; the process makes itself
-non-dumpable first; the answers go to the parent through the pipe FD. What went wrong travels
-as data too: each exception's class name and the names of its bases, which the parent maps to flags
-(`autograder.model.EVENT_FLAGS`); a process with no memory left to answer says so by its exit
-status (EXIT_STATUS). Everything sent is untrusted data: the parent checks its size and format,
-decodes it with allow_pickle=False and judges it against references it computed itself, which
-never enter the sandbox.
+Run by `autograder.wall.grading_process` as `python -I -B -m autograder.inside.child FD` inside the
+OS sandbox (`autograder.wall.sandbox`), one per submission and environment. The conversation, in
+frames (`FRAME`): the trusted parent sends the opening (preamble, the student's sources, the probes
+to resolve, whether PyTorch's attention layers are refused, whether this is a timed run); the
+process makes itself non-dumpable, installs what the opening asks for, resolves the probes, loads
+the student's code once (every top-level statement; a failure is data, not fatal) and says
+LOADED. Then, one exercise at a time, the parent sends a job (the function to check, the
+references of the chapter's earlier exercises as code the parent compiled: no source text, no
+docstrings; the calls); the process forks a copy of itself as it stood after loading, the copy
+binds the references (one bug costs one exercise), makes the calls and writes plain answers, and
+the process forwards them (ANSWERS) or the copy's exit status (STATUS, TIMED_OUT past the job's
+budget). The parent sends a job only once the one before it is answered, so a job's references
+reach no earlier exercise's copy. A timed run answers its one job in this process (it may start no
+other). What went wrong travels as data too: each exception's class name and the names of its
+bases, which the parent maps to flags (`autograder.model.EVENT_FLAGS`); a copy with no memory left
+to answer says so by its exit status (EXIT_STATUS). Everything sent back is untrusted data: the
+parent checks its size and format, decodes it with allow_pickle=False and judges it against
+references it computed itself, which never enter the sandbox.
 """
 
 import ast
@@ -18,18 +26,27 @@ import io
 import marshal
 import os
 import pickle
+import select
 import signal
 import sys
+import time
 from types import MappingProxyType
 
 import numpy as np
 
 from autograder.inside import answer_guard, seccomp
-from autograder.inside.harness import Outcome, error_outcome, resolve_probe, run_call
+from autograder.inside.harness import Outcome, error_outcome, resolve_probe, sealed_run_call
 from autograder.inside.plain import dumps
+from autograder.inside.protocol import (
+    ANSWERS,
+    EXIT_STATUS,
+    FRAME,
+    LOADED,
+    RESULT_LIMIT,
+    STATUS,
+    TIMED_OUT,
+)
 
-# What the exit status of a grading process that could not answer says happened (by exception name).
-EXIT_STATUS = {"MemoryError": 3}
 PR_SET_DUMPABLE, PR_SET_PDEATHSIG = 4, 1
 
 
@@ -82,61 +99,140 @@ def build_references(preamble: str, references: dict[str, bytes]) -> dict:
     return {name: trusted[name] for name in references}
 
 
-def answer(request: dict) -> dict:
-    """Build the references, load the student's code, make the calls: the summary to send back."""
-    # built before any student code runs, and their source dropped: nothing to print out of a frame
-    references = build_references(request["preamble"], request.pop("references"))
-    if request.get("refuse_attention"):
+def read_frame(stream: io.BufferedReader) -> bytes | None:
+    """The next frame's payload from `stream`; None once the parent has closed it."""
+    header = stream.read(FRAME.size)
+    if len(header) < FRAME.size:
+        return None
+    _, length = FRAME.unpack(header)
+    return stream.read(length)
+
+
+def _read_now(read: object, fd: int) -> bytes:
+    """What a non-blocking `fd` holds now (empty at its end or when nothing is waiting)."""
+    try:
+        return read(fd, 1 << 16)
+    except BlockingIOError:
+        return b""
+
+
+def answers_bytes(summary: dict) -> bytes:
+    """A summary of answers as the parent reads it: an .npz of the arrays and the JSON structure."""
+    text, arrays = dumps(summary)
+    arrays["__json__"] = np.frombuffer(text.encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, allow_pickle=False, **arrays)
+    return buffer.getvalue()
+
+
+def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
+    """The conversation of the module's docstring, from the opening to the parent's last job."""
+
+    def send(kind: bytes, payload: bytes) -> None:
+        outbox.write(FRAME.pack(kind, len(payload)) + payload)
+        outbox.flush()
+
+    opening = pickle.loads(read_frame(inbox))  # written by the trusted parent
+    if opening["refuse_attention"]:
         if (
             sys.platform == "linux"
         ):  # no program started: a fresh Python would run without the guard
             seccomp.install(seccomp.EXEC)
-        answer_guard.install(request["function"])  # before any student code
-    if request.get("one_process") and sys.platform == "linux":
+        answer_guard.install(opening["label"])  # before any student code
+    one_process = opening["one_process"]
+    if one_process and sys.platform == "linux":
         seccomp.install(seccomp.PROCESSES)  # a timed run: no process or thread but this one
-    # what the calls below use, bound before student code runs: a submission that rebinds the
-    # modules' names (harness.run_call) changes nothing here
-    call_once, as_error = run_call, error_outcome
-    probes = MappingProxyType(
-        {c.probe: resolve_probe(c.probe) for c in request["calls"] if c.probe}
-    )
-    namespace, problems = load_student_code(request["preamble"], request["sources"])
-    fn = namespace.get(request["function"])
-    namespace.update(references)  # one bug costs one exercise
-    outcomes: list[Outcome] = []
-    if callable(fn):
-        for call in request["calls"]:
+    # what the jobs below use, bound before student code runs: a submission that rebinds the
+    # modules' names (os.fork, harness.run_call, ...) changes nothing here
+    check, fork, wait, kill, exit_now = sealed_run_call(), os.fork, os.waitpid, os.kill, os._exit
+    pipe, close, read, fdopen, select_ = os.pipe, os.close, os.read, os.fdopen, select.select
+    no_hang, exit_code, sigkill = os.WNOHANG, os.waitstatus_to_exitcode, signal.SIGKILL
+    pidfd_open, set_blocking = os.pidfd_open, os.set_blocking
+    clock, pack, loads, load_refs = time.monotonic, answers_bytes, pickle.loads, build_references
+    probes = MappingProxyType({name: resolve_probe(name) for name in opening["probes"]})
+    namespace, problems = load_student_code(opening["preamble"], opening["sources"])
+    send(LOADED, b"")
+
+    def answer(job: dict) -> bytes:
+        fn = namespace.get(job["function"])
+        namespace.update(load_refs(opening["preamble"], job["references"]))  # one bug, one exercise
+        outcomes: list[Outcome] = []
+        if callable(fn):
+            for call in job["calls"]:
+                outcomes.append(check(fn, call, probes))
+        return pack(
+            {
+                "found": callable(fn),
+                "problems": problems,
+                "outcomes": [vars(outcome) for outcome in outcomes],
+            }
+        )
+
+    while (frame := read_frame(inbox)) is not None:
+        job = loads(frame)
+        if one_process:
+            send(ANSWERS, answer(job))
+            continue
+        deadline = clock() + job["timeout"]
+        read_end, write_end = pipe()
+        pid = fork()
+        if pid == 0:  # the copy: answer, hand the answers over, leave without cleaning up
+            close(read_end)
             try:
-                outcome = call_once(fn, call, probes)
-            except BaseException as error:  # e.g. SystemExit from the student's function
-                outcome = as_error(error)
-            outcomes.append(outcome)
-    return {
-        "found": callable(fn),
-        "problems": problems,
-        "outcomes": [vars(outcome) for outcome in outcomes],
-    }
+                data = answer(job)
+                with fdopen(write_end, "wb") as out:
+                    out.write(data)
+                exit_now(0)
+            except MemoryError:  # too little memory left to answer: say so by the exit status
+                exit_now(EXIT_STATUS["MemoryError"])
+            except BaseException:  # whatever the student's code did to the copy
+                exit_now(EXIT_STATUS["crashed"])
+        close(write_end)
+        # read what the copy sends until it exits (a process it started may hold the pipe open)
+        exited, chunks, size, status = pidfd_open(pid), [], 0, None
+        while status is None and (left := deadline - clock()) > 0:
+            ready = select_([read_end, exited], [], [], left)[0]
+            if read_end in ready and (chunk := read(read_end, 1 << 16)):
+                size += len(chunk)
+                chunks += [chunk] if size <= RESULT_LIMIT else []
+                continue
+            if exited in ready or read_end in ready:  # exited, or closed its end: wait for it
+                done, code = wait(pid, 0 if exited in ready else no_hang)
+                status = exit_code(code) if done else None
+                if status is None:
+                    select_([exited], [], [], max(0.0, deadline - clock()))
+        set_blocking(read_end, False)
+        while status is not None and clock() < deadline and (chunk := _read_now(read, read_end)):
+            size += len(chunk)
+            chunks += [chunk] if size <= RESULT_LIMIT else []
+        close(read_end)
+        close(exited)
+        if status is None:  # past its budget: ended here (the parent's own deadline is later)
+            kill(pid, sigkill)
+            wait(pid, 0)
+            send(STATUS, TIMED_OUT)
+        elif status == 0 and 0 < size <= RESULT_LIMIT:
+            send(ANSWERS, b"".join(chunks))
+        else:
+            send(STATUS, str(status).encode())
 
 
 def main() -> None:
-    """Read the request, answer it, write the answers; exit with EXIT_STATUS["MemoryError"] when memory ran out."""
+    """Make the process non-dumpable and tied to its sandbox, then hold the conversation (`serve`)."""
     # no dumps and no /proc/self/mem for other processes of its uid (nor, unless it undoes this, itself)
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    # pid 1 of its sandbox (bwrap --as-pid-1), its uid changed: die with bwrap, hence with the grader
+    # pid 1 of its sandbox (bwrap --as-pid-1), its uid changed: die with bwrap, hence with the grader;
+    # the copies it forks die with it (a pid namespace ends with its pid 1)
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if sys.platform == "linux":
         seccomp.install()  # no kernel keyring: nothing outlives this run under its uid (see seccomp)
     try:
-        request = pickle.loads(sys.stdin.buffer.read())  # written by the trusted parent
-        result_pipe = os.fdopen(int(sys.argv[1]), "wb")
-        text, arrays = dumps(answer(request))
-        arrays["__json__"] = np.frombuffer(text.encode(), dtype=np.uint8)
-        buffer = io.BytesIO()
-        np.savez(buffer, allow_pickle=False, **arrays)
-        with result_pipe:
-            result_pipe.write(buffer.getvalue())
-    except MemoryError:  # too little memory left to answer: say so by the exit status alone
+        with os.fdopen(int(sys.argv[1]), "wb") as outbox:
+            serve(sys.stdin.buffer, outbox)
+    except MemoryError:  # too little memory left to go on: say so by the exit status alone
         os._exit(EXIT_STATUS["MemoryError"])
+    except BrokenPipeError:  # the parent stopped listening (its deadline passed)
+        os._exit(0)
 
 
 if __name__ == "__main__":

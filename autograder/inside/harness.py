@@ -2,6 +2,7 @@
 
 import copy
 import importlib
+import types
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -107,12 +108,40 @@ def aliases(value: object, args: tuple | list) -> list:
 
 def _shares(out: np.ndarray, given: np.ndarray) -> bool:
     """True when two arrays share memory (when that is too hard to prove, when they may)."""
-    if not (out.size and given.size and np.may_share_memory(out, given)):
+    if not (out.size and given.size and _may_share_memory(out, given)):
         return False
     try:
-        return bool(np.shares_memory(out, given, max_work=10**6))
-    except np.exceptions.TooHardError:
+        return bool(_shares_memory(out, given, max_work=10**6))
+    except _TooHard:
         return True
+
+
+# NumPy's functions as they were when the harness was imported (before any student code)
+_may_share_memory, _shares_memory = np.may_share_memory, np.shares_memory
+_TooHard = np.exceptions.TooHardError
+
+
+def sealed_run_call() -> Callable[[Callable, Call, Mapping[str, Callable]], Outcome]:
+    """`run_call` with every name of this module it uses bound now, and any exception as data.
+
+    The grading process takes it before the student's code runs: a submission that rebinds NumPy's
+    functions or this module's names (the aliasing test, `to_plain`) changes nothing it judges by.
+    """
+    names = dict(globals())
+    for name, value in list(names.items()):
+        if isinstance(value, types.FunctionType) and value.__module__ == __name__:
+            names[name] = types.FunctionType(
+                value.__code__, names, name, value.__defaults__, value.__closure__
+            )
+    run, as_error = names["run_call"], names["error_outcome"]
+
+    def sealed(fn: Callable, call: Call, probes: Mapping[str, Callable]) -> Outcome:
+        try:
+            return run(fn, call, probes)
+        except BaseException as error:  # e.g. SystemExit from the student's function
+            return as_error(error)
+
+    return sealed
 
 
 def error_outcome(error: BaseException) -> Outcome:

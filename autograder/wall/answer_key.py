@@ -201,9 +201,14 @@ def _copy_tree(source: Path, target: Path) -> None:
         (target / path.name).chmod(0o644)
 
 
-def _sandbox_package(target: Path, exercise: str | None, *also: str) -> Path:
+def _names(exercises: str | tuple[str, ...]) -> tuple[str, ...]:
+    """One exercise's name or several, as a tuple."""
+    return (exercises,) if isinstance(exercises, str) else tuple(exercises)
+
+
+def _sandbox_package(target: Path, exercises: tuple[str, ...], *also: str) -> Path:
     """At `target`: an `autograder` holding its `__init__`, the modules `also` and `autograder.inside`
-    whole, in which what answers `exercise` (GRADER_ANSWERS) raises AnswerKeyError."""
+    whole, in which what answers any of `exercises` (GRADER_ANSWERS) raises AnswerKeyError."""
     shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     for folder in (target.parent, target):
         folder.mkdir(mode=0o755, exist_ok=True)
@@ -214,44 +219,57 @@ def _sandbox_package(target: Path, exercise: str | None, *also: str) -> Path:
     for name in ("__init__.py", *also):
         shutil.copyfile(REPO / "autograder" / name, target / name)
         (target / name).chmod(0o644)
-    _cut(target / "inside", GRADER_ANSWERS.get(exercise, ()), exercise)
+    _cut(target / "inside", GRADER_ANSWERS, exercises)
     return target
 
 
+def grading_package(exercises: str | tuple[str, ...]) -> Path:
+    """The `autograder` the grading process of `exercises` (one or several) sees:
+    `autograder.inside`, whole, and nothing else (what of it answers them refuses to run)."""
+    return _grading_package(_names(exercises))
+
+
 @functools.cache
-def grading_package(exercise: str) -> Path:
-    """The `autograder` the grading process of `exercise` sees: `autograder.inside`, whole, and
-    nothing else (what of it answers `exercise` refuses to run)."""
-    return _sandbox_package(_root() / f"grading-{exercise}" / "autograder", exercise)
+def _grading_package(names: tuple[str, ...]) -> Path:
+    """`grading_package`, built once per tuple of names."""
+    return _sandbox_package(_root() / f"grading-{'+'.join(names)}" / "autograder", names)
 
 
 @functools.cache
 def kernel_package() -> Path:
     """The `autograder` a notebook's kernel sees: `autograder.inside`, and `autograder.kernel`, which
     the notebooks' hidden-test cells import (in class grading it only defers to the trusted grader)."""
-    return _sandbox_package(_root() / "kernel" / "autograder", None, "kernel.py")
+    return _sandbox_package(_root() / "kernel" / "autograder", (), "kernel.py")
+
+
+def library_without(exercises: str | tuple[str, ...]) -> Path:
+    """A copy of `proof_lm` in which every function or class answering any of `exercises` (one or
+    several) raises AnswerKeyError."""
+    return _library_without(_names(exercises))
 
 
 @functools.cache
-def library_without(exercise: str) -> Path:
-    """A copy of `proof_lm` in which every function or class answering `exercise` raises AnswerKeyError."""
-    target = _root() / f"proof_lm-{exercise}"
+def _library_without(names: tuple[str, ...]) -> Path:
+    """`library_without`, built once per tuple of names."""
+    target = _root() / f"proof_lm-{'+'.join(names)}"
     shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     _copy_tree(REPO / "proof_lm", target)
-    _cut(target, LIBRARY_ANSWERS.get(exercise, ()), exercise)
+    _cut(target, LIBRARY_ANSWERS, names)
     return target
 
 
-def _cut(package: Path, entries: tuple[str, ...], exercise: str | None) -> None:
-    """Replace each "module:name" of `entries` in the copied `package` by a refusing stand-in."""
-    by_module: dict[str, list[str]] = {}
-    for entry in entries:
-        module, name = entry.split(":")
-        by_module.setdefault(module, []).append(name)
+def _cut(package: Path, answers: dict[str, tuple[str, ...]], exercises: tuple[str, ...]) -> None:
+    """Replace each "module:name" that `answers` lists for any of `exercises` in the copied
+    `package` by a refusing stand-in."""
+    by_module: dict[str, set[str]] = {}
+    for exercise in exercises:
+        for entry in answers.get(exercise, ()):
+            module, name = entry.split(":")
+            by_module.setdefault(module, set()).add(name)
     for module, names in by_module.items():
         path = package / f"{module}.py"
-        stub = STUB.replace("{EXERCISE}", str(exercise))
-        path.write_text(without_definitions(path.read_text(), set(names), stub))
+        stub = STUB.replace("{EXERCISE}", ", ".join(exercises))
+        path.write_text(without_definitions(path.read_text(), names, stub))
 
 
 def without_definitions(source: str, names: set[str], stub: str) -> str:
@@ -312,15 +330,21 @@ def torch_folders() -> tuple[str, ...]:
     return tuple(found)
 
 
-def mounts(exercise: str) -> list[tuple[Path, str]]:
-    """Read-only binds for grading `exercise`: the two packages above and the data folder, and for a
-    NumPy exercise the stand-in over every PyTorch package folder (mounted last: it covers them)."""
+def mounts(exercises: str | tuple[str, ...]) -> list[tuple[Path, str]]:
+    """Read-only binds for grading `exercises` (one, or several graded by one process): the two
+    packages above and the data folder, and for NumPy exercises the stand-in over every PyTorch
+    package folder (mounted last: it covers them). Exercises graded together share an environment:
+    all PyTorch or all NumPy."""
+    names = _names(exercises)
+    numpy = {name not in EXERCISES or not EXERCISES[name].torch for name in names}
+    if len(numpy) != 1:
+        raise ValueError(f"{names} mix NumPy and PyTorch exercises; one environment expected")
     with BUILDING:
         binds = [
-            (grading_package(exercise), str(REPO / "autograder")),
-            (library_without(exercise), str(REPO / "proof_lm")),
+            (grading_package(names), str(REPO / "autograder")),
+            (library_without(names), str(REPO / "proof_lm")),
             (REPO / "data", str(REPO / "data")),
         ]
-        if exercise not in EXERCISES or not EXERCISES[exercise].torch:
+        if numpy == {True}:
             binds += [(_no_torch(), folder) for folder in torch_folders()]
         return binds

@@ -1,7 +1,8 @@
-"""Running `autograder.inside.child` from the trusted side: start it in the OS sandbox, feed it, read it, end it."""
+"""Running `autograder.inside.child` from the trusted side: start it in the OS sandbox, talk to it, end it."""
 
 import contextlib
 import os
+import pickle
 import select
 import shutil
 import signal
@@ -12,30 +13,64 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
-from autograder.wall import answer_key, policy, sandbox
+from autograder.inside.protocol import (
+    ANSWERS,
+    FRAME,
+    JOB,
+    LOADED,
+    OPENING,
+    RESULT_LIMIT,
+    STATUS,
+    TIMED_OUT,
+)
+from autograder.wall import policy, sandbox
 
-RESULT_LIMIT = 64 * 1024**2  # bytes of answers a grading process may send
-PRINT_LIMIT = (
-    64 * 1024
-)  # bytes of its stdout / stderr the parent keeps (the rest is read and dropped)
+PRINT_LIMIT = 64 * 1024  # bytes of its stderr the parent keeps (the rest is read and dropped)
+GRACE = 5.0  # seconds the process has, beyond a job's budget, to report on it
 
 
 @dataclass
-class ChildRun:
-    """What one run of the grading process left: its exit status, answers and (capped) output."""
+class SessionRun:
+    """What one grading process left: whether it loaded, each job's answers, its (capped) output.
 
-    returncode: int | None  # None: it was still running at the deadline
-    result: bytes
+    `answers` holds, per job sent, the answers' bytes, or the exit status of the copy that made
+    them (an int), or None when it ran past its budget; jobs never sent (the process stopped or
+    loading took too long) have no entry.
+    """
+
+    loaded: bool
+    answers: list[bytes | int | None]
+    malformed: bool  # it sent something that is no frame of the protocol (or too big)
+    returncode: int | None  # None: it was still running at the end
     stderr: bytes
     cpu_seconds: float = 0.0  # user + system time of its whole process tree, as the kernel counted
     wall_seconds: float = 0.0  # from its start to its end, on the grader's clock
 
 
-def run_child(
-    request: bytes, exercise: str, timeout: float, sandboxed: bool, limits: sandbox.Limits
-) -> ChildRun:
-    """Start the grading process for `exercise` (in the OS sandbox unless told not to), feed it, read it, end it."""
+class _Stopped(Exception):
+    """The grading process stopped answering: it ran `late`, `closed` its end, or sent something
+    `malformed` (the reason is the exception's one argument)."""
+
+
+def run_session(
+    opening: dict,
+    jobs: list[dict],
+    label: str,
+    load_timeout: float,
+    timeout: float,
+    sandboxed: bool,
+    limits: sandbox.Limits,
+    readonly: list[tuple[Path, str]],
+) -> SessionRun:
+    """Start a grading process (in the OS sandbox unless told not to) and hold its conversation.
+
+    `opening` goes first; once the process says it has loaded the student's code (within
+    `load_timeout` seconds) each job follows, one at a time, each only after the one before it is
+    answered (so a job's references never reach an earlier exercise's copy), each with `timeout`
+    seconds (its copy's budget, counted inside) and a few seconds' grace for the process.
+    """
     argv = [sys.executable, "-I", "-B", "-m", "autograder.inside.child"]
     with sandbox.account() as account:
         read_end, write_end = os.pipe()
@@ -43,18 +78,14 @@ def run_child(
         argv.append(str(write_end))
         command = (
             sandbox.bwrap_command(
-                argv,
-                readonly=answer_key.mounts(exercise),
-                uid=account.uid,
-                limits=limits,
-                as_pid_1=True,
+                argv, readonly=readonly, uid=account.uid, limits=limits, as_pid_1=True
             )
             if sandboxed
             else argv
         )
         env = policy.grading_launch(os.environ)
         started = time.monotonic()
-        deadline = started + timeout
+        end = started + load_timeout + len(jobs) * (timeout + GRACE) + GRACE
         with _scratch() as work:  # the cwd of an unsandboxed run (a sandboxed one has its tmpfs)
             process = subprocess.Popen(
                 command,
@@ -68,13 +99,85 @@ def run_child(
             )
             os.close(write_end)
             os.close(errors_write)
-            with ThreadPoolExecutor(max_workers=3) as pool:
-                pool.submit(_feed, process.stdin, request)
-                result = pool.submit(_drain, read_end, RESULT_LIMIT, deadline)
-                stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, deadline)
-                returncode, cpu = _reap(process, deadline, sandboxed, account.uid)
+            inbox = process.stdin.fileno()
+            os.set_blocking(inbox, False)
+            answers: list[bytes | int | None] = []
+            loaded = malformed = False
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, end)
+                try:
+                    _send(inbox, OPENING, pickle.dumps(opening), started + load_timeout)
+                    kind, _ = _receive(read_end, started + load_timeout)
+                    loaded = kind == LOADED
+                    for job in jobs if loaded else []:
+                        deadline = time.monotonic() + timeout + GRACE
+                        _send(inbox, JOB, pickle.dumps({**job, "timeout": timeout}), deadline)
+                        kind, payload = _receive(read_end, deadline)
+                        answers.append(_answer(kind, payload))
+                except _Stopped as stop:
+                    malformed = stop.args[0] == "malformed"
+                    if loaded and len(answers) < len(jobs) and stop.args[0] != "closed":
+                        # the job in hand: past the process's deadline, or unreadable answers
+                        answers.append(None if stop.args[0] == "late" else b"")
+                with contextlib.suppress(OSError):
+                    process.stdin.close()  # no more jobs: the process ends
+                returncode, cpu = _reap(
+                    process, min(end, time.monotonic() + GRACE), sandboxed, account.uid
+                )
+                os.close(read_end)
                 wall = time.monotonic() - started
-                return ChildRun(returncode, result.result(), stderr.result(), cpu, wall)
+                return SessionRun(
+                    loaded, answers, malformed, returncode, stderr.result(), cpu, wall
+                )
+
+
+def _answer(kind: bytes, payload: bytes) -> bytes | int | None:
+    """One job's entry in `SessionRun.answers` from the frame the process sent for it."""
+    if kind == ANSWERS:
+        return payload
+    if kind == STATUS and payload == TIMED_OUT:
+        return None
+    if kind == STATUS and payload.lstrip(b"-").isdigit() and len(payload) < 12:
+        return int(payload)
+    raise _Stopped("malformed")
+
+
+def _send(fd: int, kind: bytes, payload: bytes, deadline: float) -> None:
+    """Write one frame to the process's stdin by `deadline` (it may never read it)."""
+    data = memoryview(FRAME.pack(kind, len(payload)) + payload)
+    while data:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([], [fd], [], left)[1]:
+            raise _Stopped("late")
+        try:
+            data = data[os.write(fd, data[: 1 << 16]) :]
+        except BlockingIOError:
+            continue
+        except OSError:  # it closed its end
+            raise _Stopped("closed") from None
+
+
+def _receive(fd: int, deadline: float) -> tuple[bytes, bytes]:
+    """The next frame the process sends, by `deadline`; `_Stopped` if none comes or it is too big."""
+    kind, length = FRAME.unpack(_read_exactly(fd, FRAME.size, deadline))
+    if length > RESULT_LIMIT:
+        raise _Stopped("malformed")
+    return kind, _read_exactly(fd, length, deadline)
+
+
+def _read_exactly(fd: int, size: int, deadline: float) -> bytes:
+    """`size` bytes from `fd` by `deadline`, or `_Stopped`."""
+    chunks, got = [], 0
+    while got < size:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise _Stopped("late")
+        chunk = os.read(fd, min(size - got, 1 << 16))
+        if not chunk:
+            raise _Stopped("closed")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 @contextlib.contextmanager
@@ -107,13 +210,6 @@ def _drain(fd: int, limit: int, deadline: float) -> bytes:
     finally:
         os.close(fd)
     return b"".join(kept)
-
-
-def _feed(pipe: object, request: bytes) -> None:
-    """Write the request to the grading process's stdin and close it (a dead process is fine)."""
-    with contextlib.suppress(OSError):
-        pipe.write(request)
-        pipe.close()
 
 
 def _exited(pid: int, seconds: float) -> bool:

@@ -1,0 +1,19 @@
+"""What the grading process and the trusted grader agree on: the frames they exchange, the statuses.
+
+Imported by both sides (`autograder.inside.child`, `autograder.wall.grading_process`,
+`autograder.runner`); it imports nothing.
+"""
+
+import struct
+
+FRAME = struct.Struct(">cQ")  # a frame's header, either way: its kind and the payload's length
+OPENING, JOB = b"O", b"J"  # to the process: what to load and how; one exercise to check
+LOADED, ANSWERS, STATUS = (
+    b"L",
+    b"A",
+    b"S",
+)  # from it: loading is over; a job's answers; or its status
+TIMED_OUT = b"timeout"  # a STATUS payload: the copy was still running at its job's deadline
+RESULT_LIMIT = 64 * 1024**2  # bytes of answers one job may send
+# What the exit status of a copy that could not answer says happened (by exception name).
+EXIT_STATUS = {"MemoryError": 3, "crashed": 4}

@@ -1,0 +1,75 @@
+"""One execution per submission: the student's code loads once, each exercise is checked in a copy.
+
+`autograder.runner.check_together` runs a chapter's code once in a grading process (within the
+notebook's budget) and checks each exercise in a fork of it (within the exercise's budget). These
+tests give it the chapter's references as the student's code plus cells a student might add, and
+show that top-level work is paid once, that what one exercise's check does to its copy (poisoned
+built-ins, an endless loop, a crash) costs that exercise alone, and that an endless top level is
+reported as such.
+"""
+
+import textwrap
+
+from autograder.exercises import chapter_exercises
+from autograder.references import reference_solutions
+from autograder.runner import check_together
+
+CHAPTER = "01_bigram_counting"
+EXERCISES = chapter_exercises(CHAPTER)
+SOLVED = list(reference_solutions(CHAPTER).values())
+WORK = textwrap.dedent(
+    """
+    import time
+    started = time.process_time()
+    while time.process_time() - started < {seconds}:  # the student's own training, say
+        pass
+    """
+)
+
+
+def grade(*extra: str, timeout: float = 30.0, load_timeout: float = 300.0) -> dict:
+    """The chapter graded with the references as the student's code, then `extra` cells."""
+    sources = SOLVED + [textwrap.dedent(cell) for cell in extra]
+    reports = check_together(EXERCISES, sources, 1, timeout=timeout, load_timeout=load_timeout)
+    return {report.exercise: report for report in reports}
+
+
+def test_top_level_work_is_paid_once_not_per_exercise():
+    # 4 CPU-s of the student's own top-level work against 3 s per exercise: loaded once, before
+    # the exercises' budgets start, it costs none of them (each exercise paying it would time out)
+    reports = grade(WORK.format(seconds=4), timeout=3.0)
+    assert all(report.passed for report in reports.values()), {
+        name: report.notes for name, report in reports.items()
+    }
+    assert not any(report.flags for report in reports.values())
+
+
+def test_an_exercise_check_costs_that_exercise_alone():
+    poisoned = """
+    _counts, _nll, _probs = bigram_counts, mean_nll, bigram_probs
+    def bigram_counts(*args, **kwargs):
+        import builtins
+        builtins.len = builtins.sum = None  # the copy that checks bigram_counts, poisoned
+        return _counts(*args, **kwargs)
+    def bigram_probs(*args, **kwargs):
+        import os
+        os._exit(7)  # a crash
+    def mean_nll(*args, **kwargs):
+        while True:  # an endless loop
+            pass
+    """
+    reports = grade(poisoned, timeout=3.0)
+    assert not reports["bigram_counts"].passed
+    assert not reports["bigram_probs"].passed and "crashed" in reports["bigram_probs"].flags
+    assert "exit code 7" in " ".join(reports["bigram_probs"].notes)
+    assert not reports["mean_nll"].passed and "timeout" in reports["mean_nll"].flags
+    assert "timed out after 3 s" in " ".join(reports["mean_nll"].notes)
+    for later in ("perplexity", "interpolated_probs"):  # they call the references, not the above
+        assert reports[later].passed, reports[later].notes
+
+
+def test_an_endless_top_level_is_reported_once_for_every_exercise():
+    reports = grade(WORK.format(seconds=60), load_timeout=3.0)
+    for report in reports.values():
+        assert not report.passed and report.flags == ["timeout"]
+        assert "did not finish loading within 3 s" in report.notes[0], report.notes
