@@ -199,6 +199,8 @@ def unanswered(
                 Flag.TIMEOUT,
             )
         status = run.returncode
+    elif index == len(run.answers) and run.returncode is not None:
+        status = run.returncode  # it ended while answering this one, in the process itself
     elif index >= len(run.answers):
         return Unanswered(
             "the grading process stopped before this exercise was checked "

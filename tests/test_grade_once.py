@@ -73,3 +73,13 @@ def test_an_endless_top_level_is_reported_once_for_every_exercise():
     for report in reports.values():
         assert not report.passed and report.flags == ["timeout"]
         assert "did not finish loading within 3 s" in report.notes[0], report.notes
+
+
+def test_the_last_exercise_is_answered_in_the_process_itself_and_judged_alike():
+    # no copy for the last job: a crash or a loop there is reported as in any other copy
+    crash = "def interpolated_probs(*args, **kwargs):\n    import os\n    os._exit(7)\n"
+    loop = "def interpolated_probs(*args, **kwargs):\n    while True:\n        pass\n"
+    crashed = grade(crash, timeout=3.0)["interpolated_probs"]
+    assert "crashed" in crashed.flags and "exit code 7" in " ".join(crashed.notes), crashed.notes
+    looped = grade(loop, timeout=3.0)["interpolated_probs"]
+    assert looped.flags == ["timeout"] and "timed out after 3 s" in looped.notes[0], looped.notes

@@ -12,8 +12,8 @@ docstrings; the calls); the process forks a copy of itself as it stood after loa
 binds the references (one bug costs one exercise), makes the calls and writes plain answers, and
 the process forwards them (ANSWERS) or the copy's exit status (STATUS, TIMED_OUT past the job's
 budget). The parent sends a job only once the one before it is answered, so a job's references
-reach no earlier exercise's copy. A timed run answers its one job in this process (it may start no
-other). What went wrong travels as data too: each exception's class name and the names of its
+reach no earlier exercise's copy. The last job (and a timed run's one job: it may start no other
+process) is answered in this process itself, which nothing else will use. What went wrong travels as data too: each exception's class name and the names of its
 bases, which the parent maps to flags (`autograder.model.EVENT_FLAGS`); a copy with no memory left
 to answer says so by its exit status (EXIT_STATUS). Everything sent back is untrusted data: the
 parent checks its size and format, decodes it with allow_pickle=False and judges it against
@@ -170,7 +170,7 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
 
     while (frame := read_frame(inbox)) is not None:
         job = loads(frame)
-        if one_process:
+        if one_process or job["last"]:  # no exercise after it: this process is its copy
             send(ANSWERS, answer(job))
             continue
         deadline = clock() + job["timeout"]

@@ -109,9 +109,10 @@ def run_session(
                     _send(inbox, OPENING, pickle.dumps(opening), started + load_timeout)
                     kind, _ = _receive(read_end, started + load_timeout)
                     loaded = kind == LOADED
-                    for job in jobs if loaded else []:
+                    for number, job in enumerate(jobs if loaded else [], start=1):
                         deadline = time.monotonic() + timeout + GRACE
-                        _send(inbox, JOB, pickle.dumps({**job, "timeout": timeout}), deadline)
+                        job = {**job, "timeout": timeout, "last": number == len(jobs)}
+                        _send(inbox, JOB, pickle.dumps(job), deadline)
                         kind, payload = _receive(read_end, deadline)
                         answers.append(_answer(kind, payload))
                 except _Stopped as stop:
