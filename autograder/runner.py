@@ -32,7 +32,8 @@ from autograder.wall.grading_process import SessionRun, run_session
 NOTEBOOK_SECONDS = 300.0  # loading the student's code, once per grading process
 TIMEOUT_SECONDS = 30.0  # per exercise: every call of its checks, in a copy of the loaded code
 NOTES_SHOWN = 5  # statements that failed while loading, quoted in the report; the rest counted
-GRADING_LIMITS = sandbox.Limits()
+# CPU time per process: loading may take the notebook's whole budget (a copy starts its count at 0)
+GRADING_LIMITS = sandbox.Limits(cpu_seconds=int(NOTEBOOK_SECONDS) + 30)
 LIBRARY_CALL = (
     "the solution calls an implementation of this exercise that the environment ships (the "
     "library's, the grader's, or PyTorch's finished attention or transformer layers), which "
@@ -209,6 +210,12 @@ def unanswered(
         )
     elif run.answers[index] is None:
         return Unanswered(f"timed out after {timeout:g} s: is there an endless loop?", Flag.TIMEOUT)
+    elif isinstance(run.answers[index], str):
+        return Unanswered(
+            "the grading process could not start a copy of itself to check this exercise: the "
+            "code's own processes or memory left none to spare",
+            Flag.CRASHED,
+        )
     elif isinstance(run.answers[index], int):
         status = run.answers[index]
     else:

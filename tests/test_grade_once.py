@@ -83,3 +83,47 @@ def test_the_last_exercise_is_answered_in_the_process_itself_and_judged_alike():
     assert "crashed" in crashed.flags and "exit code 7" in " ".join(crashed.notes), crashed.notes
     looped = grade(loop, timeout=3.0)["interpolated_probs"]
     assert looped.flags == ["timeout"] and "timed out after 3 s" in looped.notes[0], looped.notes
+
+
+def test_what_a_copy_starts_does_not_outlive_its_exercise():
+    spawner = """
+    import os, time
+    _counts, _nll = bigram_counts, mean_nll
+    def bigram_counts(*args, **kwargs):
+        if os.fork() == 0:  # a process of its own, left running (a pool never closed, say)
+            with open("/tmp/spawned", "w") as note:
+                note.write(str(os.getpid()))
+            while True:
+                time.sleep(1)
+        while not os.path.exists("/tmp/spawned"):
+            time.sleep(0.05)
+        return _counts(*args, **kwargs)
+    def mean_nll(*args, **kwargs):  # a later exercise's copy looks for it
+        pid = open("/tmp/spawned").read()
+        if os.path.exists(f"/proc/{pid}") and "zombie" not in open(f"/proc/{pid}/status").read():
+            raise RuntimeError("the process bigram_counts started is still running")
+        return _nll(*args, **kwargs)
+    """
+    reports = grade(spawner)
+    assert reports["bigram_counts"].passed, reports["bigram_counts"].notes
+    assert reports["mean_nll"].passed, [r.hint for r in reports["mean_nll"].results]
+
+
+def test_the_code_reads_an_empty_stdin():
+    # the conversation has pipes of its own: input() at the top level fails at once, noted
+    reports = grade("answer = input()\n")
+    for report in reports.values():
+        assert report.passed and "EOFError" in report.notes[0], report.notes
+
+
+def test_a_forged_status_is_malformed_and_the_grader_goes_on():
+    forged = """
+    import os, sys
+    from autograder.inside.protocol import FRAME
+    out = int(sys.argv[2])
+    os.write(out, FRAME.pack(b"L", 0) + FRAME.pack(b"S", 3) + b"--5")
+    os._exit(0)
+    """
+    reports = grade(forged)
+    assert reports["bigram_counts"].flags == ["malformed answers"], reports["bigram_counts"].notes
+    assert not any(report.passed for report in reports.values())

@@ -225,11 +225,13 @@ bomb = buffer.getvalue()
     "send",
     [
         # as the answers of the exercise, written by the function from its copy of the process
+        # (the copy's own end of the pipe is closed: one kept while the code loaded)
+        "answers = os.dup(int(sys.argv[2]))\n"
         "def perplexity(nll):\n"
-        "    os.write(int(sys.argv[1]), FRAME.pack(b'A', len(bomb)) + bomb)\n"
+        "    os.write(answers, FRAME.pack(b'A', len(bomb)) + bomb)\n"
         "    os._exit(0)\n",
         # raw, while the code loads
-        "os.write(int(sys.argv[1]), bomb)\nos._exit(0)\n",
+        "os.write(int(sys.argv[2]), bomb)\nos._exit(0)\n",
     ],
     ids=["answers", "loading"],
 )
@@ -464,8 +466,9 @@ def test_a_huge_answer_structure_is_refused_before_parsing():
         text = b'{"found": true, "problems": [], "outcomes": [' + b"[]," * (2 * 1024**2) + b"[]]}"
         buffer = io.BytesIO()
         np.savez(buffer, __json__=np.frombuffer(text, np.uint8))
+        answers = os.dup(int(sys.argv[2]))  # the copy's own end is closed: one kept while loading
         def perplexity(nll):  # the answers, written from the exercise's copy of the process
-            os.write(int(sys.argv[1]), FRAME.pack(b"A", len(buffer.getvalue())) + buffer.getvalue())
+            os.write(answers, FRAME.pack(b"A", len(buffer.getvalue())) + buffer.getvalue())
             os._exit(0)
         """
     )

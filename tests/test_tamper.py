@@ -110,7 +110,7 @@ def test_forged_result_file_is_rejected():
     text = json.dumps({"found": True, "problems": [], "outcomes": []})
     buffer = io.BytesIO()
     np.savez(buffer, __json__=np.frombuffer(text.encode(), dtype=np.uint8))
-    os.write(int(sys.argv[1]), buffer.getvalue())
+    os.write(int(sys.argv[2]), buffer.getvalue())
     os._exit(0)
     """
     report = grade(forged)

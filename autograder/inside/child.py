@@ -1,7 +1,8 @@
 """The grading process: load the student's code once, then check each exercise in a fork of it.
 
-Run by `autograder.wall.grading_process` as `python -I -B -m autograder.inside.child FD` inside the
-OS sandbox (`autograder.wall.sandbox`), one per submission and environment. The conversation, in
+Run by `autograder.wall.grading_process` as `python -I -B -m autograder.inside.child JOBS ANSWERS`
+(two pipes; stdin is empty) inside the OS sandbox (`autograder.wall.sandbox`), one per submission
+and environment. The conversation, in
 frames (`FRAME`): the trusted parent sends the opening (preamble, the student's sources, the probes
 to resolve, whether PyTorch's attention layers are refused, whether this is a timed run); the
 process makes itself non-dumpable, installs what the opening asks for, resolves the probes, loads
@@ -11,16 +12,18 @@ references of the chapter's earlier exercises as code the parent compiled: no so
 docstrings; the calls); the process forks a copy of itself as it stood after loading, the copy
 binds the references (one bug costs one exercise), makes the calls and writes plain answers, and
 the process forwards them (ANSWERS) or the copy's exit status (STATUS, TIMED_OUT past the job's
-budget). The parent sends a job only once the one before it is answered, so a job's references
-reach no earlier exercise's copy. The last job (and a timed run's one job: it may start no other
-process) is answered in this process itself, which nothing else will use. What went wrong travels as data too: each exception's class name and the names of its
-bases, which the parent maps to flags (`autograder.model.EVENT_FLAGS`); a copy with no memory left
+budget), then kills and reaps whatever the copy started. The parent sends a job only once the one
+before it is answered, so a job's references reach no earlier exercise's copy. The last job (and
+a timed run's one job: it may start no other process) is answered in this process itself, which
+nothing else will use. What went wrong travels as data too: each exception's class name and the
+names of its bases, which the parent maps to flags (`autograder.model.EVENT_FLAGS`); a copy with no memory left
 to answer says so by its exit status (EXIT_STATUS). Everything sent back is untrusted data: the
 parent checks its size and format, decodes it with allow_pickle=False and judges it against
 references it computed itself, which never enter the sandbox.
 """
 
 import ast
+import contextlib
 import ctypes
 import io
 import marshal
@@ -42,6 +45,7 @@ from autograder.inside.protocol import (
     EXIT_STATUS,
     FRAME,
     LOADED,
+    NO_COPY,
     RESULT_LIMIT,
     STATUS,
     TIMED_OUT,
@@ -148,6 +152,7 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
     pipe, close, read, fdopen, select_ = os.pipe, os.close, os.read, os.fdopen, select.select
     no_hang, exit_code, sigkill = os.WNOHANG, os.waitstatus_to_exitcode, signal.SIGKILL
     pidfd_open, set_blocking = os.pidfd_open, os.set_blocking
+    listdir, getpid, suppress = os.listdir, os.getpid, contextlib.suppress
     clock, pack, loads, load_refs = time.monotonic, answers_bytes, pickle.loads, build_references
     probes = MappingProxyType({name: resolve_probe(name) for name in opening["probes"]})
     namespace, problems = load_student_code(opening["preamble"], opening["sources"])
@@ -174,10 +179,17 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
             send(ANSWERS, answer(job))
             continue
         deadline = clock() + job["timeout"]
-        read_end, write_end = pipe()
-        pid = fork()
+        before = set(listdir("/proc")) if getpid() == 1 else set()
+        try:
+            read_end, write_end = pipe()
+            pid = fork()
+        except OSError:  # no process or memory left to spare, by the code's own doing
+            send(STATUS, NO_COPY)
+            continue
         if pid == 0:  # the copy: answer, hand the answers over, leave without cleaning up
             close(read_end)
+            close(inbox.fileno())  # the conversation is pid 1's, not the copy's
+            close(outbox.fileno())
             try:
                 data = answer(job)
                 with fdopen(write_end, "wb") as out:
@@ -210,6 +222,15 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
         if status is None:  # past its budget: ended here (the parent's own deadline is later)
             kill(pid, sigkill)
             wait(pid, 0)
+        if before:  # pid 1 of the sandbox: what the copy started goes with it, reaped here
+            for other in set(listdir("/proc")) - before:
+                if other.isdigit() and int(other) != 1:
+                    with suppress(OSError):
+                        kill(int(other), sigkill)
+            with suppress(ChildProcessError):
+                while wait(-1, no_hang)[0] > 0:
+                    pass
+        if status is None:
             send(STATUS, TIMED_OUT)
         elif status == 0 and 0 < size <= RESULT_LIMIT:
             send(ANSWERS, b"".join(chunks))
@@ -227,8 +248,9 @@ def main() -> None:
     if sys.platform == "linux":
         seccomp.install()  # no kernel keyring: nothing outlives this run under its uid (see seccomp)
     try:
-        with os.fdopen(int(sys.argv[1]), "wb") as outbox:
-            serve(sys.stdin.buffer, outbox)
+        inbox, outbox = os.fdopen(int(sys.argv[1]), "rb"), os.fdopen(int(sys.argv[2]), "wb")
+        with inbox, outbox:
+            serve(inbox, outbox)
     except MemoryError:  # too little memory left to go on: say so by the exit status alone
         os._exit(EXIT_STATUS["MemoryError"])
     except BrokenPipeError:  # the parent stopped listening (its deadline passed)

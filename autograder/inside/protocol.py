@@ -14,6 +14,7 @@ LOADED, ANSWERS, STATUS = (
     b"S",
 )  # from it: loading is over; a job's answers; or its status
 TIMED_OUT = b"timeout"  # a STATUS payload: the copy was still running at its job's deadline
+NO_COPY = b"nocopy"  # a STATUS payload: no copy could be started (no process or memory to spare)
 RESULT_LIMIT = 64 * 1024**2  # bytes of answers one job may send
 # What the exit status of a copy that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3, "crashed": 4}

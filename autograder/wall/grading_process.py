@@ -3,6 +3,7 @@
 import contextlib
 import os
 import pickle
+import re
 import select
 import shutil
 import signal
@@ -20,6 +21,7 @@ from autograder.inside.protocol import (
     FRAME,
     JOB,
     LOADED,
+    NO_COPY,
     OPENING,
     RESULT_LIMIT,
     STATUS,
@@ -36,12 +38,12 @@ class SessionRun:
     """What one grading process left: whether it loaded, each job's answers, its (capped) output.
 
     `answers` holds, per job sent, the answers' bytes, or the exit status of the copy that made
-    them (an int), or None when it ran past its budget; jobs never sent (the process stopped or
-    loading took too long) have no entry.
+    them (an int), or None when it ran past its budget, or "no copy" when none could be started;
+    jobs never sent (the process stopped or loading took too long) have no entry.
     """
 
     loaded: bool
-    answers: list[bytes | int | None]
+    answers: list[bytes | int | str | None]
     malformed: bool  # it sent something that is no frame of the protocol (or too big)
     returncode: int | None  # None: it was still running at the end
     stderr: bytes
@@ -73,9 +75,10 @@ def run_session(
     """
     argv = [sys.executable, "-I", "-B", "-m", "autograder.inside.child"]
     with sandbox.account() as account:
+        jobs_read, jobs_write = os.pipe()  # the conversation has pipes of its own: stdin is empty
         read_end, write_end = os.pipe()
         errors_read, errors_write = os.pipe()
-        argv.append(str(write_end))
+        argv += [str(jobs_read), str(write_end)]
         command = (
             sandbox.bwrap_command(
                 argv, readonly=readonly, uid=account.uid, limits=limits, as_pid_1=True
@@ -91,60 +94,67 @@ def run_session(
                 command,
                 cwd=work,
                 env=env,
-                stdin=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=errors_write,
-                pass_fds=(write_end,),
+                pass_fds=(jobs_read, write_end),
                 preexec_fn=sandbox.preexec(limits),
             )
-            os.close(write_end)
-            os.close(errors_write)
-            inbox = process.stdin.fileno()
-            os.set_blocking(inbox, False)
-            answers: list[bytes | int | None] = []
+            for fd in (jobs_read, write_end, errors_write):
+                os.close(fd)
+            os.set_blocking(jobs_write, False)
+            answers: list[bytes | int | str | None] = []
             loaded = malformed = False
             with ThreadPoolExecutor(max_workers=1) as pool:
                 stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, end)
                 try:
-                    _send(inbox, OPENING, pickle.dumps(opening), started + load_timeout)
+                    _send(jobs_write, OPENING, pickle.dumps(opening), started + load_timeout)
                     kind, _ = _receive(read_end, started + load_timeout)
-                    loaded = kind == LOADED
-                    for number, job in enumerate(jobs if loaded else [], start=1):
-                        deadline = time.monotonic() + timeout + GRACE
-                        job = {**job, "timeout": timeout, "last": number == len(jobs)}
-                        _send(inbox, JOB, pickle.dumps(job), deadline)
+                    if kind != LOADED:
+                        raise _Stopped("malformed")
+                    loaded, received = True, 0
+                    for number, job in enumerate(jobs, start=1):
+                        last = number == len(jobs)  # answered in the process itself: no inner clock
+                        deadline = time.monotonic() + timeout + (1.0 if last else GRACE)
+                        job = {**job, "timeout": timeout, "last": last}
+                        _send(jobs_write, JOB, pickle.dumps(job), deadline)
                         kind, payload = _receive(read_end, deadline)
+                        received += len(payload)
+                        if received > RESULT_LIMIT:  # what one session may hand back, in all
+                            raise _Stopped("malformed")
                         answers.append(_answer(kind, payload))
                 except _Stopped as stop:
                     malformed = stop.args[0] == "malformed"
                     if loaded and len(answers) < len(jobs) and stop.args[0] != "closed":
                         # the job in hand: past the process's deadline, or unreadable answers
                         answers.append(None if stop.args[0] == "late" else b"")
-                with contextlib.suppress(OSError):
-                    process.stdin.close()  # no more jobs: the process ends
-                returncode, cpu = _reap(
-                    process, min(end, time.monotonic() + GRACE), sandboxed, account.uid
-                )
-                os.close(read_end)
+                finally:  # no more jobs: the process ends, or is ended
+                    os.close(jobs_write)
+                    returncode, cpu = _reap(
+                        process, min(end, time.monotonic() + GRACE), sandboxed, account.uid
+                    )
+                    os.close(read_end)
                 wall = time.monotonic() - started
                 return SessionRun(
                     loaded, answers, malformed, returncode, stderr.result(), cpu, wall
                 )
 
 
-def _answer(kind: bytes, payload: bytes) -> bytes | int | None:
+def _answer(kind: bytes, payload: bytes) -> bytes | int | str | None:
     """One job's entry in `SessionRun.answers` from the frame the process sent for it."""
     if kind == ANSWERS:
         return payload
     if kind == STATUS and payload == TIMED_OUT:
         return None
-    if kind == STATUS and payload.lstrip(b"-").isdigit() and len(payload) < 12:
+    if kind == STATUS and re.fullmatch(rb"-?[0-9]{1,9}", payload):
         return int(payload)
+    if kind == STATUS and payload == NO_COPY:
+        return "no copy"
     raise _Stopped("malformed")
 
 
 def _send(fd: int, kind: bytes, payload: bytes, deadline: float) -> None:
-    """Write one frame to the process's stdin by `deadline` (it may never read it)."""
+    """Write one frame to the process's job pipe by `deadline` (it may never read it)."""
     data = memoryview(FRAME.pack(kind, len(payload)) + payload)
     while data:
         left = deadline - time.monotonic()
@@ -195,8 +205,8 @@ def _scratch() -> Iterator[str]:
 
 
 def _drain(fd: int, limit: int, deadline: float) -> bytes:
-    """Read a pipe until it closes or `deadline` passes, keeping at most `limit` bytes."""
-    kept, size = [], 0
+    """Read a pipe until it closes or `deadline` passes, keeping its last `limit` bytes."""
+    kept = b""
     try:
         while (left := deadline - time.monotonic()) > 0:
             ready, _, _ = select.select([fd], [], [], left)
@@ -205,12 +215,10 @@ def _drain(fd: int, limit: int, deadline: float) -> bytes:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 break
-            if size < limit:
-                kept.append(chunk[: limit - size])
-                size += len(kept[-1])
+            kept = (kept + chunk)[-limit:]
     finally:
         os.close(fd)
-    return b"".join(kept)
+    return kept
 
 
 def _exited(pid: int, seconds: float) -> bool:
