@@ -7,7 +7,8 @@ For each chapter, the student's code of `solutions/CHAPTER.ipynb` is graded in t
 checked in a copy) and (2), the anchor, with one grading process per exercise that loads the code
 itself (`check_source` in turn: what the grader did before it graded once). With `--work S` every
 submission also gets a cell of the student's own that computes for S CPU-seconds (their own
-training, say). Prints wall seconds for both, their ratio, and the points earned (full marks both
+training, say). Both ways are run once untimed first (the sandbox's package copies are built on
+first use). Prints wall seconds for both, their ratio, and the points earned (full marks both
 ways, or the run says so).
 """
 
@@ -39,6 +40,9 @@ def main() -> None:
         sources = student_sources(read_notebook(REPO / "solutions" / f"{chapter}.ipynb"), names)
         if args.work:
             sources.append(WORK.format(seconds=args.work))
+        grade_sources(chapter, sources, workers=1, seed=1)  # untimed: builds the sandbox's copies
+        for exercise in exercises:
+            check_source(exercise, sources, seed=1)
         started = time.monotonic()
         once = grade_sources(chapter, sources, workers=1, seed=1)
         middle = time.monotonic()
