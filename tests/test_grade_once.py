@@ -8,6 +8,8 @@ built-ins, an endless loop, a crash) costs that exercise alone, and that an endl
 reported as such.
 """
 
+import os
+import resource
 import textwrap
 
 from autograder.exercises import chapter_exercises
@@ -127,3 +129,18 @@ def test_a_forged_status_is_malformed_and_the_grader_goes_on():
     reports = grade(forged)
     assert reports["bigram_counts"].flags == ["malformed answers"], reports["bigram_counts"].notes
     assert not any(report.passed for report in reports.values())
+
+
+def test_grading_works_when_its_descriptors_are_numbered_past_1023():
+    # a busy server or worker holds many sockets: select() refuses such numbers, poll() does not
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        assert held[-1] > 1023, held[-1]  # the premise: the grader's own pipes come after these
+        reports = grade()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert all(report.passed for report in reports.values())

@@ -158,7 +158,7 @@ def _send(fd: int, kind: bytes, payload: bytes, deadline: float) -> None:
     data = memoryview(FRAME.pack(kind, len(payload)) + payload)
     while data:
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([], [fd], [], left)[1]:
+        if left <= 0 or not _ready(fd, select.POLLOUT, left):
             raise _Stopped("late")
         try:
             data = data[os.write(fd, data[: 1 << 16]) :]
@@ -181,7 +181,7 @@ def _read_exactly(fd: int, size: int, deadline: float) -> bytes:
     chunks, got = [], 0
     while got < size:
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
+        if left <= 0 or not _ready(fd, select.POLLIN, left):
             raise _Stopped("late")
         chunk = os.read(fd, min(size - got, 1 << 16))
         if not chunk:
@@ -204,13 +204,20 @@ def _scratch() -> Iterator[str]:
             shutil.rmtree(work, ignore_errors=True)
 
 
+def _ready(fd: int, event: int, seconds: float) -> bool:
+    """Whether `fd` is ready for `event` (or closed) within `seconds` (poll: any descriptor number,
+    where select refuses those past 1023, as a busy server has)."""
+    poller = select.poll()
+    poller.register(fd, event)
+    return bool(poller.poll(seconds * 1000))
+
+
 def _drain(fd: int, limit: int, deadline: float) -> bytes:
     """Read a pipe until it closes or `deadline` passes, keeping its last `limit` bytes."""
     kept = b""
     try:
         while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+            if not _ready(fd, select.POLLIN, left):
                 break
             chunk = os.read(fd, 1 << 16)
             if not chunk:
@@ -225,7 +232,7 @@ def _exited(pid: int, seconds: float) -> bool:
     """Whether the child `pid` has exited (not yet reaped) within `seconds`."""
     handle = os.pidfd_open(pid)
     try:
-        return bool(select.select([handle], [], [], max(0.0, seconds))[0])
+        return _ready(handle, select.POLLIN, max(0.0, seconds))
     finally:
         os.close(handle)
 
