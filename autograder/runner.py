@@ -15,7 +15,6 @@ import secrets
 import time
 import warnings
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -213,7 +212,7 @@ def unanswered(
     elif isinstance(run.answers[index], str):
         return Unanswered(
             "the grading process could not start a copy of itself to check this exercise: the "
-            "code's own processes or memory left none to spare",
+            "code's own processes or memory left none to spare, or its threads were running",
             Flag.CRASHED,
         )
     elif isinstance(run.answers[index], int):
@@ -312,6 +311,12 @@ def check_together(
         answer_key.mounts(tuple(e.name for e in exercises)) if sandboxed else [],
     )
     for index, (exercise, each, report) in enumerate(zip(exercises, checks, reports, strict=True)):
+        if len(exercises) > 1 and index < len(run.answers) and run.answers[index] == "no copy":
+            # no safe copy (threads the code started, say): checked by a process of its own
+            reports[index] = check_together(
+                [exercise], sources, seed, timeout, sandboxed, limits, load_timeout
+            )[0]
+            continue
         expected = sum(len(check.calls) for check in each)
         try:
             answers = collect_answers(run, index, expected, timeout, load_timeout)
@@ -445,25 +450,22 @@ def environments(exercises: list[Exercise]) -> list[list[Exercise]]:
 
 
 def grade_sources(
-    chapter: str,
-    sources: list[str],
-    workers: int = 2,
-    seed: int | None = None,
-    sandboxed: bool = True,
+    chapter: str, sources: list[str], seed: int | None = None, sandboxed: bool = True
 ) -> list[ExerciseReport]:
     """Grade every exercise of `chapter` against `sources`: the student's code runs once per
     environment the chapter's exercises need (`environments`: one, or two for chapter 08).
 
-    One `seed` (chosen now unless given) draws the hidden cases of every exercise of this run.
+    The environments are graded one after the other, so no two of one submission's grading
+    processes run at once (one holding later references could otherwise signal them to the
+    other). One `seed` (chosen now unless given) draws the hidden cases of every exercise.
     """
     exercises = chapter_exercises(chapter)
     seed = new_seed() if seed is None else seed
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        graded = pool.map(
-            lambda group: check_together(group, sources, seed, sandboxed=sandboxed),
-            environments(exercises),
-        )
-        by_name = {report.exercise: report for reports in graded for report in reports}
+    by_name = {
+        report.exercise: report
+        for group in environments(exercises)
+        for report in check_together(group, sources, seed, sandboxed=sandboxed)
+    }
     return [by_name[exercise.name] for exercise in exercises]
 
 

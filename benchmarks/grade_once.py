@@ -40,11 +40,11 @@ def main() -> None:
         sources = student_sources(read_notebook(REPO / "solutions" / f"{chapter}.ipynb"), names)
         if args.work:
             sources.append(WORK.format(seconds=args.work))
-        grade_sources(chapter, sources, workers=1, seed=1)  # untimed: builds the sandbox's copies
+        grade_sources(chapter, sources, seed=1)  # untimed: builds the sandbox's copies
         for exercise in exercises:
             check_source(exercise, sources, seed=1)
         started = time.monotonic()
-        once = grade_sources(chapter, sources, workers=1, seed=1)
+        once = grade_sources(chapter, sources, seed=1)
         middle = time.monotonic()
         each = [check_source(exercise, sources, seed=1) for exercise in exercises]
         end = time.monotonic()

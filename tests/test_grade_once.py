@@ -144,3 +144,16 @@ def test_grading_works_when_its_descriptors_are_numbered_past_1023():
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     assert all(report.passed for report in reports.values())
+
+
+def test_threads_the_code_left_running_cost_no_exercise():
+    # an honest demonstration that uses two threads: a fork would keep one and could hang, so each
+    # exercise is checked by a process of its own instead (the thread here never ends)
+    threads = """
+    import threading, time
+    threading.Thread(target=lambda: time.sleep(600), daemon=True).start()
+    """
+    reports = grade(threads, timeout=10.0)
+    assert all(report.passed for report in reports.values()), {
+        name: report.notes for name, report in reports.items()
+    }

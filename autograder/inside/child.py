@@ -180,6 +180,11 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
             continue
         deadline = clock() + job["timeout"]
         before = set(listdir("/proc")) if getpid() == 1 else set()
+        if len(listdir("/proc/self/task")) > 1:  # threads (a pool PyTorch or OpenMP started): a
+            send(
+                STATUS, NO_COPY
+            )  # fork keeps only this one and may hang; the parent grades it apart
+            continue
         try:
             read_end, write_end = pipe()
             pid = fork()

@@ -38,7 +38,8 @@ class SessionRun:
     """What one grading process left: whether it loaded, each job's answers, its (capped) output.
 
     `answers` holds, per job sent, the answers' bytes, or the exit status of the copy that made
-    them (an int), or None when it ran past its budget, or "no copy" when none could be started;
+    them (an int), or None when it ran past its budget, or "no copy" when none could be started
+    safely (no process to spare, or threads running that a fork would not keep);
     jobs never sent (the process stopped or loading took too long) have no entry.
     """
 
