@@ -290,13 +290,15 @@ def check_together(
     sandboxed: bool = True,
     limits: sandbox.Limits = GRADING_LIMITS,
     load_timeout: float = NOTEBOOK_SECONDS,
+    shown: list[bytes] | None = None,
 ) -> list[ExerciseReport]:
     """Check `exercises` (of one chapter and one environment) against `sources`, run once.
 
     One grading process in the OS sandbox (unless `sandboxed` is False) loads the student's code
     within `load_timeout` seconds; each exercise is then checked in a copy of it, within `timeout`
     seconds (`autograder.inside.child`). Its checks and references are built here first, before
-    any student code runs, and judged here last.
+    any student code runs, and judged here last. What loading showed (untrusted JSON, see
+    `autograder.inside.outputs`) is appended to `shown` when it is given.
     """
     reports = [ExerciseReport(e.name, e.points, seed=seed, extra=e.extra) for e in exercises]
     checks = [build_checks(exercise, seed) for exercise in exercises]
@@ -310,6 +312,8 @@ def check_together(
         limits,
         answer_key.mounts(tuple(e.name for e in exercises)) if sandboxed else [],
     )
+    if shown is not None:
+        shown.append(run.shown)
     for index, (exercise, each, report) in enumerate(zip(exercises, checks, reports, strict=True)):
         if len(exercises) > 1 and index < len(run.answers) and run.answers[index] == "no copy":
             # no safe copy (threads the code started, say): checked by a process of its own
@@ -449,24 +453,45 @@ def environments(exercises: list[Exercise]) -> list[list[Exercise]]:
     return list(groups.values())
 
 
-def grade_sources(
+@dataclasses.dataclass
+class GradedRun:
+    """A submission's reports, and what loading its cells showed (untrusted JSON, or b"")."""
+
+    reports: list[ExerciseReport]
+    shown: bytes
+
+
+def grade_run(
     chapter: str, sources: list[str], seed: int | None = None, sandboxed: bool = True
-) -> list[ExerciseReport]:
+) -> GradedRun:
     """Grade every exercise of `chapter` against `sources`: the student's code runs once per
     environment the chapter's exercises need (`environments`: one, or two for chapter 08).
 
     The environments are graded one after the other, so no two of one submission's grading
     processes run at once (one holding later references could otherwise signal them to the
-    other). One `seed` (chosen now unless given) draws the hidden cases of every exercise.
+    other). One `seed` (chosen now unless given) draws the hidden cases of every exercise. What
+    the cells showed is the run's with PyTorch and nothing refused, when the chapter has one.
     """
     exercises = chapter_exercises(chapter)
     seed = new_seed() if seed is None else seed
-    by_name = {
-        report.exercise: report
-        for group in environments(exercises)
-        for report in check_together(group, sources, seed, sandboxed=sandboxed)
-    }
-    return [by_name[exercise.name] for exercise in exercises]
+    by_name, shown = {}, []
+    groups = environments(exercises)
+    for group in groups:
+        for report in check_together(group, sources, seed, sandboxed=sandboxed, shown=shown):
+            by_name[report.exercise] = report
+    freest = [
+        index
+        for index, group in enumerate(groups)
+        if group[0].torch and group[0].name not in answer_key.ATTENTION_EXERCISES
+    ]
+    return GradedRun([by_name[exercise.name] for exercise in exercises], shown[(freest or [0])[0]])
+
+
+def grade_sources(
+    chapter: str, sources: list[str], seed: int | None = None, sandboxed: bool = True
+) -> list[ExerciseReport]:
+    """Every exercise of `chapter` graded against `sources` (see `grade_run`)."""
+    return grade_run(chapter, sources, seed, sandboxed).reports
 
 
 def grade_notebook(

@@ -20,7 +20,6 @@ from test_class_faults import CHAPTER, course_command, totals
 
 from autograder.course import collect, release
 from autograder.course.cluster import loopback_cluster
-from autograder.course.kernels import BOOT
 from autograder.course.simulate import (
     copy_course,
     reference_code,
@@ -107,25 +106,23 @@ def test_local_cluster_then_a_separate_scheduler_then_a_rerun(tmp_path):
 
 
 def _student_code(process: psutil.Process) -> bool:
-    """A notebook's kernel (cold, or forked from the warm template) or a trusted grading process."""
+    """A grading process: the one place a submission's code runs."""
     command = " ".join(process.cmdline())
-    return UID_FIRST <= process.uids().real < UID_FIRST + UID_COUNT and any(
-        name in command for name in ("autograder.wall.zygote", BOOT, "autograder.inside.child")
+    return (
+        UID_FIRST <= process.uids().real < UID_FIRST + UID_COUNT
+        and "autograder.inside.child" in command
     )
 
 
 def _notebook_running(process: psutil.Process) -> bool:
-    """Whether the worker `process` runs a notebook's kernel (warm or cold): mid-task for certain."""
+    """Whether the worker `process` runs a grading process: mid-task for certain."""
     with contextlib.suppress(psutil.Error):
-        return any(
-            _student_code(p) and "autograder.inside.child" not in " ".join(p.cmdline())
-            for p in process.children(recursive=True)
-        )
+        return any(_student_code(p) for p in process.children(recursive=True))
     return False
 
 
 def _busy_workers(process: psutil.Process) -> list[psutil.Process]:
-    """The local cluster's worker processes running student code (a notebook's kernel) right now."""
+    """The local cluster's worker processes running student code right now."""
     busy = []
     for child in process.children():
         try:

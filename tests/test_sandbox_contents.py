@@ -54,16 +54,12 @@ def test_inside_imports_nothing_of_the_project_outside_itself() -> None:
 
 def test_the_sandbox_copy_is_the_whole_folder() -> None:
     inside = {p.relative_to(INSIDE) for p in INSIDE.rglob("*.py")}
-    for package in (answer_key.grading_package("softmax"), answer_key.kernel_package()):
-        copied = {p.relative_to(package / "inside") for p in (package / "inside").rglob("*.py")}
-        assert copied == inside
-        for path in copied:
-            assert (package / "inside" / path).read_bytes() == (INSIDE / path).read_bytes()
-    assert {p.name for p in answer_key.grading_package("softmax").glob("*.py")} == {"__init__.py"}
-    assert {p.name for p in answer_key.kernel_package().glob("*.py")} == {
-        "__init__.py",
-        "kernel.py",
-    }
+    package = answer_key.grading_package("softmax")
+    copied = {p.relative_to(package / "inside") for p in (package / "inside").rglob("*.py")}
+    assert copied == inside
+    for path in copied:
+        assert (package / "inside" / path).read_bytes() == (INSIDE / path).read_bytes()
+    assert {p.name for p in package.glob("*.py")} == {"__init__.py"}
 
 
 def test_what_answers_the_exercise_is_cut_from_its_copy_alone(
@@ -93,16 +89,16 @@ sys.path[:] = [*json.loads(sys.argv[1]), *sys.path]  # python -S: the standard l
 names = json.loads(sys.argv[2])
 for name in names:
     importlib.import_module(name)
-import autograder.kernel  # the kernel's one extra module: its judge is imported only when run
 loaded = {n: getattr(m, "__file__", None) for n, m in sys.modules.items()}
 print(json.dumps({n: f for n, f in loaded.items() if n.split(".")[0] in ("autograder", "proof_lm")}))
 """
 
 
 def test_the_sandbox_copy_imports_alone() -> None:
-    """Every module of the copy a kernel mounts imports with only it, site-packages and the standard
-    library on sys.path (`-S`: no .pth file, so no editable install's finder, reaches the project)."""
-    package = answer_key.kernel_package()
+    """Every module of the copy a grading process mounts imports with only it, site-packages and the
+    standard library on sys.path (`-S`: no .pth file, so no editable install's finder, reaches the
+    project)."""
+    package = answer_key.grading_package("softmax")
     modules = sorted(
         "autograder." + ".".join(p.relative_to(package).with_suffix("").parts)
         for p in (package / "inside").rglob("*.py")
@@ -121,5 +117,5 @@ def test_the_sandbox_copy_imports_alone() -> None:
     assert set(modules) <= set(loaded)
     for name, file in loaded.items():
         assert name.split(".")[0] == "autograder", name  # no proof_lm
-        assert name in ("autograder", "autograder.kernel") or name.startswith("autograder.inside")
+        assert name == "autograder" or name.startswith("autograder.inside")
         assert file and Path(file).is_relative_to(package), (name, file)

@@ -29,7 +29,7 @@ def _plugin_class() -> type:
     from distributed import WorkerPlugin
 
     class GradingPlugin(WorkerPlugin):
-        """Per-worker state for grading: environment, warm imports and kernels, a scratch directory."""
+        """Per-worker state for grading: environment, warm imports, a scratch directory."""
 
         name = PLUGIN
 
@@ -37,17 +37,13 @@ def _plugin_class() -> type:
             """Prepare the worker before its first task."""
             from nbgrader.apps.api import NbGraderAPI  # noqa: F401 - imported once, here
 
-            from autograder.course import kernels, task
+            from autograder.course import task
 
             task.worker_environment()
             self.scratch = tempfile.mkdtemp(prefix="proof-lm-worker-")
-            kernels.start_zygote()  # warm kernels, where they can run (root on Linux)
 
         def teardown(self, worker: object) -> None:
-            """Stop the warm template; remove the scratch directory."""
-            from autograder.course import kernels
-
-            kernels.stop_zygote()
+            """Remove the scratch directory."""
             shutil.rmtree(self.scratch, ignore_errors=True)
 
     return GradingPlugin

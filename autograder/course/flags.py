@@ -20,9 +20,7 @@ class Reason(StrEnum):
     SUSPICIOUS = "suspicious code in {} (a hint to look; it changes no score)"
     UNSCANNED = "the notebook could not be scanned for tampering: {}"
     UNREADABLE = "the submission is not a readable notebook: {}"
-    NBGRADER_FAILED = (
-        "nbgrader could not grade the notebook (its kernel died, was stopped or ran out of time)"
-    )
+    NBGRADER_FAILED = "nbgrader could not record the notebook (its autograde failed)"
     GRADER = "{}: {} in the trusted grader"  # the exercise, then its autograder.model.Flag
 
     def say(self, *details: object) -> str:

@@ -4,7 +4,7 @@ c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this 
 
 c.CourseDirectory.course_id = "proof-lm"
 # Never copy anything but notebooks from a submission: a submitted numpy/__init__.py or *.pth
-# would otherwise sit on the grading kernel's sys.path ahead of site-packages.
+# would otherwise sit beside the notebook in the autograded folder.
 c.CourseDirectory.ignore = [
     ".ipynb_checkpoints",
     "*.pyc",

@@ -1,10 +1,22 @@
-"""What a graded notebook may carry into the autograded copy and the feedback page."""
+"""What a graded notebook may carry into the autograded copy and the feedback page.
+
+The outputs of the student's cells are those the grading process's one load of them showed
+(`autograder.inside.outputs`), never those saved in the submitted file: `shown_outputs` reads them
+(untrusted JSON: checked output by output, each cut to OUTPUT_CHARS) and `RecordedOutputs` puts
+them into the notebook nbgrader autogrades, in place of its execute step.
+"""
+
+import json
+import re
 
 from nbconvert.preprocessors import Preprocessor
-from traitlets import Bool
+from traitlets import Bool, List
 
-OUTPUT_CHARS = 100_000  # per output; a 100 MB print becomes its first 100,000 characters and a note
-NOTEBOOK_CHARS = 4_000_000  # all outputs of a notebook together (its plots included); then a note
+from autograder.inside.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS
+from autograder.notebook import cell_source
+
+BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+IMAGE_CHARS = 10 * OUTPUT_CHARS  # one figure's PNG, as base64
 
 
 def _cap(text: object) -> object:
@@ -56,37 +68,51 @@ def cap_notebook(notebook: dict) -> dict:
     return notebook
 
 
-def budgeted(execute: type) -> type:
-    """`execute` (an nbclient-based preprocessor) keeping at most NOTEBOOK_CHARS of output while it runs.
+def _output(found: object) -> dict | None:
+    """One output of the grading process's load as an nbformat output, or None when it is not one."""
+    from nbformat.v4 import new_output
 
-    Each output is cut to OUTPUT_CHARS as it arrives; once the notebook's outputs pass the budget,
-    further ones are dropped (one note in each cell that lost some), so a flood of output never
-    piles up in the grading worker's memory.
+    if not isinstance(found, dict):
+        return None
+    kind = found.get("output_type")
+    text, name = found.get("text"), found.get("name")
+    if kind == "stream" and name in ("stdout", "stderr") and isinstance(text, str):
+        return new_output("stream", name=name, text=_cap(text))
+    if kind == "execute_result" and isinstance(text, str):
+        return new_output("execute_result", data={"text/plain": _cap(text)})
+    ename, evalue = found.get("ename"), found.get("evalue")
+    if kind == "error" and isinstance(ename, str) and isinstance(evalue, str):
+        ename, evalue = ename[:200], _cap(evalue)
+        return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+    image = found.get("png")
+    if (
+        kind == "display_data"
+        and isinstance(image, str)
+        and len(image) <= IMAGE_CHARS
+        and BASE64.fullmatch(image)
+    ):
+        return new_output("display_data", data={"image/png": image})
+    return None
+
+
+def shown_outputs(payload: bytes, cells: int) -> list[list[dict]]:
+    """What loading each of `cells` cells showed, from the grading process's payload (untrusted).
+
+    Whatever is not a well-formed output is left out; a payload that is not one list per cell (a
+    load that never finished, or a forged one) shows nothing.
     """
-
-    class Budgeted(execute):
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)
-            self._output_chars, self._noted = 0, set()
-
-        def preprocess(self, nb: object, resources: object = None, *args, **kwargs) -> tuple:
-            self._output_chars, self._noted = 0, set()
-            return super().preprocess(nb, resources, *args, **kwargs)
-
-        def output(self, outs: list, msg: dict, display_id: object, cell_index: int) -> object:
-            if self._output_chars > NOTEBOOK_CHARS:  # over budget: a note, once per cell
-                if cell_index not in self._noted:
-                    self._noted.add(cell_index)
-                    outs.append(_note("outputs not shown from here"))
-                return None
-            out = super().output(outs, msg, display_id, cell_index)
-            if out is not None:
-                CapOutputs.cap(out)
-                self._output_chars += _chars(out)
-            return out
-
-    Budgeted.__name__ = Budgeted.__qualname__ = f"Budgeted{execute.__name__}"
-    return Budgeted
+    try:
+        found = json.loads(payload) if payload else None
+    except (ValueError, RecursionError):
+        found = None
+    if not isinstance(found, list) or len(found) != cells:
+        return [[] for _ in range(cells)]
+    return [
+        [output for item in cell if (output := _output(item)) is not None]
+        if isinstance(cell, list)
+        else []
+        for cell in found
+    ]
 
 
 class CapOutputs(Preprocessor):
@@ -131,3 +157,27 @@ class OneLineErrors(CapOutputs):
                     f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
                 ]
         return cell, resources
+
+
+class RecordedOutputs(Preprocessor):
+    """nbgrader's execute step replaced: each student cell gets the outputs its graded load showed.
+
+    `shown` holds (source, outputs) per cell the grader ran, in notebook order; each goes to the
+    next code cell with that source. Every other cell shows nothing.
+    """
+
+    enabled = Bool(True).tag(config=True)  # nbconvert's default is off
+    shown = List().tag(config=True)
+
+    def preprocess(self, nb: object, resources: dict) -> tuple[object, dict]:
+        """Outputs of every code cell: the recorded ones, or none."""
+        from nbformat import from_dict
+
+        waiting = list(self.shown)
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            cell.outputs, cell.execution_count = [], None
+            if waiting and cell_source(cell) == waiting[0][0]:
+                cell.outputs = [from_dict(output) for output in waiting.pop(0)[1]]
+        return nb, resources

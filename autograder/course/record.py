@@ -1,8 +1,8 @@
 """What the client writes for each graded submission: the autograded notebook, the gradebook, the flags.
 
 Only the client writes into the course directory. For each task's result (`task.Graded`) it puts
-the trusted grader's report into the autograded notebook (in place of the line the kernel printed
-where the hidden checks would have run), lets nbgrader's own `SaveAutoGrades` record the
+the trusted grader's report into the autograded notebook (in each exercise's grade cell, which
+nbgrader recorded without running), lets nbgrader's own `SaveAutoGrades` record the
 submission, and then sets every exercise's score to the trusted grader's. The reasons to flag:
 what the trusted grader saw (timeouts, crashes, memory, exits), nbgrader's run failing, what the
 file shows, and what collect recorded (files handed in beside it, a change after collection).
@@ -40,9 +40,8 @@ def _report_outputs(report: ExerciseReport) -> list[dict]:
 def with_trusted_reports(notebook: dict, reports: list[ExerciseReport]) -> dict:
     """`notebook` with each exercise's grade cell showing the trusted report, and nothing else.
 
-    Whatever the kernel put in a grade cell (its deferral line, the visible tests' outcome, or
-    anything student code managed to print or display there) is replaced: the report cannot be
-    imitated beside the real one. The student's own cells keep their outputs.
+    Whatever a grade cell held is replaced: the report cannot be imitated beside the real one. The
+    student's own cells keep the outputs their graded run showed.
     """
     by_name = {report.exercise: report for report in reports}
     for cell in notebook.get("cells", []):

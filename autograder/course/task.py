@@ -1,12 +1,12 @@
-"""One grading task, run on a Dask worker: one student's notebook for one chapter, graded twice.
+"""One grading task, run on a Dask worker: one student's notebook for one chapter, run once.
 
 The task carries everything it needs (`Job`: the submitted bytes; `Release`: the course's release
 data) and touches nothing of the course directory, so it runs the same on this machine and on
-another host. In a scratch course of its own it runs real `nbgrader autograde` with the
-notebook's kernel in the OS sandbox (`autograder.course.kernels`), for the autograded notebook
-the feedback is made from; then the trusted grader (`autograder.runner.grade_notebook`: one
-sandboxed process per exercise) for the scores. Only the results go back to the client, which
-alone writes the gradebook, the flags and the CSV.
+another host. The trusted grader (`autograder.runner.grade_run`) runs the student's cells once in
+the OS sandbox and checks every exercise; then, in a scratch course of its own, real `nbgrader
+autograde` records the notebook without executing it: its execute step is replaced by the outputs
+that one run showed (`outputs.RecordedOutputs`), never those saved in the file. Only the results
+go back to the client, which alone writes the gradebook, the flags and the CSV.
 """
 
 import hashlib
@@ -20,8 +20,8 @@ from pathlib import Path
 from autograder.course.flags import Reason
 from autograder.course.tamper_scan import ScanFailed, scan_bounded
 from autograder.model import ExerciseReport
-from autograder.notebook import checksum, read_notebook
-from autograder.runner import grade_notebook
+from autograder.notebook import checksum, read_notebook, student_sources
+from autograder.runner import grade_run
 from autograder.wall import policy
 
 
@@ -70,7 +70,7 @@ class Graded:
     chapter: str
     student: str
     sha256: str
-    ran: bool  # nbgrader ran the notebook to the end (its kernel did not die or time out)
+    ran: bool  # nbgrader's autograde recorded the notebook
     error: str  # nbgrader's error when it did not
     autograded: bytes | None  # nbgrader's autograded notebook (the feedback is made from it)
     reports: list[ExerciseReport] | None  # the trusted grader's verdicts; None: not a notebook
@@ -122,16 +122,26 @@ def _scratch_course(root: Path, job: Job, release: Release) -> Path:
     return submitted / f"{job.chapter}.ipynb"
 
 
-def _run_nbgrader(root: Path, job: Job) -> tuple[bool, str]:
-    """nbgrader autograde of the one submission in `root`, kernels sandboxed; (success, error)."""
+def _run_nbgrader(root: Path, job: Job, shown: list[tuple[str, list[dict]]]) -> tuple[bool, str]:
+    """nbgrader autograde of the one submission in `root`, its execute step replaced by `shown`
+    (each student cell's source and the outputs the graded run showed); (success, error)."""
     from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.converters.autograde import Autograde
     from nbgrader.coursedir import CourseDirectory
+    from nbgrader.preprocessors import Execute
     from traitlets.config.loader import PyFileConfigLoader
 
-    from autograder.course.kernels import grading_preprocessors
+    from autograder.course.outputs import CapOutputs, RecordedOutputs
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    config.Autograde.autograde_preprocessors = grading_preprocessors()
+    default = Autograde.class_traits()["autograde_preprocessors"].default()
+    steps = [
+        s
+        for step in default
+        for s in ((RecordedOutputs, CapOutputs) if step is Execute else (step,))
+    ]
+    config.Autograde.autograde_preprocessors = steps
+    config.RecordedOutputs.shown = shown
     config.CourseDirectory.root = str(root)
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
     result = api.autograde(job.chapter, job.student, force=True, create=True)
@@ -153,7 +163,8 @@ def _file_flags(path: Path, released: dict) -> list[str]:
 def grade_submission(
     job: Job, release: Release, seed: int, sandboxed: bool, scratch: str | None = None
 ) -> Graded:
-    """Grade one submission in a scratch course under `scratch`: nbgrader's run, then the trusted one.
+    """Grade one submission: the trusted grader's one run, then nbgrader's record of it in a
+    scratch course under `scratch`.
 
     A file that is not a readable notebook comes back with no reports and a flag saying why; a
     failure of the grader itself raises (the client reports it and exits non-zero).
@@ -161,35 +172,36 @@ def grade_submission(
     start = time.perf_counter()
     import nbformat
 
+    from autograder.course.outputs import shown_outputs
+    from autograder.exercises import chapter_exercises
+
     released = nbformat.reads(release.released[job.chapter].decode("utf-8"), as_version=4)
+    graded = Graded(job.chapter, job.student, job.sha256, False, "", None, None)
     with tempfile.TemporaryDirectory(prefix="proof-lm-task-", dir=scratch) as tmp:
         root = Path(tmp, "course")
         path = _scratch_course(root, job, release)
-        ran, error = _run_nbgrader(root, job)
-        autograded = root / "autograded" / job.student / job.chapter / f"{job.chapter}.ipynb"
-        graded = Graded(
-            job.chapter,
-            job.student,
-            job.sha256,
-            ran,
-            error,
-            autograded.read_bytes() if autograded.is_file() else None,
-            None,
-        )
         try:
             graded.flags = _file_flags(path, released)
-            graded.reports = grade_notebook(path, job.chapter, seed, sandboxed, released)
+            names = {exercise.name for exercise in chapter_exercises(job.chapter)}
+            sources = student_sources(read_notebook(path), names, released)
         except (ValueError, FileNotFoundError) as problem:  # the file is not a readable notebook
             why = str(problem).replace(str(path), f"submitted/{job.student}/{job.chapter}")
             graded.flags = [Reason.UNREADABLE.say(why[:300])]
-            graded.reports = None
+            graded.seconds = time.perf_counter() - start
+            return graded
+        run = grade_run(job.chapter, sources, seed, sandboxed)
+        graded.reports = run.reports
+        shown = list(zip(sources, shown_outputs(run.shown, len(sources)), strict=True))
+        graded.ran, graded.error = _run_nbgrader(root, job, shown)
+        autograded = root / "autograded" / job.student / job.chapter / f"{job.chapter}.ipynb"
+        graded.autograded = autograded.read_bytes() if autograded.is_file() else None
     graded.seconds = time.perf_counter() - start
     return graded
 
 
 def worker_environment() -> None:
-    """Settings every grading worker runs with: one thread per library, hidden checks left to the trusted grader."""
-    os.environ.update(policy.worker_environment())
+    """Settings every grading worker runs with: one thread per library."""
+    os.environ.update(policy.THREADS)
     os.environ.pop("NBGRADER_EXECUTION", None)
     # nbgrader's own gradebook calls warn about SQLAlchemy's autoflush: nothing an instructor can act on
     warnings.filterwarnings("ignore", message=".*not in session.*")

@@ -26,6 +26,7 @@ import ast
 import contextlib
 import ctypes
 import io
+import json
 import marshal
 import os
 import pickle
@@ -39,6 +40,7 @@ import numpy as np
 
 from autograder.inside import answer_guard, seccomp
 from autograder.inside.harness import Outcome, error_outcome, resolve_probe, sealed_run_call
+from autograder.inside.outputs import Capture
 from autograder.inside.plain import dumps
 from autograder.inside.protocol import (
     ANSWERS,
@@ -61,36 +63,79 @@ class _NullShell:
         return lambda *args, **kwargs: None
 
 
-def load_student_code(preamble: str, sources: list[str]) -> tuple[dict, list[dict]]:
-    """Execute the preamble, then each top-level statement of each cell; collect what failed, as data."""
+def load_student_code(
+    preamble: str, sources: list[str], capture: Capture | None = None
+) -> tuple[dict, list[dict]]:
+    """Execute the preamble, then each top-level statement of each cell; collect what failed, as data.
+
+    With `capture`, what each cell shows (its printing, its last expression's value, its errors
+    and figures) is kept there, as a notebook would show it.
+    """
     from IPython.core.inputtransformer2 import TransformerManager
 
     namespace: dict = {"__name__": "__student__", "get_ipython": _NullShell}
     exec(compile(preamble, "<preamble>", "exec"), namespace)
     transformer, problems = TransformerManager(), []
-    for number, source in enumerate(sources, start=1):
-        try:
-            tree = ast.parse(transformer.transform_cell(source), f"<cell {number}>")
-        except SyntaxError as error:
-            problems.append(_problem(number, error.lineno or 0, error, error.msg))
-            continue
-        except Exception as error:  # IPython gives up on some cells (e.g. 501 escaped lines)
-            problems.append(_problem(number, 0, error))
-            continue
-        for statement in tree.body:
-            try:
-                module = ast.Module(body=[statement], type_ignores=[])
-                exec(compile(module, f"<cell {number}>", "exec"), namespace)
-            except BaseException as error:  # a top-level failure is reported, not fatal
-                problems.append(_problem(number, statement.lineno, error))
+    streams = sys.stdout, sys.stderr
+    if capture is not None:
+        sys.stdout, sys.stderr = capture.stdout, capture.stderr
+    try:
+        for number, source in enumerate(sources, start=1):
+            if capture is not None:
+                capture.start_cell()
+            _load_cell(number, source, transformer, namespace, problems, capture)
+            if capture is not None:
+                capture.figures()
+                capture.end_cell()
+    finally:
+        sys.stdout, sys.stderr = streams
     return namespace, problems
 
 
-def _problem(cell: int, line: int, error: BaseException, message: str | None = None) -> dict:
+def _load_cell(
+    number: int,
+    source: str,
+    transformer: object,
+    namespace: dict,
+    problems: list[dict],
+    capture: Capture | None,
+) -> None:
+    """Run one cell's top-level statements; the last one's value is shown, as a notebook does."""
+    try:
+        code = transformer.transform_cell(source)
+        tree = ast.parse(code, f"<cell {number}>")
+    except SyntaxError as error:
+        problems.append(_problem(number, error.lineno or 0, error, error.msg, capture))
+        return
+    except Exception as error:  # IPython gives up on some cells (e.g. 501 escaped lines)
+        problems.append(_problem(number, 0, error, capture=capture))
+        return
+    shown = capture is not None and not code.rstrip().endswith(";")
+    for index, statement in enumerate(tree.body):
+        try:
+            if shown and index == len(tree.body) - 1 and isinstance(statement, ast.Expr):
+                expression = ast.Expression(body=statement.value)
+                capture.result(eval(compile(expression, f"<cell {number}>", "eval"), namespace))
+                continue
+            module = ast.Module(body=[statement], type_ignores=[])
+            exec(compile(module, f"<cell {number}>", "exec"), namespace)
+        except BaseException as error:  # a top-level failure is reported, not fatal
+            problems.append(_problem(number, statement.lineno, error, capture=capture))
+
+
+def _problem(
+    cell: int,
+    line: int,
+    error: BaseException,
+    message: str | None = None,
+    capture: Capture | None = None,
+) -> dict:
     """A failure while loading the code: where, and the exception as data (see `error_outcome`)."""
     outcome = error_outcome(error)
     if message is not None:
         outcome.message = message
+    if capture is not None:
+        capture.error(outcome.error, outcome.message)
     return {"cell": cell, "line": line, "outcome": vars(outcome)}
 
 
@@ -155,8 +200,10 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
     listdir, getpid, suppress = os.listdir, os.getpid, contextlib.suppress
     clock, pack, loads, load_refs = time.monotonic, answers_bytes, pickle.loads, build_references
     probes = MappingProxyType({name: resolve_probe(name) for name in opening["probes"]})
-    namespace, problems = load_student_code(opening["preamble"], opening["sources"])
-    send(LOADED, b"")
+    capture = Capture()
+    namespace, problems = load_student_code(opening["preamble"], opening["sources"], capture)
+    send(LOADED, json.dumps(capture.cells).encode())
+    del capture
 
     def answer(job: dict) -> bytes:
         fn = namespace.get(job["function"])

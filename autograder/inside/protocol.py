@@ -16,5 +16,9 @@ LOADED, ANSWERS, STATUS = (
 TIMED_OUT = b"timeout"  # a STATUS payload: the copy was still running at its job's deadline
 NO_COPY = b"nocopy"  # a STATUS payload: no copy could be started (no process or memory to spare)
 RESULT_LIMIT = 64 * 1024**2  # bytes of answers one job may send
+# What loading the student's cells printed, shown on the feedback page beside each cell (LOADED's
+# payload): at most OUTPUT_CHARS characters per output and NOTEBOOK_CHARS for the whole notebook.
+OUTPUT_CHARS = 100_000
+NOTEBOOK_CHARS = 4_000_000
 # What the exit status of a copy that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3, "crashed": 4}

@@ -1,7 +1,7 @@
 """One submission graded on a Dask worker, with its feedback page: what `make autograde` and `make feedback` do.
 
-`grade_with_feedback` runs `task.grade_submission` (nbgrader autograde with sandboxed kernels, then
-the trusted grader, one sandboxed process per exercise), then makes the feedback page as
+`grade_with_feedback` runs `task.grade_submission` (the trusted grader's one run of the student's
+code, then nbgrader's autograde recording it without executing anything), then makes the feedback page as
 `make feedback` does, in a scratch course of its own: the course's release gradebook (no
 students), `record.record` (the trusted reports put into the autograded notebook, nbgrader's
 SaveAutoGrades), nbgrader's GenerateFeedback with the course's configuration (hidden tests and the
@@ -75,7 +75,7 @@ def feedback_page(
 ) -> tuple[str | None, list[str]]:
     """The feedback page of one graded submission, as `make feedback` makes it, and the reasons to flag it.
 
-    No page (None) when nbgrader's run left no autograded notebook (its kernel died): the scores
+    No page (None) when nbgrader's run left no autograded notebook (its autograde failed): the scores
     are the trusted grader's all the same, and the flags say why.
     """
     from nbgrader.api import Gradebook

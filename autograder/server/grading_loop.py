@@ -53,7 +53,7 @@ def hold(release: Release) -> Release:
 
 @functools.cache
 def _yield_to_the_server() -> None:
-    """Lower this worker's CPU priority (and so its kernels' and grading processes'), once.
+    """Lower this worker's CPU priority (and so its grading processes'), once.
 
     Grading is the server's batch work: when the host is busy, the server answering students
     (and `GET /api/health`) gets the CPU first.

@@ -1,1 +1,1 @@
-"""The wall: the OS sandbox, the warm-kernel template, what is mounted, the reading of what comes back."""
+"""The wall: the OS sandbox, the grading process, what is mounted, the reading of what comes back."""

@@ -206,9 +206,9 @@ def _names(exercises: str | tuple[str, ...]) -> tuple[str, ...]:
     return (exercises,) if isinstance(exercises, str) else tuple(exercises)
 
 
-def _sandbox_package(target: Path, exercises: tuple[str, ...], *also: str) -> Path:
-    """At `target`: an `autograder` holding its `__init__`, the modules `also` and `autograder.inside`
-    whole, in which what answers any of `exercises` (GRADER_ANSWERS) raises AnswerKeyError."""
+def _sandbox_package(target: Path, exercises: tuple[str, ...]) -> Path:
+    """At `target`: an `autograder` holding its `__init__` and `autograder.inside` whole, in which
+    what answers any of `exercises` (GRADER_ANSWERS) raises AnswerKeyError."""
     shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     for folder in (target.parent, target):
         folder.mkdir(mode=0o755, exist_ok=True)
@@ -216,9 +216,8 @@ def _sandbox_package(target: Path, exercises: tuple[str, ...], *also: str) -> Pa
     shutil.copytree(INSIDE, target / "inside", ignore=shutil.ignore_patterns("__pycache__"))
     for path in (target / "inside", *(target / "inside").rglob("*")):
         path.chmod(0o755 if path.is_dir() else 0o644)
-    for name in ("__init__.py", *also):
-        shutil.copyfile(REPO / "autograder" / name, target / name)
-        (target / name).chmod(0o644)
+    shutil.copyfile(REPO / "autograder" / "__init__.py", target / "__init__.py")
+    (target / "__init__.py").chmod(0o644)
     _cut(target / "inside", GRADER_ANSWERS, exercises)
     return target
 
@@ -233,13 +232,6 @@ def grading_package(exercises: str | tuple[str, ...]) -> Path:
 def _grading_package(names: tuple[str, ...]) -> Path:
     """`grading_package`, built once per tuple of names."""
     return _sandbox_package(_root() / f"grading-{'+'.join(names)}" / "autograder", names)
-
-
-@functools.cache
-def kernel_package() -> Path:
-    """The `autograder` a notebook's kernel sees: `autograder.inside`, and `autograder.kernel`, which
-    the notebooks' hidden-test cells import (in class grading it only defers to the trusted grader)."""
-    return _sandbox_package(_root() / "kernel" / "autograder", (), "kernel.py")
 
 
 def library_without(exercises: str | tuple[str, ...]) -> Path:

@@ -50,6 +50,7 @@ class SessionRun:
     stderr: bytes
     cpu_seconds: float = 0.0  # user + system time of its whole process tree, as the kernel counted
     wall_seconds: float = 0.0  # from its start to its end, on the grader's clock
+    shown: bytes = b""  # what loading showed, cell by cell (LOADED's payload: untrusted JSON)
 
 
 class _Stopped(Exception):
@@ -106,14 +107,15 @@ def run_session(
             os.set_blocking(jobs_write, False)
             answers: list[bytes | int | str | None] = []
             loaded = malformed = False
+            shown = b""
             with ThreadPoolExecutor(max_workers=1) as pool:
                 stderr = pool.submit(_drain, errors_read, PRINT_LIMIT, end)
                 try:
                     _send(jobs_write, OPENING, pickle.dumps(opening), started + load_timeout)
-                    kind, _ = _receive(read_end, started + load_timeout)
+                    kind, payload = _receive(read_end, started + load_timeout)
                     if kind != LOADED:
                         raise _Stopped("malformed")
-                    loaded, received = True, 0
+                    loaded, shown, received = True, payload, len(payload)
                     for number, job in enumerate(jobs, start=1):
                         last = number == len(jobs)  # answered in the process itself: no inner clock
                         deadline = time.monotonic() + timeout + (1.0 if last else GRACE)
@@ -137,7 +139,7 @@ def run_session(
                     os.close(read_end)
                 wall = time.monotonic() - started
                 return SessionRun(
-                    loaded, answers, malformed, returncode, stderr.result(), cpu, wall
+                    loaded, answers, malformed, returncode, stderr.result(), cpu, wall, shown
                 )
 
 

@@ -14,11 +14,11 @@ whose pid 1 dies, so nothing a submission starts outlives its run.
 """
 
 import contextlib
-import dataclasses
 import fcntl
 import functools
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.inside import kernel_boot, seccomp
+from autograder.inside import seccomp
 from autograder.wall.paths import REPO
 from autograder.wall.policy import HOME, sandbox_environment
 
@@ -57,8 +57,20 @@ class Limits:
     tmp_bytes: int = 256 * 1024**2  # /tmp, likewise
 
     def apply(self) -> None:
-        """Set the limits on this process (inherited by the sandbox)."""
-        kernel_boot.apply_limits(dataclasses.asdict(self))
+        """Set the limits on this process (inherited by the sandbox); no core dumps."""
+        for field, limit in RLIMITS.items():
+            value = getattr(self, field)
+            resource.setrlimit(limit, (value, value))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+RLIMITS = {  # the fields of Limits that are resource limits, and those limits
+    "memory_bytes": resource.RLIMIT_AS,
+    "cpu_seconds": resource.RLIMIT_CPU,
+    "processes": resource.RLIMIT_NPROC,
+    "open_files": resource.RLIMIT_NOFILE,
+    "file_bytes": resource.RLIMIT_FSIZE,
+}
 
 
 @dataclass(frozen=True)
@@ -197,15 +209,13 @@ def bwrap_command(
     env: dict[str, str] | None = None,
     uid: int | None = None,
     limits: "Limits | None" = None,
-    drop: bool = True,
     as_pid_1: bool = False,
 ) -> list[str]:
     """The bwrap command line that runs `argv` in a new sandbox, its home a fresh size-limited tmpfs.
 
     readonly / writable: (source on the host, path inside) pairs bound into the sandbox; nothing of
     the host is visible but these, the system and the Python installation. uid: the uid the code
-    runs as when bwrap runs as root (an `Account`'s; nobody when not given); with `drop` False,
-    `argv` starts as root inside the sandbox and drops privileges itself (`autograder.inside.kernel_boot`).
+    runs as when bwrap runs as root (an `Account`'s; nobody when not given).
     as_pid_1: `argv` is the sandbox's pid 1 (no bwrap reaper), so the outer bwrap waits for it and
     the kernel's CPU count of everything inside reaches whoever waits for bwrap; the caller must then
     end the sandbox by killing that pid 1 (`sandbox_pid`): it does not die with bwrap once it has
@@ -243,7 +253,7 @@ def bwrap_command(
     command += ["--chdir", HOME, "--clearenv"]
     for key, value in sandbox_environment(env).items():
         command += ["--setenv", key, value]
-    if drop and os.geteuid() == 0:  # bwrap mounts as root; the code itself runs without privileges
+    if os.geteuid() == 0:  # bwrap mounts as root; the code itself runs without privileges
         uid = NOBODY if uid is None else uid
         command += [
             "--",

@@ -1,0 +1,110 @@
+"""What loading the student's cells shows, captured cell by cell as a notebook would show it.
+
+While the grading process loads the student's code (`autograder.inside.child.load_student_code`)
+each cell's printing (stdout, stderr), the value of its last expression, its errors and the
+matplotlib figures it leaves open are kept here, within the budgets of `protocol` (each output at
+most OUTPUT_CHARS characters, the notebook's at most NOTEBOOK_CHARS; the rest is counted, not
+kept). They travel to the trusted side as LOADED's payload (JSON), which checks them again: this
+is the student's process, so nothing here is trusted there.
+"""
+
+import base64
+import io
+import sys
+
+from autograder.inside.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS
+
+
+class _Stream(io.TextIOBase):
+    """A text stream whose writes go into the current cell's outputs (stdout or stderr)."""
+
+    def __init__(self, name: str, capture: "Capture") -> None:
+        self._name, self._capture = name, capture
+
+    def writable(self) -> bool:
+        """It is written to."""
+        return True
+
+    def write(self, text: str) -> int:
+        """Keep `text` (within the budgets) as part of the cell's `name` stream."""
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._capture.stream(self._name, text)
+        return len(text)
+
+
+class Capture:
+    """Every cell's outputs, in order: a list per cell of nbformat-like output dicts."""
+
+    def __init__(self) -> None:
+        self.cells: list[list[dict]] = []
+        self.left = NOTEBOOK_CHARS  # characters the notebook's outputs may still take
+        self.dropped = self._dropped_before = 0  # characters not kept (past a budget)
+        self.stdout, self.stderr = _Stream("stdout", self), _Stream("stderr", self)
+
+    def start_cell(self) -> None:
+        """The next cell's outputs begin."""
+        self.cells.append([])
+        self._dropped_before = self.dropped
+
+    def end_cell(self) -> None:
+        """The cell's outputs end: a note of what was left out of them, if anything."""
+        if left_out := self.dropped - self._dropped_before:
+            note = f"[... {left_out:,} more characters of output not shown]\n"
+            self.cells[-1].append({"output_type": "stream", "name": "stdout", "text": note})
+
+    def _room(self, text: str, limit: int = OUTPUT_CHARS) -> str:
+        """As much of `text` as the budgets allow (taken from them)."""
+        kept = text[: max(0, min(limit, self.left))]
+        self.left -= len(kept)
+        self.dropped += len(text) - len(kept)
+        return kept
+
+    def stream(self, name: str, text: str) -> None:
+        """Printed text, joined to the cell's last output when it is the same stream."""
+        outputs = self.cells[-1]
+        if outputs and outputs[-1]["output_type"] == "stream" and outputs[-1]["name"] == name:
+            last = outputs[-1]
+            last["text"] += self._room(text, OUTPUT_CHARS - len(last["text"]))
+        elif kept := self._room(text):
+            outputs.append({"output_type": "stream", "name": name, "text": kept})
+
+    def result(self, value: object) -> None:
+        """The value of the cell's last expression, as its repr (nothing for None)."""
+        if value is not None:
+            text = self._room(_repr(value))
+            self.cells[-1].append({"output_type": "execute_result", "text": text})
+
+    def error(self, name: str, message: str) -> None:
+        """A statement that raised (the cell's next statements still run)."""
+        self.cells[-1].append(
+            {"output_type": "error", "ename": name, "evalue": self._room(message)}
+        )
+
+    def figures(self) -> None:
+        """The matplotlib figures the cell left open, as PNG images; then they are closed."""
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None:
+            return
+        try:
+            for number in pyplot.get_fignums():
+                buffer = io.BytesIO()
+                pyplot.figure(number).savefig(buffer, format="png", bbox_inches="tight")
+                image = base64.b64encode(buffer.getvalue()).decode("ascii")
+                if len(image) > min(OUTPUT_CHARS * 10, self.left):
+                    self.dropped += len(image)
+                    continue
+                self.left -= len(image)
+                self.cells[-1].append({"output_type": "display_data", "png": image})
+            pyplot.close("all")
+        except Exception as error:  # the student's figure, or matplotlib as they left it
+            self.error(type(error).__name__, f"the figure could not be drawn: {error}"[:500])
+
+
+def _repr(value: object) -> str:
+    """repr(value), or a line saying why it has none."""
+    try:
+        text = repr(value)
+    except Exception as error:
+        return f"<repr failed: {type(error).__name__}>"
+    return text if isinstance(text, str) else "<repr returned no text>"
