@@ -39,13 +39,19 @@ EXPECTED = {"alice": 7.0, "bob": 7.0, "carol": 5.0, "mallory": 5.0, "empty": 0.0
 FLAGGED = {"mallory", "empty"}
 
 
+def _slow(notebook: dict) -> None:
+    """A cell of the student's own that takes 4 s (no score changes): time to see the task running."""
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    notebook["cells"].append({**cell, "source": "import time\ntime.sleep(4)"})
+
+
 def build_class(course: Path, folder: Path) -> None:
     """Release chapter 01 and collect five hand-ins: two right, one bug, one tamperer, one empty file."""
     release(course, [CHAPTER])
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     code = reference_code(CHAPTER)
-    for student in ("alice", "bob"):
-        submission(released, folder / student / f"{CHAPTER}.ipynb", code)
+    submission(released, folder / "alice" / f"{CHAPTER}.ipynb", code, _slow)
+    submission(released, folder / "bob" / f"{CHAPTER}.ipynb", code)
     submission(
         released, folder / "carol" / f"{CHAPTER}.ipynb", {**code, "bigram_probs_code": BUGGY}
     )
@@ -152,12 +158,11 @@ def _autograde_while_killing(
     deadline = time.monotonic() + 600
     while killed < kills and process.poll() is None and time.monotonic() < deadline:
         busy = [worker for worker in _busy_workers(parent) if _notebook_running(worker)]
-        if busy:
-            time.sleep(1.0)  # let it get into the notebook
-            if _notebook_running(busy[0]):  # still in it: the task is running, its death counts
-                os.kill(busy[0].pid, signal.SIGKILL)
-                killed += 1
-        time.sleep(0.2)
+        if busy:  # a grading process: the task is running, its death counts
+            os.kill(busy[0].pid, signal.SIGKILL)
+            killed += 1
+            time.sleep(1.0)
+        time.sleep(0.1)
     _, stderr = process.communicate(timeout=900)
     return process, killed, stderr
 
@@ -177,7 +182,7 @@ def test_workers_that_keep_dying_make_autograde_fail(tmp_path):
     course, folder = tmp_path / "course", tmp_path / "submissions"
     release(course, [CHAPTER])
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
-    submission(released, folder / "alice" / f"{CHAPTER}.ipynb", reference_code(CHAPTER))
+    submission(released, folder / "alice" / f"{CHAPTER}.ipynb", reference_code(CHAPTER), _slow)
     collect(course, folder)
     # one worker, restarted by its nanny after each kill: the task's three attempts all die
     process, killed, stderr = _autograde_while_killing(course, 3, "--workers", "1")

@@ -28,6 +28,7 @@ CELLS = {
     "quiet": "answer;",
     "error": "1 / 0\nprint('the next statement still runs')",
     "figure": "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.title('mine');",
+    "table": "from IPython.display import HTML, display\ndisplay(HTML('<b>mine</b>'))",
     "flood": f"print('x' * {3 * OUTPUT_CHARS})",
 }
 
@@ -71,7 +72,7 @@ def test_the_student_cells_show_what_the_graded_run_showed(graded):
         ("stream", "stderr", "careful\n"),
     ]
     (value,) = _outputs(notebook, "value")
-    assert value.output_type == "execute_result" and value.data["text/plain"] == "42"
+    assert value.output_type == "execute_result" and value.data == {"text/plain": "42"}
     assert _outputs(notebook, "quiet") == []  # a trailing semicolon shows nothing, as in Jupyter
     error, after = _outputs(notebook, "error")
     assert (error.output_type, error.ename) == ("error", "ZeroDivisionError")
@@ -79,6 +80,8 @@ def test_the_student_cells_show_what_the_graded_run_showed(graded):
     assert after.text == "the next statement still runs\n"
     (figure,) = _outputs(notebook, "figure")
     assert base64.b64decode(figure.data["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
+    (table,) = _outputs(notebook, "table")
+    assert table.output_type == "display_data" and table.data["text/html"] == "<b>mine</b>"
 
 
 def test_a_flood_of_output_is_cut_with_a_note(graded):
@@ -119,11 +122,12 @@ def test_only_well_formed_outputs_are_kept():
         [
             {"output_type": "stream", "name": "stdout", "text": "fine"},
             {"output_type": "stream", "name": "stdin", "text": "no such stream"},
-            {"output_type": "display_data", "png": image},
-            {"output_type": "display_data", "png": 'AAAA"><script>alert(1)</script>'},
-            {"output_type": "display_data", "png": "A" * (10 * OUTPUT_CHARS + 4)},
-            {"output_type": "display_data", "data": {"text/html": "<script>alert(1)</script>"}},
-            {"output_type": "execute_result", "text": 42},
+            {"output_type": "display_data", "data": {"image/png": image}},
+            {"output_type": "display_data", "data": {"image/png": 'AAAA"><img onerror=x>'}},
+            {"output_type": "display_data", "data": {"image/png": "A" * (10 * OUTPUT_CHARS + 4)}},
+            {"output_type": "display_data", "data": {"image/svg+xml": "<svg onload=x/>"}},
+            {"output_type": "display_data", "data": {"application/javascript": "alert(1)"}},
+            {"output_type": "execute_result", "data": {"text/plain": 42}},
             {"output_type": "error", "ename": "E" * 1000, "evalue": "v" * (2 * OUTPUT_CHARS)},
             "not a dict",
         ],
@@ -132,6 +136,6 @@ def test_only_well_formed_outputs_are_kept():
     shown, nothing = shown_outputs(json.dumps(cells).encode(), 2)
     assert nothing == []
     stream, figure, error = shown
-    assert stream.text == "fine" and figure.data == {"image/png": image}
+    assert stream.text == "fine" and figure.data == {"image/png": image}  # the rest is dropped
     assert len(error.ename) == 200 and error.evalue.startswith("v" * OUTPUT_CHARS)
     assert len(error.evalue) < OUTPUT_CHARS + 100

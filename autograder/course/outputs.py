@@ -68,6 +68,22 @@ def cap_notebook(notebook: dict) -> dict:
     return notebook
 
 
+TEXTS = ("text/plain", "text/html", "text/markdown", "text/latex")  # sanitized when rendered
+
+
+def _data(found: object) -> dict | None:
+    """The formats of a display or a result that are kept: text cut to OUTPUT_CHARS, a PNG image."""
+    if not isinstance(found, dict):
+        return None
+    data = {
+        mime: _cap(text) for mime, text in found.items() if mime in TEXTS and isinstance(text, str)
+    }
+    image = found.get("image/png")
+    if isinstance(image, str) and len(image) <= IMAGE_CHARS and BASE64.fullmatch(image):
+        data["image/png"] = image
+    return data or None
+
+
 def _output(found: object) -> dict | None:
     """One output of the grading process's load as an nbformat output, or None when it is not one."""
     from nbformat.v4 import new_output
@@ -78,20 +94,12 @@ def _output(found: object) -> dict | None:
     text, name = found.get("text"), found.get("name")
     if kind == "stream" and name in ("stdout", "stderr") and isinstance(text, str):
         return new_output("stream", name=name, text=_cap(text))
-    if kind == "execute_result" and isinstance(text, str):
-        return new_output("execute_result", data={"text/plain": _cap(text)})
     ename, evalue = found.get("ename"), found.get("evalue")
     if kind == "error" and isinstance(ename, str) and isinstance(evalue, str):
         ename, evalue = ename[:200], _cap(evalue)
         return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
-    image = found.get("png")
-    if (
-        kind == "display_data"
-        and isinstance(image, str)
-        and len(image) <= IMAGE_CHARS
-        and BASE64.fullmatch(image)
-    ):
-        return new_output("display_data", data={"image/png": image})
+    if kind in ("display_data", "execute_result") and (data := _data(found.get("data"))):
+        return new_output(kind, data=data)
     return None
 
 

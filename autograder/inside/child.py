@@ -73,6 +73,13 @@ def load_student_code(
     """
     from IPython.core.inputtransformer2 import TransformerManager
 
+    if capture is not None:  # IPython's display shows what it is given, as in a notebook
+        import IPython.core.display
+        import IPython.core.display_functions
+        import IPython.display
+
+        for module in (IPython.display, IPython.core.display, IPython.core.display_functions):
+            module.display = capture.display
     namespace: dict = {"__name__": "__student__", "get_ipython": _NullShell}
     exec(compile(preamble, "<preamble>", "exec"), namespace)
     transformer, problems = TransformerManager(), []

@@ -70,10 +70,25 @@ class Capture:
             outputs.append({"output_type": "stream", "name": name, "text": kept})
 
     def result(self, value: object) -> None:
-        """The value of the cell's last expression, as its repr (nothing for None)."""
+        """The value of the cell's last expression, as Jupyter shows it (nothing for None)."""
         if value is not None:
-            text = self._room(_repr(value))
-            self.cells[-1].append({"output_type": "execute_result", "text": text})
+            self._bundle("execute_result", _bundle(value))
+
+    def display(self, *values: object, raw: bool = False, **ignored: object) -> None:
+        """IPython's `display` in the grading process: each value as Jupyter shows it."""
+        for value in values:
+            found = value if raw and isinstance(value, dict) else _bundle(value)
+            self._bundle("display_data", found)
+
+    def _bundle(self, kind: str, found: dict) -> None:
+        """One output of `kind` holding the text formats of `found` (within the budgets)."""
+        data = {
+            mime: self._room(text)
+            for mime, text in found.items()
+            if mime in MIMES and isinstance(text, str)
+        }
+        if data:
+            self.cells[-1].append({"output_type": kind, "data": data})
 
     def error(self, name: str, message: str) -> None:
         """A statement that raised (the cell's next statements still run)."""
@@ -95,10 +110,31 @@ class Capture:
                     self.dropped += len(image)
                     continue
                 self.left -= len(image)
-                self.cells[-1].append({"output_type": "display_data", "png": image})
+                self.cells[-1].append({"output_type": "display_data", "data": {"image/png": image}})
             pyplot.close("all")
         except Exception as error:  # the student's figure, or matplotlib as they left it
             self.error(type(error).__name__, f"the figure could not be drawn: {error}"[:500])
+
+
+MIMES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png")
+RICH = {
+    "text/html": "_repr_html_",
+    "text/markdown": "_repr_markdown_",
+    "text/latex": "_repr_latex_",
+}
+
+
+def _bundle(value: object) -> dict[str, str]:
+    """What Jupyter would show of `value`: its text repr, and its rich ones (as text)."""
+    found = {"text/plain": _repr(value)}
+    for mime, method in RICH.items():
+        try:
+            text = getattr(value, method)()
+        except Exception:  # no such repr, or one that fails: Jupyter leaves it out too
+            continue
+        if isinstance(text, str):
+            found[mime] = text
+    return found
 
 
 def _repr(value: object) -> str:
