@@ -220,7 +220,7 @@ def bigram_counts(words, stoi):
     ),
     "t_escape": (code(mean_nll=prefix("mean_nll", "ESCAPE")), None, {}, {}, True),
     "t_daemon": (code(perplexity=prefix("perplexity", DAEMON)), None, {}, {}, True),
-    "t_read_checks": (  # the kernel's copy of the grader holds what it imports, no checks
+    "t_read_checks": (  # the grading process sees autograder.inside alone: no checks
         code(
             perplexity=prefix(
                 "perplexity",
@@ -528,7 +528,7 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
     assert ">_ids<" in helper, "feedback shows the student's own code"
     page = course / "feedback" / "t_read_checks" / CHAPTER / f"{CHAPTER}.html"
     reader = html.unescape(page.read_text())
-    assert "GRADER FILES: ['__init__.py', 'inside', 'kernel.py']" in reader
+    assert "GRADER FILES: ['__init__.py', 'inside']" in reader
     assert "CHECKS THERE: False" in reader
     leak = (course / "feedback" / "t_leak" / CHAPTER / f"{CHAPTER}.html").read_text()
-    assert "more characters not shown" in leak
+    assert "more characters of output not shown" in leak
