@@ -10,6 +10,8 @@ reported as such.
 
 import os
 import resource
+import subprocess
+import sys
 import textwrap
 
 from autograder.exercises import chapter_exercises
@@ -157,3 +159,15 @@ def test_threads_the_code_left_running_cost_no_exercise():
     assert all(report.passed for report in reports.values()), {
         name: report.notes for name, report in reports.items()
     }
+
+
+def test_a_notebook_budget_that_is_not_a_number_of_seconds_is_refused_clearly():
+    for bad in ("five", "0", "-3", "nan"):
+        done = subprocess.run(
+            [sys.executable, "-c", "import autograder.runner"],
+            env={**os.environ, "PROOF_LM_NOTEBOOK_SECONDS": bad},
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode != 0
+        assert "ValueError: PROOF_LM_NOTEBOOK_SECONDS must be a number of seconds" in done.stderr
