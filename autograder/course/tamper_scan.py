@@ -376,11 +376,16 @@ def _bounded() -> None:
         resource.setrlimit(limit, (value, value))
 
 
+RUN_BY_PATH = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
+
+
 def scan_bounded(released: dict, submitted: dict) -> list[tuple[str | None, str]]:
     """`scan_notebook` in a subprocess under SCAN_LIMITS and SCAN_SECONDS; ScanFailed saying why not."""
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-m", "autograder.course.tamper_scan"],
+            # run by path: `-m` would import the course package first (nbconvert, Dask: seconds
+            # per submission); the scan needs the standard library and autograder.notebook alone
+            [sys.executable, "-I", "-c", RUN_BY_PATH, __file__],
             input=json.dumps({"released": released, "submitted": submitted}).encode(),
             capture_output=True,
             timeout=SCAN_SECONDS,
