@@ -1,9 +1,9 @@
 """A fork-holding notebook graded beside honest classmates at the same moment costs them nothing.
 
 Real class grading through `python -m autograder.course autograde` on the local Dask cluster (two
-workers, warm kernels as root): one student's notebook holds most of its process limit in its kernel
-and in each of its trusted gradings, for seconds at a time, while the other worker grades four
-honest classmates, whose bigram_counts counts in two threads. Every honest one earns full marks,
+workers, as root): one student's notebook holds most of its process limit in each of its grading
+processes (its copies cannot start, so each exercise gets a process of its own that loads it
+again), for seconds at a time, while the other worker grades four honest classmates, whose bigram_counts counts in two threads. Every honest one earns full marks,
 unflagged. Before each sandbox had a uid of its own, the holder's processes counted against every
 sandbox's limit and the classmates' code could not start its threads.
 """
@@ -32,11 +32,11 @@ HOLD = """import os, time
 for _ in range(1000):  # until the limit refuses: every process its uid may have
     try:
         if os.fork() == 0:
-            time.sleep(40)
+            time.sleep(15)
             os._exit(0)
     except OSError:
         break
-time.sleep(12)
+time.sleep(4)
 """
 THREADED = """from concurrent.futures import ThreadPoolExecutor
 
