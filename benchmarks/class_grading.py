@@ -6,7 +6,8 @@ Builds a course with every chapter released and a class of simulated students (f
 mostly correct, some with one catalogued bug, some tampering), then on copies of it times
 (1) plain nbgrader, one `nbgrader autograde CHAPTER` per chapter, serial, unsandboxed;
 (2) our flow (`autograder.course.autograde.autograde`) on the default local Dask cluster (one
-worker per core, every kernel and every trusted grading process in the OS sandbox);
+worker per core, every trusted grading process in the OS sandbox; nbgrader records, it does not
+execute);
 (3) the same on a separate `dask scheduler` with two `dask worker` processes on 127.0.0.1.
 It checks that the grades agree except where our flow caught tampering or charged one bug once,
 and prints the times, the ratio, the time per submission, the scheduler's overhead per task, and
@@ -168,9 +169,23 @@ def main() -> None:
         )
 
         plain_scores, our_scores = scores(plain, args.chapters), scores(ours, args.chapters)
-        differing = {key for key in our_scores if plain_scores.get(key) != our_scores[key]}
+        # a challenge's cell is worth 0 points in the source notebook: plain nbgrader scores it 0,
+        # our flow records what it earns as nbgrader's extra credit; compared apart
+        challenges = {
+            e.name for chapter in args.chapters for e in chapter_exercises(chapter) if e.extra
+        }
+        credited = [key for key in our_scores if key[2] in challenges and our_scores[key]]
+        print(
+            f"challenges: {len(credited)} of {sum(k[2] in challenges for k in our_scores)} earn extra "
+            f"credit in our flow (plain nbgrader scores every challenge 0: its cells carry 0 points)"
+        )
+        differing = {
+            key
+            for key in our_scores
+            if key[2] not in challenges and plain_scores.get(key) != our_scores[key]
+        }
         flagged = {(student, chapter) for student, items in flags.items() for chapter in items}
-        # the kernel's run charges a bug twice when another exercise calls the buggy function;
+        # plain nbgrader's run charges a bug twice when another exercise calls the buggy function;
         # the trusted grader checks each exercise with the others' references (one bug, one exercise)
         one_bug = {
             key

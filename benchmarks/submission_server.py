@@ -1,10 +1,15 @@
 """The submission server under a class's load: submissions per minute, upload to feedback (median, p95).
 
     .venv/bin/python benchmarks/submission_server.py [--students 40] [--workers N]
+    .venv/bin/python benchmarks/submission_server.py --lone 01_bigram_counting 04_gradients 08_gpt
+
+With `--lone`: one student alone uploads each chapter's solved notebook `--repeat` times, one after
+the other, against plain `nbgrader autograde` of the same notebook (unsandboxed, one student, in a
+course of its own) as many times, in the same run: both medians and their ratio, per chapter.
 
 Releases chapter 01 (the cheapest to grade) into a scratch course, issues one token per student,
 starts `python -m autograder.course serve` on loopback (the default local Dask cluster: one worker
-per core; every kernel and trusted grading process sandboxed), and has every student at once upload
+per core; every trusted grading process sandboxed), and has every student at once upload
 three notebooks, one after the other (`autograder.server.load`: one buggy, two correct). It prints the submissions
 graded per minute, the time from each upload's 202 to its feedback page (median and 95th
 percentile; the student's client polls every 2 s, so each figure includes up to 2 s of polling),
@@ -13,7 +18,9 @@ about the machine than about the server.
 """
 
 import argparse
+import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -21,7 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import release
+from autograder.course import nbgrader, release
+from autograder.course.simulate import copy_course, reference_code, submission
 from autograder.server.load import CHAPTER, POINTS, Server, class_notebooks, percentile, run_class
 from autograder.wall.paths import REPO
 
@@ -34,7 +42,12 @@ def main() -> None:
     parser.add_argument(
         "--timeout", type=float, default=3600, help="stop waiting after this many seconds"
     )
+    parser.add_argument("--lone", nargs="+", metavar="CHAPTER", help="a lone student's uploads")
+    parser.add_argument("--repeat", type=int, default=3, help="uploads per chapter with --lone")
     args = parser.parse_args()
+    if args.lone:
+        lone(args.lone, args.repeat, args.workers)
+        return
     students = [f"student{n:02d}" for n in range(args.students)]
     with tempfile.TemporaryDirectory(prefix="proof-lm-bench-server-") as tmp:
         course = Path(tmp, "course")
@@ -76,6 +89,72 @@ def main() -> None:
         f"GET /api/health: {len(load.health)} probes, median {statistics.median(load.health) * 1000:.0f} ms, "
         f"max {max(load.health) * 1000:.0f} ms, {sum(t >= 1 for t in load.health)} took 1 s or more"
     )
+
+
+def _tokens(course: Path, *people: str) -> dict[str, str]:
+    """One token per person (`course tokens`)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.course", "tokens", "--root", str(course), *people],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(line.split(",", 1) for line in done.stdout.split())
+
+
+def _upload_to_feedback(client: object, chapter: str, data: bytes) -> tuple[float, float]:
+    """Seconds from one upload's 202 to its feedback page (polled every 0.1 s); its points."""
+    answer = client.post("/api/submissions", files={"notebook": (f"{chapter}.ipynb", data)})
+    answer.raise_for_status()
+    start, number = time.monotonic(), answer.json()["id"]
+    while (summary := client.get(f"/api/submissions/{number}").json())["status"] in (
+        "queued",
+        "grading",
+    ):
+        time.sleep(0.1)
+    client.get(f"/api/submissions/{number}/feedback").raise_for_status()
+    return time.monotonic() - start, summary["points"]
+
+
+def _plain(course: Path, chapter: str, data: bytes) -> float:
+    """Seconds of plain `nbgrader autograde` of `data` as one student's submission."""
+    folder = course / "submitted" / "plain" / chapter
+    shutil.rmtree(course / "autograded" / "plain", ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{chapter}.ipynb").write_bytes(data)
+    start = time.monotonic()
+    nbgrader(course, "autograde", chapter, "--student", "plain", "--force")
+    return time.monotonic() - start
+
+
+def lone(names: list[str], repeat: int, workers: int | None) -> None:
+    """A lone student's upload to feedback against plain nbgrader, chapter by chapter."""
+    with tempfile.TemporaryDirectory(prefix="proof-lm-bench-lone-") as tmp:
+        course = Path(tmp, "course")
+        released = release(course, names)
+        notebooks = {
+            path.stem: submission(path, Path(tmp, f"{path.stem}.ipynb"), reference_code(path.stem))
+            for path in released
+        }
+        plain = copy_course(course, Path(tmp, "plain"))
+        token = _tokens(course, "alone")["alone"]
+        extra = ["--workers", str(workers)] if workers else []
+        print(f"machine: {os.cpu_count()} cores; {repeat} runs each, one after the other")
+        with (
+            Server(course, Path(tmp, "server.log"), *extra) as server,
+            server.client(token) as client,
+        ):
+            for chapter, path in notebooks.items():
+                data = path.read_bytes()
+                ours = [_upload_to_feedback(client, chapter, data) for _ in range(repeat)]
+                theirs = [_plain(plain, chapter, data) for _ in range(repeat)]
+                mine, other = statistics.median(s for s, _ in ours), statistics.median(theirs)
+                print(
+                    f"{chapter}: upload to feedback median {mine:.2f} s "
+                    f"(max {max(s for s, _ in ours):.2f}, points {json.dumps(ours[0][1])}); "
+                    f"plain nbgrader autograde median {other:.2f} s; ratio {mine / other:.2f}"
+                )
 
 
 if __name__ == "__main__":

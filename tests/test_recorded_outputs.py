@@ -28,6 +28,7 @@ CELLS = {
     "quiet": "answer;",
     "error": "1 / 0\nprint('the next statement still runs')",
     "figure": "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.title('mine');",
+    "figures": "import matplotlib.pyplot as plt\nfor k in range(25):\n    plt.figure()",
     "table": "from IPython.display import HTML, display\ndisplay(HTML('<b>mine</b>'))",
     "flood": f"print('x' * {3 * OUTPUT_CHARS})",
 }
@@ -80,6 +81,8 @@ def test_the_student_cells_show_what_the_graded_run_showed(graded):
     assert after.text == "the next statement still runs\n"
     (figure,) = _outputs(notebook, "figure")
     assert base64.b64decode(figure.data["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
+    *drawn, note = _outputs(notebook, "figures")
+    assert len(drawn) == 20 and note.text == "[5 more figures not shown]\n"
     (table,) = _outputs(notebook, "table")
     assert table.output_type == "display_data" and table.data["text/html"] == "<b>mine</b>"
 

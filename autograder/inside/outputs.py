@@ -14,6 +14,8 @@ import sys
 
 from autograder.inside.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS
 
+FIGURES = 20  # figures drawn per cell; the rest are closed unseen
+
 
 class _Stream(io.TextIOBase):
     """A text stream whose writes go into the current cell's outputs (stdout or stderr)."""
@@ -102,7 +104,8 @@ class Capture:
         if pyplot is None:
             return
         try:
-            for number in pyplot.get_fignums():
+            numbers = pyplot.get_fignums()
+            for number in numbers[:FIGURES]:  # each takes time out of the notebook's budget
                 buffer = io.BytesIO()
                 pyplot.figure(number).savefig(buffer, format="png", bbox_inches="tight")
                 image = base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -111,6 +114,8 @@ class Capture:
                     continue
                 self.left -= len(image)
                 self.cells[-1].append({"output_type": "display_data", "data": {"image/png": image}})
+            if len(numbers) > FIGURES:
+                self.stream("stdout", f"[{len(numbers) - FIGURES} more figures not shown]\n")
             pyplot.close("all")
         except Exception as error:  # the student's figure, or matplotlib as they left it
             self.error(type(error).__name__, f"the figure could not be drawn: {error}"[:500])
