@@ -13,7 +13,8 @@ PARSING = threading.Lock()
 MAX_NOTEBOOK_BYTES = 64 * 1024**2
 
 # nbformat and nbgrader are imported where notebooks are read, never at import: this module is
-# loaded in every student's kernel (through autograder.kernel), and nbformat alone takes a second.
+# loaded by the notebooks' hidden-test cells (through autograder.kernel) and by the tamper scan,
+# and nbformat alone takes a second.
 
 
 def read_notebook(path: str | Path) -> dict:

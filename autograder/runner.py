@@ -196,6 +196,7 @@ def opening(exercises: list[Exercise], sources: list[str], checks: list[list[Che
         "refuse_attention": any(e.name in answer_key.ATTENTION_EXERCISES for e in exercises),
         "label": ", ".join(e.name for e in exercises),
         "one_process": False,
+        "show": False,  # keep what each cell shows (`autograder.inside.outputs`)
     }
 
 
@@ -319,7 +320,7 @@ def check_together(
     reports = [ExerciseReport(e.name, e.points, seed=seed, extra=e.extra) for e in exercises]
     checks = [build_checks(exercise, seed) for exercise in exercises]
     run = run_session(
-        opening(exercises, sources, checks),
+        {**opening(exercises, sources, checks), "show": shown is not None},
         [job(exercise, each) for exercise, each in zip(exercises, checks, strict=True)],
         ", ".join(e.name for e in exercises),
         load_timeout,
@@ -478,7 +479,11 @@ class GradedRun:
 
 
 def grade_run(
-    chapter: str, sources: list[str], seed: int | None = None, sandboxed: bool = True
+    chapter: str,
+    sources: list[str],
+    seed: int | None = None,
+    sandboxed: bool = True,
+    show: bool = True,
 ) -> GradedRun:
     """Grade every exercise of `chapter` against `sources`: the student's code runs once per
     environment the chapter's exercises need (`environments`: one, or two for chapter 08).
@@ -486,28 +491,31 @@ def grade_run(
     The environments are graded one after the other, so no two of one submission's grading
     processes run at once (one holding later references could otherwise signal them to the
     other). One `seed` (chosen now unless given) draws the hidden cases of every exercise. What
-    the cells showed is the run's with PyTorch and nothing refused, when the chapter has one.
+    the cells showed (with `show`) is the run's with PyTorch and nothing refused, when the
+    chapter has one; b"" without.
     """
     exercises = chapter_exercises(chapter)
     seed = new_seed() if seed is None else seed
-    by_name, shown = {}, []
     groups = environments(exercises)
-    for group in groups:
-        for report in check_together(group, sources, seed, sandboxed=sandboxed, shown=shown):
-            by_name[report.exercise] = report
     freest = [
         index
         for index, group in enumerate(groups)
         if group[0].torch and group[0].name not in answer_key.ATTENTION_EXERCISES
     ]
-    return GradedRun([by_name[exercise.name] for exercise in exercises], shown[(freest or [0])[0]])
+    shown_by = (freest or [0])[0] if show else -1  # the group whose process keeps what cells show
+    by_name, shown = {}, []
+    for index, group in enumerate(groups):
+        sink = shown if index == shown_by else None
+        for report in check_together(group, sources, seed, sandboxed=sandboxed, shown=sink):
+            by_name[report.exercise] = report
+    return GradedRun([by_name[exercise.name] for exercise in exercises], (shown or [b""])[0])
 
 
 def grade_sources(
     chapter: str, sources: list[str], seed: int | None = None, sandboxed: bool = True
 ) -> list[ExerciseReport]:
     """Every exercise of `chapter` graded against `sources` (see `grade_run`)."""
-    return grade_run(chapter, sources, seed, sandboxed).reports
+    return grade_run(chapter, sources, seed, sandboxed, show=False).reports
 
 
 def grade_notebook(

@@ -478,7 +478,7 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
             assert gradebook.find_submission_notebook(CHAPTER, CHAPTER, student).flagged == flagged
 
     reasons = {student: " | ".join(flags.get(student, {}).get(CHAPTER, [])) for student in STUDENTS}
-    # the kernel checks nothing in class grading: a patched checker or NumPy changes no score
+    # checks run outside the student's process: a patched checker or NumPy changes no score
     for student in ("t_checker", "t_numpy", "t_transformer", "t_eq", "t_exit", "t_os_exit"):
         assert "suspicious code in cell" in reasons[student], student
     assert "cell mean_nll_code, line 1: changes the module numpy" in reasons["t_numpy_noop"]

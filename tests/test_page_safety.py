@@ -1,7 +1,7 @@
 """No page made from a student's notebook runs a student's script, in a real (headless) Chromium.
 
 A student of chapter 01 hands in correct code beside a catalogue of payloads (markdown, outputs
-produced when nbgrader runs the notebook, attachments, metadata, MathJax macros); the class goes
+its cells produce while the trusted grader loads them, attachments, metadata, MathJax macros); the class goes
 through `release`, `collect`, `autograde` and `feedback`. The formgrader's page of the submission
 (in `jupyter lab`, as the instructor opens it) and the student's feedback page (opened as a file)
 are loaded, hovered and clicked: no payload runs (each would mark the page, change its title, open

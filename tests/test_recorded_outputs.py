@@ -9,16 +9,18 @@ run. The trusted side reads that run's report of its outputs as untrusted data.
 
 import base64
 import json
+import time
 
 import nbformat
 import pytest
 
 from autograder.course.autograde import release_data
-from autograder.course.outputs import shown_outputs
+from autograder.course.outputs import CapOutputs, shown_outputs
 from autograder.course.release import release
 from autograder.course.simulate import reference_code, submission
 from autograder.course.task import Job, grade_submission
-from autograder.inside.protocol import OUTPUT_CHARS
+from autograder.inside.outputs import Capture
+from autograder.inside.protocol import OUTPUT_CHARS, OUTPUTS, SHOWN_LIMIT
 
 CHAPTER = "01_bigram_counting"
 FORGED = "bigram_counts: 4/4 checks passed (FORGED)"
@@ -106,39 +108,81 @@ def test_cells_the_grader_did_not_run_show_nothing(graded):
     assert locked and all(cell.outputs == [] for cell in locked)
 
 
+def _lines(*items: object) -> bytes:
+    return "\n".join(json.dumps(item) for item in items).encode()
+
+
 @pytest.mark.parametrize(
     "payload",
     [
         b"not json",
         b"[" * 100_000 + b"]" * 100_000,  # deeper than the parser goes
-        json.dumps([[]]).encode(),  # one cell where there are two
-        json.dumps({"cells": [[], []]}).encode(),
+        _lines([2, {"output_type": "stream", "name": "stdout", "text": "no third cell"}]),
+        _lines([-1, {"output_type": "stream", "name": "stdout", "text": "no such cell"}]),
+        _lines({"0": {"output_type": "stream", "name": "stdout", "text": "not a line"}}),
+        _lines(
+            [
+                0,
+                {
+                    "output_type": "stream",
+                    "name": "stdout",
+                    "text": "x",
+                    "a": {"b": {"c": {"d": {}}}},
+                },
+            ]
+        ),
+        b"x" * (SHOWN_LIMIT + 1),
     ],
 )
-def test_a_payload_that_is_not_one_list_per_cell_shows_nothing(payload):
+def test_a_payload_line_that_is_not_an_output_of_a_cell_shows_nothing(payload):
     assert shown_outputs(payload, 2) == [[], []]
+
+
+def test_a_forged_payload_costs_time_and_memory_bounded_by_the_limits():
+    error = [0, {"output_type": "error", "ename": "E", "evalue": ""}]
+    many = _lines(*[error] * 1_000_000)[:SHOWN_LIMIT]  # what 8 MiB of tiny outputs holds
+    started = time.process_time()
+    (shown,) = shown_outputs(many, 1)
+    assert len(shown) == OUTPUTS  # the rest is never parsed
+    assert time.process_time() - started < 5, "linear in the bounds, not in the payload"
 
 
 def test_only_well_formed_outputs_are_kept():
     image = base64.b64encode(b"\x89PNG\r\n\x1a\n....").decode()
-    cells = [
-        [
-            {"output_type": "stream", "name": "stdout", "text": "fine"},
-            {"output_type": "stream", "name": "stdin", "text": "no such stream"},
-            {"output_type": "display_data", "data": {"image/png": image}},
-            {"output_type": "display_data", "data": {"image/png": 'AAAA"><img onerror=x>'}},
-            {"output_type": "display_data", "data": {"image/png": "A" * (10 * OUTPUT_CHARS + 4)}},
-            {"output_type": "display_data", "data": {"image/svg+xml": "<svg onload=x/>"}},
-            {"output_type": "display_data", "data": {"application/javascript": "alert(1)"}},
-            {"output_type": "execute_result", "data": {"text/plain": 42}},
-            {"output_type": "error", "ename": "E" * 1000, "evalue": "v" * (2 * OUTPUT_CHARS)},
-            "not a dict",
-        ],
-        "not a list",
+    outputs = [
+        {"output_type": "stream", "name": "stdout", "text": "fine"},
+        {"output_type": "stream", "name": "stdin", "text": "no such stream"},
+        {"output_type": "display_data", "data": {"image/png": image}},
+        {"output_type": "display_data", "data": {"image/png": 'AAAA"><img onerror=x>'}},
+        {"output_type": "display_data", "data": {"image/png": "A" * (10 * OUTPUT_CHARS + 4)}},
+        {"output_type": "display_data", "data": {"image/svg+xml": "<svg onload=x/>"}},
+        {"output_type": "display_data", "data": {"application/javascript": "alert(1)"}},
+        {"output_type": "execute_result", "data": {"text/plain": 42}},
+        {"output_type": "error", "ename": "E" * 1000, "evalue": "v" * (2 * OUTPUT_CHARS)},
+        "not a dict",
     ]
-    shown, nothing = shown_outputs(json.dumps(cells).encode(), 2)
+    shown, nothing = shown_outputs(_lines(*[[0, output] for output in outputs]), 2)
     assert nothing == []
     stream, figure, error = shown
     assert stream.text == "fine" and figure.data == {"image/png": image}  # the rest is dropped
     assert len(error.ename) == 200 and error.evalue.startswith("v" * OUTPUT_CHARS)
     assert len(error.evalue) < OUTPUT_CHARS + 100
+
+
+def test_an_image_is_kept_whole_when_outputs_are_capped():
+    image = base64.b64encode(bytes(3 * OUTPUT_CHARS)).decode()  # a large figure, within bounds
+    (shown,) = shown_outputs(
+        _lines([0, {"output_type": "display_data", "data": {"image/png": image}}]), 1
+    )
+    CapOutputs.cap(shown[0])
+    assert shown[0].data["image/png"] == image
+
+
+def test_the_outputs_kept_are_bounded_in_number_inside_too():
+    capture = Capture()
+    capture.start_cell()
+    for _ in range(3 * OUTPUTS):
+        capture.display({"text/plain": ""}, raw=True)  # empty: nothing to show
+        capture.error("E", "")
+    assert len(capture.cells[0]) == OUTPUTS
+    assert len(capture.payload()) < OUTPUTS * 200

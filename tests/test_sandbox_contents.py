@@ -1,8 +1,6 @@
 """The trust boundary is a folder: `autograder/inside` is everything a sandbox holds of the grader.
 
-A grading process and a notebook's kernel see `autograder.inside` copied whole (and a kernel
-`autograder.kernel` beside it, the module its hidden-test cells import); nothing of the judge, the
-checks, the references or the exercise list. These tests fail when a module of `inside` imports
+A grading process sees `autograder.inside` copied whole; nothing of the judge, the checks, the references or the exercise list. These tests fail when a module of `inside` imports
 anything of the project outside it, or when the copy a sandbox mounts is not the whole folder.
 """
 

@@ -6,13 +6,15 @@ The outputs of the student's cells are those the grading process's one load of t
 them into the notebook nbgrader autogrades, in place of its execute step.
 """
 
+import collections
+import io
 import json
 import re
 
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, List
 
-from autograder.inside.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS
+from autograder.inside.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS, OUTPUTS, SHOWN_LIMIT
 from autograder.notebook import cell_source
 
 BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -103,24 +105,41 @@ def _output(found: object) -> dict | None:
     return None
 
 
+class _TooMany(ValueError):
+    """A line of the payload holds more objects than an output has."""
+
+
+def _few(pairs: list) -> dict:
+    """json's object hook: a dict, unless the line has made more than an output holds."""
+    _few.made += 1
+    if _few.made > 4:  # an output, its data, and room for nothing else
+        raise _TooMany
+    return dict(pairs)
+
+
 def shown_outputs(payload: bytes, cells: int) -> list[list[dict]]:
     """What loading each of `cells` cells showed, from the grading process's payload (untrusted).
 
-    Whatever is not a well-formed output is left out; a payload that is not one list per cell (a
-    load that never finished, or a forged one) shows nothing.
+    The payload is JSON lines, `[cell index, output]`; at most OUTPUTS lines and SHOWN_LIMIT bytes
+    are read (a forged payload costs time and memory linear in those bounds), and whatever is not a
+    well-formed output is left out. A payload past the bound shows nothing.
     """
-    try:
-        found = json.loads(payload) if payload else None
-    except (ValueError, RecursionError):
-        found = None
-    if not isinstance(found, list) or len(found) != cells:
-        return [[] for _ in range(cells)]
-    return [
-        [output for item in cell if (output := _output(item)) is not None]
-        if isinstance(cell, list)
-        else []
-        for cell in found
-    ]
+    shown: list[list[dict]] = [[] for _ in range(cells)]
+    if len(payload) > SHOWN_LIMIT:
+        return shown
+    lines = io.BytesIO(payload)
+    for _ in range(OUTPUTS):
+        line = lines.readline()
+        if not line:
+            break
+        _few.made = 0
+        try:
+            index, found = json.loads(line, object_pairs_hook=_few)
+        except (ValueError, TypeError, RecursionError):
+            continue
+        if type(index) is int and 0 <= index < cells and (output := _output(found)) is not None:
+            shown[index].append(output)
+    return shown
 
 
 class CapOutputs(Preprocessor):
@@ -134,7 +153,8 @@ class CapOutputs(Preprocessor):
         if "text" in output:
             output["text"] = _cap(output["text"])
         for mime, value in output.get("data", {}).items():
-            output["data"][mime] = _cap(value)
+            if not mime.startswith("image/"):  # an image cut is no image; each is bounded already
+                output["data"][mime] = _cap(value)
         if output.get("output_type") == "error":
             output["evalue"] = _cap(output.get("evalue", ""))
 
@@ -170,8 +190,8 @@ class OneLineErrors(CapOutputs):
 class RecordedOutputs(Preprocessor):
     """nbgrader's execute step replaced: each student cell gets the outputs its graded load showed.
 
-    `shown` holds (source, outputs) per cell the grader ran, in notebook order; each goes to the
-    next code cell with that source. Every other cell shows nothing.
+    `shown` holds (source, outputs) per cell the grader ran, in notebook order; the k-th of a
+    source goes to the k-th code cell with that source. Every other cell shows nothing.
     """
 
     enabled = Bool(True).tag(config=True)  # nbconvert's default is off
@@ -181,11 +201,13 @@ class RecordedOutputs(Preprocessor):
         """Outputs of every code cell: the recorded ones, or none."""
         from nbformat import from_dict
 
-        waiting = list(self.shown)
+        waiting: dict[str, collections.deque] = {}
+        for source, outputs in self.shown:
+            waiting.setdefault(source, collections.deque()).append(outputs)
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
             cell.outputs, cell.execution_count = [], None
-            if waiting and cell_source(cell) == waiting[0][0]:
-                cell.outputs = [from_dict(output) for output in waiting.pop(0)[1]]
+            if queue := waiting.get(cell_source(cell)):
+                cell.outputs = [from_dict(output) for output in queue.popleft()]
         return nb, resources

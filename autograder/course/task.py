@@ -202,6 +202,5 @@ def grade_submission(
 def worker_environment() -> None:
     """Settings every grading worker runs with: one thread per library."""
     os.environ.update(policy.THREADS)
-    os.environ.pop("NBGRADER_EXECUTION", None)
     # nbgrader's own gradebook calls warn about SQLAlchemy's autoflush: nothing an instructor can act on
     warnings.filterwarnings("ignore", message=".*not in session.*")

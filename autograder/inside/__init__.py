@@ -1,1 +1,1 @@
-"""What a grading sandbox contains, whole: the grading process, its probes, the kernel's boot. It imports nothing else of the project."""
+"""What a grading sandbox contains, whole: the grading process, its probes, what its cells show. It imports nothing else of the project."""

@@ -26,7 +26,6 @@ import ast
 import contextlib
 import ctypes
 import io
-import json
 import marshal
 import os
 import pickle
@@ -207,10 +206,9 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
     listdir, getpid, suppress = os.listdir, os.getpid, contextlib.suppress
     clock, pack, loads, load_refs = time.monotonic, answers_bytes, pickle.loads, build_references
     probes = MappingProxyType({name: resolve_probe(name) for name in opening["probes"]})
-    capture = Capture()
+    capture = Capture() if opening["show"] else None  # what the cells show, where it is shown
     namespace, problems = load_student_code(opening["preamble"], opening["sources"], capture)
-    send(LOADED, json.dumps(capture.cells).encode())
-    del capture
+    send(LOADED, capture.payload() if capture is not None else b"")
 
     def answer(job: dict) -> bytes:
         fn = namespace.get(job["function"])

@@ -4,15 +4,16 @@ While the grading process loads the student's code (`autograder.inside.child.loa
 each cell's printing (stdout, stderr), the value of its last expression, its errors and the
 matplotlib figures it leaves open are kept here, within the budgets of `protocol` (each output at
 most OUTPUT_CHARS characters, the notebook's at most NOTEBOOK_CHARS; the rest is counted, not
-kept). They travel to the trusted side as LOADED's payload (JSON), which checks them again: this
-is the student's process, so nothing here is trusted there.
+kept; at most OUTPUTS outputs). They travel to the trusted side as LOADED's payload (JSON lines),
+which checks them again: this is the student's process, so nothing here is trusted there.
 """
 
 import base64
 import io
+import json
 import sys
 
-from autograder.inside.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS
+from autograder.inside.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS, OUTPUT_COST, OUTPUTS
 
 FIGURES = 20  # figures drawn per cell; the rest are closed unseen
 
@@ -22,6 +23,8 @@ class _Stream(io.TextIOBase):
 
     def __init__(self, name: str, capture: "Capture") -> None:
         self._name, self._capture = name, capture
+
+    encoding = "utf-8"
 
     def writable(self) -> bool:
         """It is written to."""
@@ -42,7 +45,16 @@ class Capture:
         self.cells: list[list[dict]] = []
         self.left = NOTEBOOK_CHARS  # characters the notebook's outputs may still take
         self.dropped = self._dropped_before = 0  # characters not kept (past a budget)
+        self.count = 0  # outputs kept
         self.stdout, self.stderr = _Stream("stdout", self), _Stream("stderr", self)
+
+    def payload(self) -> bytes:
+        """What the trusted side reads: one JSON line per output, `[cell index, output]`."""
+        return "\n".join(
+            json.dumps([index, output], ensure_ascii=False)
+            for index, outputs in enumerate(self.cells)
+            for output in outputs
+        ).encode()
 
     def start_cell(self) -> None:
         """The next cell's outputs begin."""
@@ -53,7 +65,14 @@ class Capture:
         """The cell's outputs end: a note of what was left out of them, if anything."""
         if left_out := self.dropped - self._dropped_before:
             note = f"[... {left_out:,} more characters of output not shown]\n"
-            self.cells[-1].append({"output_type": "stream", "name": "stdout", "text": note})
+            self._add({"output_type": "stream", "name": "stdout", "text": note})
+
+    def _add(self, output: dict) -> None:
+        """Append `output` to the cell's, while the notebook has outputs and room left for one."""
+        if self.count < OUTPUTS and self.left >= OUTPUT_COST:
+            self.count += 1
+            self.left -= OUTPUT_COST
+            self.cells[-1].append(output)
 
     def _room(self, text: str, limit: int = OUTPUT_CHARS) -> str:
         """As much of `text` as the budgets allow (taken from them)."""
@@ -69,7 +88,7 @@ class Capture:
             last = outputs[-1]
             last["text"] += self._room(text, OUTPUT_CHARS - len(last["text"]))
         elif kept := self._room(text):
-            outputs.append({"output_type": "stream", "name": name, "text": kept})
+            self._add({"output_type": "stream", "name": name, "text": kept})
 
     def result(self, value: object) -> None:
         """The value of the cell's last expression, as Jupyter shows it (nothing for None)."""
@@ -89,14 +108,12 @@ class Capture:
             for mime, text in found.items()
             if mime in MIMES and isinstance(text, str)
         }
-        if data:
-            self.cells[-1].append({"output_type": kind, "data": data})
+        if any(data.values()):
+            self._add({"output_type": kind, "data": data})
 
     def error(self, name: str, message: str) -> None:
         """A statement that raised (the cell's next statements still run)."""
-        self.cells[-1].append(
-            {"output_type": "error", "ename": name, "evalue": self._room(message)}
-        )
+        self._add({"output_type": "error", "ename": name, "evalue": self._room(message)})
 
     def figures(self) -> None:
         """The matplotlib figures the cell left open, as PNG images; then they are closed."""
@@ -113,7 +130,7 @@ class Capture:
                     self.dropped += len(image)
                     continue
                 self.left -= len(image)
-                self.cells[-1].append({"output_type": "display_data", "data": {"image/png": image}})
+                self._add({"output_type": "display_data", "data": {"image/png": image}})
             if len(numbers) > FIGURES:
                 self.stream("stdout", f"[{len(numbers) - FIGURES} more figures not shown]\n")
             pyplot.close("all")

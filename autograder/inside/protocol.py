@@ -20,5 +20,8 @@ RESULT_LIMIT = 64 * 1024**2  # bytes of answers one job may send
 # payload): at most OUTPUT_CHARS characters per output and NOTEBOOK_CHARS for the whole notebook.
 OUTPUT_CHARS = 100_000
 NOTEBOOK_CHARS = 4_000_000
+OUTPUTS = 2_000  # outputs of the notebook in all (each also costs OUTPUT_COST of NOTEBOOK_CHARS)
+OUTPUT_COST = 100
+SHOWN_LIMIT = 8 * 1024**2  # bytes of LOADED's payload the trusted side reads; past it, nothing
 # What the exit status of a copy that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3, "crashed": 4}

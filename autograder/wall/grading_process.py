@@ -115,7 +115,7 @@ def run_session(
                     kind, payload = _receive(read_end, started + load_timeout)
                     if kind != LOADED:
                         raise _Stopped("malformed")
-                    loaded, shown, received = True, payload, len(payload)
+                    loaded, shown, received = True, payload, 0  # answers alone count
                     for number, job in enumerate(jobs, start=1):
                         last = number == len(jobs)  # answered in the process itself: no inner clock
                         deadline = time.monotonic() + timeout + (1.0 if last else GRACE)
