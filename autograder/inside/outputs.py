@@ -45,7 +45,7 @@ class Capture:
         self.cells: list[list[dict]] = []
         self.left = NOTEBOOK_CHARS  # characters the notebook's outputs may still take
         self.dropped = self._dropped_before = 0  # characters not kept (past a budget)
-        self.count = 0  # outputs kept
+        self.count = self.notes = 0  # outputs kept, and notes of what was not
         self.stdout, self.stderr = _Stream("stdout", self), _Stream("stderr", self)
 
     def payload(self) -> bytes:
@@ -65,7 +65,9 @@ class Capture:
         """The cell's outputs end: a note of what was left out of them, if anything."""
         if left_out := self.dropped - self._dropped_before:
             note = f"[... {left_out:,} more characters of output not shown]\n"
-            self._add({"output_type": "stream", "name": "stdout", "text": note})
+            if self.notes < OUTPUTS:  # a note of its own budget: the outputs' may be spent
+                self.notes += 1
+                self.cells[-1].append({"output_type": "stream", "name": "stdout", "text": note})
 
     def _add(self, output: dict) -> None:
         """Append `output` to the cell's, while the notebook has outputs and room left for one."""
