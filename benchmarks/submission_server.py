@@ -53,14 +53,7 @@ def main() -> None:
         course = Path(tmp, "course")
         released = release(course, [CHAPTER])[0]
         notebooks = class_notebooks(released, students)
-        done = subprocess.run(
-            [sys.executable, "-m", "autograder.course", "tokens", "--root", str(course), *students],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        tokens = dict(line.split(",", 1) for line in done.stdout.split())
+        tokens = _tokens(course, *students)
         extra = ["--workers", str(args.workers)] if args.workers else []
         started = time.monotonic()
         with Server(course, Path(tmp, "server.log"), *extra) as server:
