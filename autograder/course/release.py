@@ -2,7 +2,6 @@
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -18,20 +17,35 @@ def chapters() -> list[str]:
     return sorted(path.stem for path in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
 
 
-def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run an nbgrader command in the course root, with this environment's tools (alembic) on PATH."""
-    env = dict(
-        os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    )
-    env.pop("NBGRADER_EXECUTION", None)
-    command = [sys.executable, "-m", "nbgrader", *args]
-    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
+def nbgrader_api(root: Path, settings: dict | None = None) -> object:
+    """nbgrader's API on the course in `root`, configured by its nbgrader_config.py (and `settings`:
+    class name -> {trait: value}), in this process: no command line to start for each step."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    for section, traits in (settings or {}).items():
+        for name, value in traits.items():
+            setattr(config[section], name, value)
+    config.CourseDirectory.root = str(root)
+    tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` to make a new gradebook
+    if tools not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = tools + os.pathsep + os.environ.get("PATH", "")
+    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+
+
+def nbgrader(root: Path, step: str, chapter: str, student: str | None = None) -> None:
+    """Run an nbgrader step (generate_assignment, autograde, generate_feedback) in the course root;
+    a RuntimeError with the end of nbgrader's log when it fails."""
+    api = nbgrader_api(root)
+    result = getattr(api, step)(chapter, *([student] if student else []), force=True)
+    if not result["success"]:
         from autograder.course.printable import printable
 
-        log = "\n".join(map(printable, done.stderr[-3000:].splitlines()))  # may quote a student
-        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({done.returncode}):\n{log}")
-    return done
+        log = (result.get("error") or "") + (result.get("log") or "")
+        log = "\n".join(map(printable, log[-3000:].splitlines()))  # may quote a student
+        raise RuntimeError(f"nbgrader {step} {chapter} failed:\n{log}")
 
 
 def init_course(root: Path) -> Path:
@@ -66,7 +80,7 @@ def release(root: Path, names: list[str]) -> list[Path]:
         source = root / "source" / chapter
         source.mkdir(parents=True, exist_ok=True)
         shutil.copy2(SOLUTIONS / f"{chapter}.ipynb", source / f"{chapter}.ipynb")
-        nbgrader(root, "generate_assignment", chapter, "--force")
+        nbgrader(root, "generate_assignment", chapter)
         released.append(root / "release" / chapter / f"{chapter}.ipynb")
     write_due_dates(root, names)
     return released
@@ -91,6 +105,6 @@ def feedback(root: Path, names: list[str]) -> None:
     from autograder.course.pages import protect_feedback
 
     for chapter in names:
-        nbgrader(root, "generate_feedback", chapter, "--force")
+        nbgrader(root, "generate_feedback", chapter)
         for student in sorted((root / "feedback").glob(f"*/{chapter}")):
             protect_feedback(student)

@@ -125,25 +125,21 @@ def _scratch_course(root: Path, job: Job, release: Release) -> Path:
 def _run_nbgrader(root: Path, job: Job, shown: list[tuple[str, list[dict]]]) -> tuple[bool, str]:
     """nbgrader autograde of the one submission in `root`, its execute step replaced by `shown`
     (each student cell's source and the outputs the graded run showed); (success, error)."""
-    from nbgrader.apps.api import NbGraderAPI
     from nbgrader.converters.autograde import Autograde
-    from nbgrader.coursedir import CourseDirectory
     from nbgrader.preprocessors import Execute
-    from traitlets.config.loader import PyFileConfigLoader
 
     from autograder.course.outputs import CapOutputs, RecordedOutputs
+    from autograder.course.release import nbgrader_api
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     default = Autograde.class_traits()["autograde_preprocessors"].default()
     steps = [
         s
         for step in default
         for s in ((RecordedOutputs, CapOutputs) if step is Execute else (step,))
     ]
-    config.Autograde.autograde_preprocessors = steps
-    config.RecordedOutputs.shown = shown
-    config.CourseDirectory.root = str(root)
-    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    api = nbgrader_api(
+        root, {"Autograde": {"autograde_preprocessors": steps}, "RecordedOutputs": {"shown": shown}}
+    )
     result = api.autograde(job.chapter, job.student, force=True, create=True)
     return bool(result["success"]), "" if result["success"] else (result.get("error") or "")[-2000:]
 

@@ -54,13 +54,9 @@ def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
 
 def _generate_feedback(root: Path, job: Job) -> str:
     """nbgrader's GenerateFeedback for the one autograded notebook in `root`; the page, CSP added."""
-    from nbgrader.apps.api import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
-    from traitlets.config.loader import PyFileConfigLoader
+    from autograder.course.release import nbgrader_api
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    config.CourseDirectory.root = str(root)
-    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    api = nbgrader_api(root)
     result = api.generate_feedback(job.chapter, job.student, force=True)
     page = root / "feedback" / job.student / job.chapter / f"{job.chapter}.html"
     if not result["success"] or not page.is_file():
