@@ -1,6 +1,9 @@
 """Shared paths and helpers for the test suites."""
 
+import atexit
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,3 +23,23 @@ def lectures_names() -> Path:
     if not LECTURES_NAMES.is_file():
         pytest.skip("the lectures' names.txt is not beside the project")
     return LECTURES_NAMES
+
+
+_RELEASED: dict[tuple[str, ...], Path] = {}  # chapters -> a course released once in this process
+
+
+def released_course(course: Path, *chapters: str) -> Path:
+    """`course` as `release(course, chapters)` makes it (chapter 01 by default), copied from one
+    real release per test process: nbgrader's generate_assignment and a new gradebook cost 3 s."""
+    from autograder.course import release
+
+    chapters = chapters or ("01_bigram_counting",)
+    if chapters not in _RELEASED:
+        scratch = Path(tempfile.mkdtemp(prefix="proof-lm-released-")).resolve()
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+        release(scratch / "course", list(chapters))
+        _RELEASED[chapters] = scratch / "course"
+    shutil.copytree(_RELEASED[chapters], course, dirs_exist_ok=True)
+    config = course / "nbgrader_config.py"  # the course root and exchange are absolute paths
+    config.write_text(config.read_text().replace(str(_RELEASED[chapters]), str(course.resolve())))
+    return course

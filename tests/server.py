@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 import httpx
-from conftest import IMPLEMENTATIONS, REPO
+from conftest import IMPLEMENTATIONS, REPO, released_course
 
-from autograder.course import release
 from autograder.course.simulate import reference_code, replace_function, submission
 from autograder.server.load import Server, environment
 
@@ -32,7 +31,8 @@ TAMPER = "import numpy as np\nnp.allclose = lambda *a, **k: True\n" + replace_fu
 
 def course_with_chapter01(course: Path) -> Path:
     """A course directory with chapter 01 released; the released notebook's path."""
-    return release(course, [CHAPTER])[0]
+    released_course(course, CHAPTER)
+    return course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
 
 
 def issue_tokens(course: Path, *students: str, instructor: str | None = None) -> dict[str, str]:

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import REPO
+from conftest import REPO, released_course
 from test_class_faults import CHAPTER, course_command, totals
 
-from autograder.course import collect, release
+from autograder.course import collect
 from autograder.course.cluster import loopback_cluster
 from autograder.course.simulate import (
     copy_course,
@@ -47,7 +47,7 @@ def _slow(notebook: dict) -> None:
 
 def build_class(course: Path, folder: Path) -> None:
     """Release chapter 01 and collect five hand-ins: two right, one bug, one tamperer, one empty file."""
-    release(course, [CHAPTER])
+    released_course(course, CHAPTER)
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     code = reference_code(CHAPTER)
     submission(released, folder / "alice" / f"{CHAPTER}.ipynb", code, _slow)
@@ -180,7 +180,7 @@ def test_a_worker_killed_mid_class_loses_nothing(tmp_path):
 
 def test_workers_that_keep_dying_make_autograde_fail(tmp_path):
     course, folder = tmp_path / "course", tmp_path / "submissions"
-    release(course, [CHAPTER])
+    released_course(course, CHAPTER)
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     submission(released, folder / "alice" / f"{CHAPTER}.ipynb", reference_code(CHAPTER), _slow)
     collect(course, folder)

@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, released_course
 
-from autograder.course import collect, release
+from autograder.course import collect
 from autograder.course.simulate import copy_course, reference_code, submission
 from autograder.notebook import MAX_NOTEBOOK_BYTES
 from autograder.wall.sandbox import NOBODY
@@ -37,7 +37,7 @@ def course_command(*args: str) -> subprocess.CompletedProcess:
 
 
 def honest_class(course: Path, folder: Path, students: list[str]) -> None:
-    release(course, [CHAPTER])
+    released_course(course, CHAPTER)
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     for student in students:
         submission(released, folder / student / f"{CHAPTER}.ipynb", reference_code(CHAPTER))

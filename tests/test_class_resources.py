@@ -14,9 +14,10 @@ import threading
 import time
 
 import pytest
+from conftest import released_course
 from test_class_faults import CHAPTER, course_command, totals
 
-from autograder.course import collect, release
+from autograder.course import collect
 from autograder.course.simulate import reference_code, submission
 from autograder.wall import sandbox
 
@@ -84,7 +85,7 @@ def _most_held() -> tuple[list[int], threading.Event, threading.Thread]:
 
 def test_a_fork_holding_notebook_beside_honest_classmates(tmp_path):
     course, folder = tmp_path / "course", tmp_path / "submissions"
-    release(course, [CHAPTER])
+    released_course(course, CHAPTER)
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     code = reference_code(CHAPTER)
     for student in HONEST:

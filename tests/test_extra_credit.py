@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, released_course
 
-from autograder.course import collect, release
+from autograder.course import collect
 from autograder.course.simulate import reference_code, replace_function, submission
 from autograder.exercises import EXERCISES, chapter_exercises
 from autograder.model import CheckResult, ExerciseReport
@@ -67,7 +67,7 @@ def course_command(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.slow
 def test_class_grading_keeps_challenges_in_their_own_columns(tmp_path):
     course, folder = tmp_path / "course", tmp_path / "submissions"
-    release(course, [CHAPTER])
+    released_course(course, CHAPTER)
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     good = reference_code(CHAPTER)
     skipped = dict(good)

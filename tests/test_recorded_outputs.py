@@ -13,10 +13,10 @@ import time
 
 import nbformat
 import pytest
+from conftest import released_course
 
 from autograder.course.autograde import release_data
 from autograder.course.outputs import CapOutputs, shown_outputs
-from autograder.course.release import release
 from autograder.course.simulate import reference_code, submission
 from autograder.course.task import Job, grade_submission
 from autograder.inside.outputs import Capture
@@ -52,7 +52,7 @@ def graded(tmp_path_factory):
     """A correct chapter 01 with the cells above, graded as a class's task is (sandboxed)."""
     tmp = tmp_path_factory.mktemp("recorded")
     course = tmp / "course"
-    release(course, [CHAPTER])
+    released_course(course, CHAPTER)
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     path = submission(released, tmp / "alice.ipynb", reference_code(CHAPTER), _with_my_cells)
     job = Job(CHAPTER, "alice", path.read_bytes())
