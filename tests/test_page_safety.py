@@ -171,6 +171,7 @@ HONEST_ANSWER = (
 HONEST_TABLE = (
     "<table><tr><th>n</th><th>HONEST-TABLE</th></tr><tr><td>1</td><td>0.5</td></tr></table>"
 )
+HONEST_LONG_LINE = 'print("HONEST-LONG-LINE " + "word " * 300)'  # one line, ten screens wide
 HONEST_PLOT = "import matplotlib.pyplot as plt\nplt.figure(figsize=(2, 2))\nplt.plot([0, 1], [1, 0])\nplt.show()"
 
 
@@ -190,7 +191,7 @@ def code_cell(source: str, outputs: list | None = None) -> dict:
 
 def payload_cells(port: int) -> list[dict]:
     """The student's own cells: every payload, and honest content."""
-    cells = [markdown_cell(HONEST_ANSWER), code_cell(HONEST_PLOT)]
+    cells = [markdown_cell(HONEST_ANSWER), code_cell(HONEST_PLOT), code_cell(HONEST_LONG_LINE)]
     cells.append(
         code_cell(f"from IPython.display import HTML, display\ndisplay(HTML({HONEST_TABLE!r}))")
     )
@@ -365,7 +366,7 @@ def honest_content_shows(page, area: str) -> None:
     answer = page.locator(f"{area} .text_cell_render").filter(has_text="HONEST written answer")
     answer.first.wait_for()
     page.wait_for_function(
-        "(el) => el.querySelector('.MathJax, .MathJax_CHTML, mjx-container') !== null",
+        "(el) => el.querySelector('math, .MathJax, .MathJax_CHTML, mjx-container') !== null",
         arg=answer.first.element_handle(),
         timeout=30_000,
     )
@@ -383,8 +384,9 @@ def dangerous_elements(page, area: str) -> list[str]:
             const root = document.querySelector(area);
             const found = [];
             for (const el of root.querySelectorAll('script, iframe, object, embed, form, base, meta, style, svg, video')) {
-                // MathJax keeps each formula's TeX in a script of type math/tex (never run)
-                if (!(el.tagName === 'SCRIPT' && el.type.startsWith('math/tex'))) found.push(el.tagName.toLowerCase());
+                // MathJax keeps each formula's source in a script of type math/tex or, for the
+                // MathML the server wrote, math/mml (never run)
+                if (!(el.tagName === 'SCRIPT' && /^math[/](tex|mml)/.test(el.type))) found.push(el.tagName.toLowerCase());
             }
             for (const el of root.querySelectorAll('*')) {
                 for (const a of el.attributes) {
@@ -470,6 +472,39 @@ def test_the_feedback_page_runs_no_student_script(graded_course, listener):
             page.locator("#notebook .text_cell_render").first.wait_for()
         with steps.step("no payload runs, the honest content shows"):
             check_page(page, listener, dialogs, "#notebook")
+    steps.passed()
+
+
+def test_the_feedback_page_typesets_formulas_offline_and_wraps_long_lines(graded_course):
+    """With MathJax's CDN out of reach, the formulas are typeset (MathML, laid out by the browser),
+    and a line printed ten screens wide wraps inside the page, at a laptop's and a phone's width."""
+    executable = chromium()
+    steps = Steps("feedback_page_layout")
+    (page_file,) = (graded_course / "feedback" / STUDENT / CHAPTER).glob("*.html")
+    with browser_page(executable) as page:
+        steps.page = page
+        page.route(f"{MATHJAX}**", lambda route: route.abort())  # offline: no script typesets
+        for width, height in ((1200, 900), (390, 844)):
+            with steps.step(f"the page at {width} px"):
+                page.set_viewport_size({"width": width, "height": height})
+                page.goto(page_file.as_uri())
+                page.locator("#notebook .text_cell_render").first.wait_for()
+                formulas = page.locator("#notebook .text_cell_render math").evaluate_all(
+                    "found => found.map(m => m.getBoundingClientRect().width)"
+                )
+                assert len(formulas) >= 10 and min(formulas) > 0, formulas
+                assert page.locator("#notebook .MathJax, #notebook mjx-container").count() == 0
+                line = page.locator("#notebook .output_text pre", has_text="HONEST-LONG-LINE")
+                line.first.scroll_into_view_if_needed()
+                box = line.first.evaluate(
+                    "e => [e.scrollWidth, e.clientWidth, e.getBoundingClientRect().height]"
+                )
+                assert box[0] <= box[1] + 1 and box[2] > 60, f"the long line does not wrap: {box}"
+                wide = page.evaluate(
+                    "[...document.querySelectorAll('#notebook .output_text pre')]"
+                    ".filter(e => e.scrollWidth > e.clientWidth + 1).length"
+                )
+                assert wide == 0, f"{wide} outputs run past the page's width"
     steps.passed()
 
 

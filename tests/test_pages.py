@@ -101,6 +101,9 @@ MARKDOWN_FAMILIES = {
     "a wide table": lambda n: "|a" * n + "|\n" + "|-" * n + "|\n" + "|b" * n + "|\n",
     "raw HTML": lambda n: "<div>" * n,
     "math": lambda n: "$x$ " * n,
+    "deep formulas": lambda n: ("$" + "{" * 450 + "x" + "}" * 450 + "$ ") * (n // 100),
+    "long formulas": lambda n: ("$" + "x+" * 499 + "$ ") * (n // 100),
+    "unreadable formulas": lambda n: ("$" + "{" * 999 + "$ ") * (n // 100),
 }
 
 
@@ -210,3 +213,56 @@ def test_markup_past_the_bounds_is_shown_as_text():
     assert shown[0].startswith("<p><em>a</em>") and shown[-1].startswith("<pre>*a*")
     assert _markdown("*a*" * MAX_TAGS).startswith("<pre>*a*")  # the source, not its HTML
     assert "<script" not in clean_html("<script>alert(1)</script>" * (MAX_TAGS + 1))
+
+
+def test_formulas_become_mathml_the_browser_typesets_without_a_script():
+    """Every formula of every released chapter is MathML on a feedback page (no `$` left for a
+    script to find); what a student writes inside or around one cannot add a handler or a link."""
+    import re
+
+    from conftest import REPO
+
+    from autograder.course.release import chapters
+
+    formulas = 0
+    for chapter in chapters():
+        notebook = nbformat.read(REPO / "chapters" / f"{chapter}.ipynb", as_version=4)
+        page = {"resources": {}, "cell": {}}
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                html = re.sub(r"<code>.*?</code>", "", _markdown_on(page, cell.source), flags=re.S)
+                assert not re.search(r"\$[^$<>]{1,200}\$", html), (chapter, cell.source[:200])
+                formulas += html.count("<math")
+    assert formulas > 150
+    shown = _markdown(r"$\frac{a}{b}$ and $$x_1^2$$ and \$5")
+    assert shown.count("<math") == 2 and "<mfrac>" in shown and "<msubsup>" in shown
+    assert "$5" in shown  # an escaped dollar is a dollar
+    hostile = _markdown(
+        r'$\href{javascript:alert(1)}{x} \color{red" onmouseover="alert(1)}{y} \text{<img src=x>}$'
+        '<math href="javascript:alert(1)" onclick="alert(1)"><mi style="color:red">z</mi></math>'
+    )
+    for bad in ("javascript", "onmouseover", "onclick", "<img", "style=", "href"):
+        assert bad not in hostile, (bad, hostile)
+    assert "<math" in hostile
+
+
+def test_a_formula_past_its_bounds_stays_text():
+    from autograder.course.pages import MATH_PER_PAGE, MAX_FORMULA
+
+    long = "x+" * (MAX_FORMULA // 2) + "x"  # one character past
+    assert "<math" not in _markdown(f"${long}$") and f"${long}$" in _markdown(f"${long}$")
+    deep = "{" * 900 + "x" + "}" * 900  # past MAX_FORMULA; and 450 deep, within it
+    assert "<math" not in _markdown(f"${deep}$")
+    assert "<math" in _markdown(f"${deep[450:-450]}$")
+    assert "<math" not in _markdown("${" * 999 + "$")  # unbalanced: latex2mathml's error, text
+    page = {"resources": {}, "cell": {}}
+    formula = "$" + "x+" * 400 + "x$"
+    shown = [_markdown_on(page, formula) for _ in range(MATH_PER_PAGE // 801 + 1)]
+    assert "<math" in shown[0] and "<math" not in shown[-1]
+
+
+def _markdown_on(page: dict, text: str) -> str:
+    """One markdown piece through the course's filter, on `page` (its budgets shared)."""
+    from autograder.course.pages import markdown2html
+
+    return markdown2html(page, text)

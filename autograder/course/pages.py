@@ -20,6 +20,7 @@ with a small constant (tests/test_pages.py).
 
 import base64
 import binascii
+import functools
 import hashlib
 import html as html_text
 import re
@@ -110,6 +111,75 @@ MAX_TAG = 2_000  # characters of one tag, its quoted attribute values included
 MAX_MARKDOWN = 50_000  # characters of one piece of markdown
 MARKDOWN_PER_PAGE = 200_000  # characters of markdown rendered on one page (a chapter has ~20,000)
 TAGS_PER_PAGE = 100_000  # "<" in the HTML outputs cleaned on one page; later outputs are text
+# Formulas in markdown become MathML on the server (latex2mathml), typeset by the browser itself:
+# no script, nothing fetched. A formula longer than MAX_FORMULA characters, or one it cannot read,
+# stays TeX text. latex2mathml writes its output through ElementTree (text escaped), and nh3
+# cleans it like any markup, with these elements and attributes (values: words, numbers, units).
+MAX_FORMULA = 1_000
+MATH_PER_PAGE = 20_000  # characters of TeX made MathML on one page (a chapter has at most 1,700)
+MATHML_TAGS = frozenset(
+    [
+        "math",
+        "mi",
+        "mn",
+        "mo",
+        "ms",
+        "mtext",
+        "mspace",
+        "mrow",
+        "mfrac",
+        "msqrt",
+        "mroot",
+        "mstyle",
+        "merror",
+        "mpadded",
+        "mphantom",
+        "msub",
+        "msup",
+        "msubsup",
+        "munder",
+        "mover",
+        "munderover",
+        "mtable",
+        "mtr",
+        "mtd",
+        "menclose",
+    ]
+)
+MATHML_ATTRIBUTES = frozenset(
+    [
+        "display",
+        "mathvariant",
+        "stretchy",
+        "fence",
+        "separator",
+        "lspace",
+        "rspace",
+        "accent",
+        "accentunder",
+        "columnalign",
+        "columnlines",
+        "columnspacing",
+        "rowspacing",
+        "rowlines",
+        "displaystyle",
+        "scriptlevel",
+        "minsize",
+        "maxsize",
+        "movablelimits",
+        "width",
+        "height",
+        "depth",
+        "linethickness",
+        "mathcolor",
+        "mathbackground",
+        "notation",
+        "form",
+        "symmetric",
+        "largeop",
+    ]
+)
+MATHML_VALUE = re.compile(r"[A-Za-z0-9 .#%+-]{0,40}")
 # Formatting elements left open are copied into every following paragraph (the parser's list of
 # active formatting elements): k open before m paragraphs make k * m elements from k + m tags
 FORMATTING = frozenset(
@@ -146,7 +216,10 @@ ATTRIBUTES = {
 
 
 def _allowed(tag: str, name: str, value: str) -> bool:
-    """The attribute filter: links to the web, images from data, numbers for sizes."""
+    """The attribute filter: links to the web, images from data, numbers for sizes, MathML's
+    layout words."""
+    if tag in MATHML_TAGS:
+        return name in MATHML_ATTRIBUTES and MATHML_VALUE.fullmatch(value) is not None
     if name in ("title", "alt"):
         return True
     if name == "class":
@@ -186,10 +259,11 @@ def _bounded(html: str) -> bool:
     return True
 
 
-def clean_html(html: object) -> str:
+def clean_html(html: object, math: bool = False) -> str:
     """`html` with only harmless markup left (nh3); past the bounds, all of it shown as text.
 
-    Also the course's `clean_html` filter, in place of nbconvert's (whose allowlist has no `th`).
+    MathML is kept only with `math` (rendered markdown, whose formulas the server wrote). Also the
+    course's `clean_html` filter, in place of nbconvert's (whose allowlist has no `th`).
     """
     if isinstance(html, bytes):
         html = html.decode("utf-8", "replace")
@@ -198,22 +272,60 @@ def clean_html(html: object) -> str:
         return as_text(html)
     return nh3.clean(
         html,
-        tags=set(TAGS),
-        attributes=ATTRIBUTES,
+        tags=set(TAGS | MATHML_TAGS) if math else set(TAGS),
+        attributes={**ATTRIBUTES, **dict.fromkeys(MATHML_TAGS, MATHML_ATTRIBUTES)}
+        if math
+        else ATTRIBUTES,
         attribute_filter=lambda tag, name, value: value if _allowed(tag, name, value) else None,
         url_schemes=set(PROTOCOLS),
         strip_comments=True,
     )
 
 
+def mathml(tex: str, display: bool, used: list[int]) -> str | None:
+    """`tex` as MathML, or None when it is longer than MAX_FORMULA, past the page's MATH_PER_PAGE
+    (`used`: the characters its formulas took so far), or TeX latex2mathml cannot read."""
+    from latex2mathml.converter import convert
+
+    used[0] += len(tex)
+    if len(tex) > MAX_FORMULA or used[0] > MATH_PER_PAGE:
+        return None
+    try:
+        return convert(tex, display="block" if display else "inline")
+    except Exception:  # its errors, and RecursionError on deep nesting: the formula stays text
+        return None
+
+
+@functools.cache
+def _math_renderer() -> type:
+    """nbconvert's markdown renderer, formulas written as MathML (`mathml`) where it can."""
+    from nbconvert.filters.markdown_mistune import IPythonRenderer
+
+    class MathRenderer(IPythonRenderer):
+        used: list[int]  # the page's count of formula characters, set on each instance
+
+        def inline_math(self, body: str) -> str:
+            return mathml(body, False, self.used) or super().inline_math(body)
+
+        def block_math(self, body: str) -> str:
+            return mathml(body, True, self.used) or super().block_math(body)
+
+        def latex_environment(self, name: str, body: str) -> str:
+            tex = f"\\begin{{{name}}}{body}\\end{{{name}}}"
+            return mathml(tex, True, self.used) or super().latex_environment(name, body)
+
+    return MathRenderer
+
+
 @pass_context
 def markdown2html(context: dict, source: str) -> str:
-    """nbconvert's markdown rendering (math and attachments as HTMLExporter does it), then cleaned.
+    """nbconvert's markdown rendering (attachments as HTMLExporter does it, formulas as MathML),
+    then cleaned.
 
     Registered as the course's `markdown2html` filter, so every markdown cell, markdown output and
     comment of nbgrader's templates goes through `clean_html`.
     """
-    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+    from nbconvert.filters.markdown_mistune import MarkdownWithMath
 
     source = str(source)
     resources = context.get("resources")
@@ -222,12 +334,16 @@ def markdown2html(context: dict, source: str) -> str:
     if len(source) > MAX_MARKDOWN or used[0] > MARKDOWN_PER_PAGE:
         return as_text(source)
     cell = context.get("cell", {}) or {}
-    renderer = IPythonRenderer(escape=False, attachments=_attachments(cell.get("attachments")))
+    attachments = _attachments(cell.get("attachments"))
+    renderer = _math_renderer()(escape=False, attachments=attachments)
+    renderer.used = (
+        resources.setdefault("proof_lm_math", [0]) if isinstance(resources, dict) else [0]
+    )
     try:
         html = MarkdownWithMath(renderer=renderer).render(source)
     except Exception:  # a missing attachment or markup mistune cannot take: show the text
         return as_text(source)
-    return clean_html(html) if _bounded(html) else as_text(source)
+    return clean_html(html, math=True) if _bounded(html) else as_text(source)
 
 
 def _text(value: object) -> str:
@@ -472,8 +588,18 @@ def policy(
     return "; ".join(f"{name} {' '.join(v) or repr('none')}" for name, v in directives.items())
 
 
+# Outputs and the grader's reports wrap inside the page's width (a hint is one long line), at a
+# laptop's width as on a phone's (whose browser lays the page out at its own width)
+FEEDBACK_STYLE = (
+    '<meta name="viewport" content="width=device-width, initial-scale=1">'
+    "<style>.output_text pre, .output_html pre { white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; }"
+    " math[display=block] { overflow-x: auto; }</style>"
+)
+
+
 def add_policy(html: str) -> str:
-    """A feedback page with a CSP <meta> first in its head: scripts are MathJax and the head's own.
+    """A feedback page with a CSP <meta> first in its head: scripts are MathJax and the head's own;
+    and the course's viewport and style (FEEDBACK_STYLE) last in the head.
 
     Only the inline scripts of the head (the MathJax settings; nothing of the notebook is there)
     are allowed, by hash.
@@ -485,7 +611,7 @@ def add_policy(html: str) -> str:
         return html
     head = without_eval(head)
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(*template_hashes(head))}">'
-    return head.replace("<head>", "<head>\n" + meta, 1) + mark + rest
+    return head.replace("<head>", "<head>\n" + meta, 1) + FEEDBACK_STYLE + mark + rest
 
 
 def protect_feedback(folder: Path) -> list[Path]:
