@@ -115,7 +115,12 @@ def test_correct_buggy_and_tampering_notebooks(served):
             "submitted_at",
             "graded_at",
             "seed",
+            "stages",
         }
+        stages = result["stages"]  # how long each stage took, in seconds
+        assert list(stages) == ["waiting", "scan", "grade", "record", "feedback", "total"], stages
+        assert all(seconds >= 0 for seconds in stages.values()) and stages["grade"] > 0
+        assert sum(stages.values()) - stages["total"] == pytest.approx(stages["total"], abs=0.01)
         assert result["student"] == student and result["chapter"] == CHAPTER
         assert result["status"] == "graded", result
         assert result["max_points"] == 7.0

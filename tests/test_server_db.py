@@ -244,3 +244,34 @@ def test_a_notebook_of_another_nbformat_than_4_is_refused_before_nbformat(monkey
     old["worksheets"] = [{"metadata": {}, "cells": [{"cell_type": "heading"}] * 99_000}]
     refusal = refused_before_nbformat(monkeypatch, old)  # nbformat took 5 CPU-s on version 3
     assert "nbformat 4" in refusal.detail and json.dumps(version) in refusal.detail
+
+
+def test_a_database_from_before_stage_timings_gains_the_column_and_keeps_its_rows(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "submissions.db"
+    open_database(f"sqlite:///{path}")
+    with sqlite3.connect(path) as connection:  # the table as it stood before `stages`
+        connection.execute("ALTER TABLE submissions DROP COLUMN stages")
+        connection.execute(
+            "INSERT INTO people (name, instructor, token_hash, token_issued_at) "
+            "VALUES ('ada', 0, 'h', '2026-12-01 00:00:00')"
+        )
+        connection.execute(
+            "INSERT INTO submissions (person_id, chapter, notebook, sha256, seed, "
+            "submitted_at, status, attempts) VALUES (1, '01_bigram_counting', x'00', "
+            "'s', 3, '2026-12-01 00:00:00', 'graded', 1)"
+        )
+    sessions = open_database(f"sqlite:///{path}")
+    with sessions() as session:
+        (old,) = session.scalars(select(Submission)).all()
+        assert old.summary()["stages"] == {} and old.summary()["seed"] == 3
+        number = empty_submission(session, "grading")
+        outcome = Outcome(
+            True, 7.0, 7.0, [], [], "<html></html>", 2.0, {"grade": 1.5, "feedback": 0.5}
+        )
+        assert store_result(session, number, outcome)
+        session.expire_all()
+        stages = session.get(Submission, number).summary()["stages"]
+        assert list(stages) == ["waiting", "grade", "feedback", "total"], stages
+        assert stages["waiting"] == max(0.0, round(stages["total"] - 2.0, 3))

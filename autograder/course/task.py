@@ -76,6 +76,7 @@ class Graded:
     reports: list[ExerciseReport] | None  # the trusted grader's verdicts; None: not a notebook
     flags: list[str] = field(default_factory=list)
     seconds: float = 0.0  # wall time of the task on its worker
+    stages: dict[str, float] = field(default_factory=dict)  # scan, grade, record: seconds each
 
 
 def structural_flags(released: dict, submitted: dict) -> list[str]:
@@ -178,6 +179,7 @@ def grade_submission(
         path = _scratch_course(root, job, release)
         try:
             graded.flags = _file_flags(path, released)
+            graded.stages["scan"] = time.perf_counter() - start
             names = {exercise.name for exercise in chapter_exercises(job.chapter)}
             sources = student_sources(read_notebook(path), names, released)
         except (ValueError, FileNotFoundError) as problem:  # the file is not a readable notebook
@@ -185,10 +187,14 @@ def grade_submission(
             graded.flags = [Reason.UNREADABLE.say(why[:300])]
             graded.seconds = time.perf_counter() - start
             return graded
+        clock = time.perf_counter()
         run = grade_run(job.chapter, sources, seed, sandboxed)
         graded.reports = run.reports
+        graded.stages["grade"] = time.perf_counter() - clock
+        clock = time.perf_counter()
         shown = list(zip(sources, shown_outputs(run.shown, len(sources)), strict=True))
         graded.ran, graded.error = _run_nbgrader(root, job, shown)
+        graded.stages["record"] = time.perf_counter() - clock
         autograded = root / "autograded" / job.student / job.chapter / f"{job.chapter}.ipynb"
         graded.autograded = autograded.read_bytes() if autograded.is_file() else None
     graded.seconds = time.perf_counter() - start

@@ -22,6 +22,8 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    inspect,
+    text,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, sessionmaker
@@ -84,6 +86,9 @@ class Submission(Base):
     flags: Mapped[list | None] = mapped_column(JSON, nullable=True)
     feedback: Mapped[str | None] = mapped_column(Text, nullable=True)  # the feedback page (HTML)
     graded_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    # seconds each stage took: waiting (upload to the worker's start), scan, grade, record,
+    # feedback (on the worker) and total (upload to result)
+    stages: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
     person: Mapped[Person] = relationship(back_populates="submissions")
 
@@ -101,6 +106,7 @@ class Submission(Base):
             "submitted_at": iso(self.submitted_at),
             "graded_at": iso(self.graded_at),
             "seed": self.seed if self.status in ("graded", "failed") else None,
+            "stages": dict(self.stages or {}),
         }
 
 
@@ -125,4 +131,8 @@ def open_database(url: str) -> sessionmaker:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     Base.metadata.create_all(engine)
+    columns = {column["name"] for column in inspect(engine).get_columns("submissions")}
+    if "stages" not in columns:  # a database made before stage timings were kept
+        with engine.begin() as connection:
+            connection.execute(text("ALTER TABLE submissions ADD COLUMN stages JSON"))
     return sessionmaker(engine, expire_on_commit=False)

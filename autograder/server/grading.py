@@ -11,6 +11,7 @@ result goes back to the server, which alone writes it into its own database.
 """
 
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class Outcome:
     flags: list[str] = field(default_factory=list)
     feedback: str | None = None  # the feedback page (HTML, with its CSP)
     seconds: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)  # seconds: scan, grade, record, feedback
 
 
 def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
@@ -93,8 +95,10 @@ def grade_with_feedback(
     graded = grade_submission(job, release, seed, sandboxed, scratch)
     if graded.reports is None:  # not a readable notebook after all: say why, no page
         flags = list(graded.flags) or [Reason.NBGRADER_FAILED.say()]
-        return Outcome(False, None, None, [], flags, None, graded.seconds)
+        return Outcome(False, None, None, [], flags, None, graded.seconds, graded.stages)
+    clock = time.perf_counter()
     page, reasons = feedback_page(graded, job, release, scratch)
+    stages = {**graded.stages, "feedback": time.perf_counter() - clock}
     rows = exercise_rows(job.chapter, graded)
     regular = [
         row for row, e in zip(rows, chapter_exercises(job.chapter), strict=True) if not e.extra
@@ -106,5 +110,6 @@ def grade_with_feedback(
         rows,
         reasons,
         page,
-        graded.seconds,
+        graded.seconds + stages["feedback"],
+        stages,
     )

@@ -256,6 +256,13 @@ def store_result(
     held = [Submission.id == submission_id, Submission.status == status]
     if attempt is not None:
         held.append(Submission.attempts == attempt)
+    finished = now()
+    submitted = session.scalar(
+        select(Submission.submitted_at).where(Submission.id == submission_id)
+    )
+    total = (finished - submitted).total_seconds() if submitted else 0.0
+    on_worker = sum(outcome.stages.values())
+    stages = {"waiting": max(0.0, total - on_worker), **outcome.stages, "total": total}
     done = session.execute(
         update(Submission)
         .where(*held)
@@ -266,7 +273,8 @@ def store_result(
             exercises=outcome.exercises,
             flags=[printable(flag) for flag in outcome.flags],
             feedback=outcome.feedback,
-            graded_at=now(),
+            graded_at=finished,
+            stages={name: round(seconds, 3) for name, seconds in stages.items()},
         )
     )
     session.commit()
