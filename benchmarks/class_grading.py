@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import chapters, collect, nbgrader, release
+from autograder.course import chapters, collect, nbgrader_command, release
 from autograder.course.autograde import Outcome, autograde
 from autograder.course.cluster import loopback_cluster
 from autograder.course.simulate import copy_course, reference_code, submission
@@ -145,7 +145,7 @@ def main() -> None:
 
         start = time.perf_counter()
         for chapter in args.chapters:
-            nbgrader(plain, "autograde", chapter, "--force")
+            nbgrader_command(plain, "autograde", chapter, "--force")
         serial = time.perf_counter() - start
         print(
             f"plain nbgrader, serial:      {serial:8.1f} s  ({serial / count:.1f} s per submission)"

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import nbgrader, release
+from autograder.course import nbgrader_command, release
 from autograder.course.simulate import copy_course, reference_code, submission
 from autograder.server.load import CHAPTER, POINTS, Server, class_notebooks, percentile, run_class
 from autograder.wall.paths import REPO
@@ -117,7 +117,7 @@ def _plain(course: Path, chapter: str, data: bytes) -> float:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{chapter}.ipynb").write_bytes(data)
     start = time.monotonic()
-    nbgrader(course, "autograde", chapter, "--student", "plain", "--force")
+    nbgrader_command(course, "autograde", chapter, "--student", "plain", "--force")
     return time.monotonic() - start
 
 

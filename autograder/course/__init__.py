@@ -7,7 +7,7 @@ The student-facing core (command line, exercises, checks, sandboxed runner, repo
 from autograder.course.autograde import GradingIncomplete, autograde
 from autograder.course.collect import collect, submitted_chapters
 from autograder.course.export import export
-from autograder.course.release import chapters, feedback, init_course, nbgrader, release
+from autograder.course.release import chapters, feedback, init_course, nbgrader_command, release
 
 __all__ = [
     "GradingIncomplete",
@@ -17,7 +17,7 @@ __all__ = [
     "export",
     "feedback",
     "init_course",
-    "nbgrader",
+    "nbgrader_command",
     "release",
     "submitted_chapters",
 ]

@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -46,6 +47,21 @@ def nbgrader(root: Path, step: str, chapter: str, student: str | None = None) ->
         log = (result.get("error") or "") + (result.get("log") or "")
         log = "\n".join(map(printable, log[-3000:].splitlines()))  # may quote a student
         raise RuntimeError(f"nbgrader {step} {chapter} failed:\n{log}")
+
+
+def nbgrader_command(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """`nbgrader ARGS` run in the course root as an instructor types it (its own process, this
+    environment's tools on PATH): what the benchmarks time as plain nbgrader."""
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    env.pop("NBGRADER_EXECUTION", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"nbgrader {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        )
+    return done
 
 
 def init_course(root: Path) -> Path:
