@@ -1,6 +1,7 @@
 """The submission server under a class's load: submissions per minute, upload to feedback (median, p95).
 
     .venv/bin/python benchmarks/submission_server.py [--students 40] [--workers N]
+    .venv/bin/python benchmarks/submission_server.py --arrivals 600   # a class arriving over 10 min
     .venv/bin/python benchmarks/submission_server.py --lone 01_bigram_counting 04_gradients 08_gpt
 
 With `--lone`: one student alone uploads each chapter's solved notebook `--repeat` times, one after
@@ -20,6 +21,7 @@ about the machine than about the server.
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -28,9 +30,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import nbgrader_command, release
+from autograder.course import chapters, nbgrader_command, release
 from autograder.course.simulate import copy_course, reference_code, submission
-from autograder.server.load import CHAPTER, POINTS, Server, class_notebooks, percentile, run_class
+from autograder.server.load import (
+    CHAPTER,
+    POINTS,
+    Server,
+    class_notebooks,
+    mixed_notebooks,
+    percentile,
+    run_class,
+)
 from autograder.wall.paths import REPO
 
 
@@ -44,6 +54,14 @@ def main() -> None:
     )
     parser.add_argument("--lone", nargs="+", metavar="CHAPTER", help="a lone student's uploads")
     parser.add_argument("--repeat", type=int, default=3, help="uploads per chapter with --lone")
+    parser.add_argument(
+        "--arrivals",
+        type=float,
+        metavar="SECONDS",
+        help="each upload at a uniformly drawn time within SECONDS of the start, of a chapter "
+        "drawn uniformly from all nine (solved notebooks), instead of chapter 01 all at once",
+    )
+    parser.add_argument("--seed", type=int, default=2026, help="the draws of --arrivals")
     args = parser.parse_args()
     if args.lone:
         lone(args.lone, args.repeat, args.workers)
@@ -51,14 +69,23 @@ def main() -> None:
     students = [f"student{n:02d}" for n in range(args.students)]
     with tempfile.TemporaryDirectory(prefix="proof-lm-bench-server-") as tmp:
         course = Path(tmp, "course")
-        released = release(course, [CHAPTER])[0]
-        notebooks = class_notebooks(released, students)
+        arrivals = None
+        if args.arrivals:
+            rng = random.Random(args.seed)
+            release(course, chapters())
+            notebooks = mixed_notebooks(course, students, len(POINTS), rng)
+            arrivals = {
+                student: sorted(rng.uniform(0, args.arrivals) for _ in range(len(POINTS)))
+                for student in students
+            }
+        else:
+            notebooks = class_notebooks(release(course, [CHAPTER])[0], students)
         tokens = _tokens(course, *students)
         extra = ["--workers", str(args.workers)] if args.workers else []
         started = time.monotonic()
         with Server(course, Path(tmp, "server.log"), *extra) as server:
             ready = time.monotonic() - started
-            load = run_class(server.url, tokens, notebooks, f"{CHAPTER}.ipynb", args.timeout)
+            load = run_class(server.url, tokens, notebooks, args.timeout, arrivals=arrivals)
     latencies = load.upload_to_feedback()
     graded = sum(1 for s in load.finished.values() if s["status"] == "graded")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
@@ -78,6 +105,20 @@ def main() -> None:
         f"upload to feedback: median {statistics.median(latencies):.1f} s, "
         f"p95 {percentile(latencies, 0.95):.1f} s, max {latencies[-1]:.1f} s"
     )
+    if arrivals:  # solved notebooks: each should earn its chapter's full score
+        full = sum(s["points"] == s["max_points"] for s in load.finished.values())
+        print(f"{full} of {len(load.finished)} earned their chapter's full score")
+        # per chapter: the chapter is the notebook's file name
+        names = {data: name for items in notebooks.values() for name, data in items}
+        by_chapter: dict[str, list[float]] = {}
+        for number, seconds in load.feedback.items():
+            chapter = names[load.accepted[number][1]].removesuffix(".ipynb")
+            by_chapter.setdefault(chapter, []).append(seconds - load.uploaded[number])
+        for chapter, values in sorted(by_chapter.items()):
+            print(
+                f"  {chapter:22s} {len(values):3d} uploads: median "
+                f"{statistics.median(values):5.1f} s, max {max(values):5.1f} s"
+            )
     print(
         f"GET /api/health: {len(load.health)} probes, median {statistics.median(load.health) * 1000:.0f} ms, "
         f"max {max(load.health) * 1000:.0f} ms, {sum(t >= 1 for t in load.health)} took 1 s or more"

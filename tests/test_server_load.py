@@ -13,7 +13,7 @@ import hashlib
 import os
 
 import pytest
-from server import NOTEBOOK, Server, course_with_chapter01, issue_tokens
+from server import Server, course_with_chapter01, issue_tokens
 from sqlalchemy import select
 
 from autograder.server.db import Submission, open_database
@@ -29,13 +29,13 @@ def test_a_class_at_once_three_notebooks_each(tmp_path):
     notebooks = class_notebooks(released, STUDENTS)
     tokens = issue_tokens(course, *STUDENTS)
     with Server(course, tmp_path / "server.log") as server:
-        load = run_class(server.url, tokens, notebooks, NOTEBOOK, timeout=5400)
+        load = run_class(server.url, tokens, notebooks, timeout=5400)
         log = server.log()
     assert load.refused == []
     assert len(load.accepted) == len(STUDENTS) * len(POINTS)
     assert len(load.finished) == len(load.accepted), f"not graded: {log[-3000:]}"
     # each one graded, with the points its code deserves, and its feedback page there
-    attempt = {data: n for datas in notebooks.values() for n, data in enumerate(datas)}
+    attempt = {data: n for items in notebooks.values() for n, (_, data) in enumerate(items)}
     for number, (student, data) in load.accepted.items():
         summary = load.finished[number]
         assert summary["student"] == student and summary["status"] == "graded", summary

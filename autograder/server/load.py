@@ -2,8 +2,8 @@
 
 `Server` runs `python -m autograder.course serve` as a subprocess on a free loopback port.
 
-Every student's notebooks are uploaded at the same moment (one thread per upload, started by one
-barrier); each student's list is polled until all are graded, and each feedback page fetched
+Every student's notebooks are uploaded at the same moment (one thread per student, started by one
+barrier), or each at its own time after it (a class arriving over some minutes); each student's list is polled until all are graded, and each feedback page fetched
 once when it is there; meanwhile `GET /api/health` is probed every `probe_every` seconds, from a
 process of its own (`python -m autograder.server.load URL SECONDS`, until a line on its stdin),
 and its latency kept. Uses httpx, like any client of the API.
@@ -11,6 +11,7 @@ and its latency kept. Uses httpx, like any client of the API.
 
 import contextlib
 import os
+import random
 import signal
 import socket
 import statistics
@@ -56,8 +57,9 @@ class ClassLoad:
         return sorted(self.feedback[i] - self.uploaded[i] for i in self.feedback)
 
 
-def class_notebooks(released: Path, students: list[str]) -> dict[str, list[bytes]]:
-    """Three chapter-01 notebooks per student (earning `POINTS`), every one different in its bytes."""
+def class_notebooks(released: Path, students: list[str]) -> dict[str, list[tuple[str, bytes]]]:
+    """Three chapter-01 notebooks per student (earning `POINTS`), every one different in its bytes:
+    student -> [(file name, bytes)]."""
     code = reference_code(CHAPTER)
     wrong = replace_function(code["bigram_probs_code"], "bigram_probs", IGNORES_K)
     notebooks = {}
@@ -68,7 +70,27 @@ def class_notebooks(released: Path, students: list[str]) -> dict[str, list[bytes
                 mine = {**code, "bigram_probs_code": wrong} if POINTS[attempt] < 7 else dict(code)
                 mine["perplexity_code"] += f"\n# {student}, attempt {attempt}\n"
                 path = submission(released, Path(tmp, f"{student}-{attempt}.ipynb"), mine)
-                notebooks[student].append(path.read_bytes())
+                notebooks[student].append((f"{CHAPTER}.ipynb", path.read_bytes()))
+    return notebooks
+
+
+def mixed_notebooks(
+    course: Path, students: list[str], uploads: int, rng: random.Random
+) -> dict[str, list[tuple[str, bytes]]]:
+    """`uploads` solved notebooks per student, each of a chapter drawn uniformly from those released
+    in `course`, every one different in its bytes: student -> [(file name, bytes)]."""
+    released = sorted((course / "release").glob("*/*.ipynb"))
+    notebooks = {}
+    with tempfile.TemporaryDirectory(prefix="proof-lm-class-") as tmp:
+        for student in students:
+            notebooks[student] = []
+            for attempt in range(uploads):
+                path = rng.choice(released)
+                code = reference_code(path.stem)
+                last = list(code)[-1]
+                code[last] += f"\n# {student}, attempt {attempt}\n"
+                mine = submission(path, Path(tmp, f"{student}-{attempt}.ipynb"), code)
+                notebooks[student].append((path.name, mine.read_bytes()))
     return notebooks
 
 
@@ -82,24 +104,29 @@ def percentile(values: list[float], fraction: float) -> float:
 def run_class(
     url: str,
     tokens: dict[str, str],
-    notebooks: dict[str, list[bytes]],
-    filename: str,
+    notebooks: dict[str, list[tuple[str, bytes]]],
     timeout: float = 3600,
     probe_every: float = 0.25,
     poll_every: float = 2.0,
+    arrivals: dict[str, list[float]] | None = None,
 ) -> ClassLoad:
-    """Every student at once uploads their notebooks, one after the other as the kit's submit.py
-    does (the server takes one upload at a time per student); wait for every result."""
+    """Every student uploads their notebooks one after the other, as the kit's submit.py does
+    (the server takes one upload at a time per student): all at once, or each upload `arrivals`
+    seconds after the start (its own list per student, in order); wait for every result."""
     load = ClassLoad()
     lock = threading.Lock()
     done = threading.Event()
     barrier = threading.Barrier(len(notebooks) + 1)
 
-    def upload(student: str, datas: list[bytes]) -> None:
+    def upload(student: str, items: list[tuple[str, bytes]]) -> None:
         headers = {"Authorization": f"Bearer {tokens[student]}"}
         with httpx.Client(base_url=url, headers=headers, timeout=300) as client:
             barrier.wait()
-            for data in datas:
+            for number, (filename, data) in enumerate(items):
+                if arrivals is not None:
+                    time.sleep(
+                        max(0.0, load.started + arrivals[student][number] - time.monotonic())
+                    )
                 answer = client.post("/api/submissions", files={"notebook": (filename, data)})
                 with lock:
                     if answer.status_code == 202:
@@ -128,17 +155,10 @@ def run_class(
             while not done.is_set():
                 with lock:
                     mine = {i for i, (who, _) in load.accepted.items() if who == student}
-                for summary in client.get("/api/submissions").json():
+                for summary in client.get("/api/submissions").json() if mine else []:
                     number = summary["id"]
-                    if (
-                        number in mine
-                        and number not in load.finished
-                        and summary["status"]
-                        in (
-                            "graded",
-                            "failed",
-                        )
-                    ):
+                    finished = summary["status"] in ("graded", "failed")
+                    if number in mine and number not in load.finished and finished:
                         page = client.get(f"/api/submissions/{number}/feedback")
                         with lock:
                             load.finished[number] = summary
@@ -147,17 +167,16 @@ def run_class(
                 done.wait(poll_every)
 
     uploaders = [threading.Thread(target=upload, args=item) for item in notebooks.items()]
-    for thread in uploaders:
-        thread.start()
+    pollers = [threading.Thread(target=poll, args=(student,)) for student in notebooks]
     prober = threading.Thread(target=probe)
-    prober.start()
+    for thread in [*uploaders, prober]:
+        thread.start()
     load.started = time.monotonic()
     barrier.wait()
+    for thread in pollers:  # polling from the start: an early upload's result is seen early
+        thread.start()
     for thread in uploaders:
         thread.join()
-    pollers = [threading.Thread(target=poll, args=(student,)) for student in notebooks]
-    for thread in pollers:
-        thread.start()
     deadline = time.monotonic() + timeout
     while len(load.finished) < len(load.accepted) and time.monotonic() < deadline:
         time.sleep(0.5)
