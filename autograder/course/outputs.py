@@ -10,6 +10,7 @@ import collections
 import io
 import json
 import re
+from collections.abc import Callable
 
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, List
@@ -109,12 +110,19 @@ class _TooMany(ValueError):
     """A line of the payload holds more objects than an output has."""
 
 
-def _few(pairs: list) -> dict:
-    """json's object hook: a dict, unless the line has made more than an output holds."""
-    _few.made += 1
-    if _few.made > 4:  # an output, its data, and room for nothing else
-        raise _TooMany
-    return dict(pairs)
+def _few() -> Callable[[list], dict]:
+    """A json object hook for one line: a dict, unless the line has made more than an output holds
+    (a counter of its own: graders in threads of one worker read their payloads apart)."""
+    made = 0
+
+    def hook(pairs: list) -> dict:
+        nonlocal made
+        made += 1
+        if made > 4:  # an output, its data, and room for nothing else
+            raise _TooMany
+        return dict(pairs)
+
+    return hook
 
 
 def shown_outputs(payload: bytes, cells: int) -> list[list[dict]]:
@@ -132,9 +140,8 @@ def shown_outputs(payload: bytes, cells: int) -> list[list[dict]]:
         line = lines.readline()
         if not line:
             break
-        _few.made = 0
         try:
-            index, found = json.loads(line, object_pairs_hook=_few)
+            index, found = json.loads(line, object_pairs_hook=_few())
         except (ValueError, TypeError, RecursionError):
             continue
         if type(index) is int and 0 <= index < cells and (output := _output(found)) is not None:
