@@ -241,12 +241,28 @@ def test_formulas_become_mathml_the_browser_typesets_without_a_script():
         r'$\href{javascript:alert(1)}{x} \color{red" onmouseover="alert(1)}{y} \text{<img src=x>}$'
         '<math href="javascript:alert(1)" onclick="alert(1)"><mi style="color:red">z</mi></math>'
     )
-    for bad in ("javascript", "onmouseover", "onclick", "<img", "style=", "href"):
+    for bad in ("javascript", "onmouseover", "onclick", "<img", "style=", "href", "mathcolor"):
         assert bad not in hostile, (bad, hostile)
-    assert "<math" in hostile
+    assert hostile.count("<math") == 1  # the formula; the student's own <math> markup is gone
+    # a zero-size box of HTML over the grader's report (found by a red-team helper): neither as
+    # markup nor through TeX is there a box, a colour or HTML inside a formula
+    cover = (
+        '<math><mpadded width="0" height="0"><mtext mathbackground="white"><table width="1050">'
+        "<tr><td>Score: 1.0 / 1.0</td></tr></table></mtext></mpadded></math>"
+    )
+    assert "<table" not in _markdown(cover) and "<math" not in _markdown(cover)
+    smashed = _markdown(
+        r"$\smash{\text{<table><tr><td>Score</td></tr></table>}}\colorbox{white}{x}$"
+    )
+    for bad in ("<table", "mpadded", "mathbackground", "<td"):
+        assert bad not in smashed, (bad, smashed)
+    assert "&lt;table&gt;" in _markdown(r"$\text{<table>}$")  # text in a formula stays text
+    assert "a&lt;b" in _markdown(r"$\text{if a<b then c}$")
+    huge = _markdown(r'$\mathop{x}^{x} x$ <mstyle scriptlevel="-30"><mi>X</mi></mstyle>')
+    assert "scriptlevel" not in huge and ">X<" not in huge
 
 
-def test_a_formula_past_its_bounds_stays_text():
+def test_a_formula_past_its_bounds_stays_text(monkeypatch):
     from autograder.course.pages import MATH_PER_PAGE, MAX_FORMULA
 
     long = "x+" * (MAX_FORMULA // 2) + "x"  # one character past
@@ -255,6 +271,16 @@ def test_a_formula_past_its_bounds_stays_text():
     assert "<math" not in _markdown(f"${deep}$")
     assert "<math" in _markdown(f"${deep[450:-450]}$")
     assert "<math" not in _markdown("${" * 999 + "$")  # unbalanced: latex2mathml's error, text
+    # a macro's expansion is not bounded by the formula's length (each \\d doubles the work: 24
+    # of them took minutes): a formula that defines one stays text, never given to latex2mathml
+    import latex2mathml.converter
+
+    converted = []
+    monkeypatch.setattr(latex2mathml.converter, "convert_to_element", converted.append)
+    doubling = r"$\newcommand{\d}[1]{{#1}{#1}}" + r"\d{" * 24 + "x" + "}" * 24 + "$"
+    for definition in (doubling, r"$\def\z{x}\z$", r"$\DeclareMathOperator{\f}{f}\f$"):
+        assert "<math" not in _markdown(definition) and not converted, definition
+    monkeypatch.undo()
     page = {"resources": {}, "cell": {}}
     formula = "$" + "x+" * 400 + "x$"
     shown = [_markdown_on(page, formula) for _ in range(MATH_PER_PAGE // 801 + 1)]

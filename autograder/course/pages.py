@@ -24,6 +24,7 @@ import functools
 import hashlib
 import html as html_text
 import re
+import secrets
 import uuid
 from pathlib import Path
 
@@ -112,11 +113,15 @@ MAX_MARKDOWN = 50_000  # characters of one piece of markdown
 MARKDOWN_PER_PAGE = 200_000  # characters of markdown rendered on one page (a chapter has ~20,000)
 TAGS_PER_PAGE = 100_000  # "<" in the HTML outputs cleaned on one page; later outputs are text
 # Formulas in markdown become MathML on the server (latex2mathml), typeset by the browser itself:
-# no script, nothing fetched. A formula longer than MAX_FORMULA characters, or one it cannot read,
-# stays TeX text. latex2mathml writes its output through ElementTree (text escaped), and nh3
-# cleans it like any markup, with these elements and attributes (values: words, numbers, units).
+# no script, nothing fetched. A formula longer than MAX_FORMULA characters, past the page's
+# MATH_PER_PAGE, defining a macro (DEFINITIONS: their expansion is not bounded by the formula's
+# length) or one it cannot read stays TeX text. Each formula's MathML is cleaned apart, with MathML
+# elements only (no HTML inside a formula) and layout attributes whose values are words or small
+# numbers: no colours, no zero-size boxes (mpadded), no size changes (scriptlevel), so a formula
+# cannot paint over the page. A student's own <math> markup is removed like any unknown tag.
 MAX_FORMULA = 1_000
 MATH_PER_PAGE = 20_000  # characters of TeX made MathML on one page (a chapter has at most 1,700)
+DEFINITIONS = re.compile(r"\\(?:(?:re)?newcommand|def|DeclareMathOperator|(?:re)?newenvironment)")
 MATHML_TAGS = frozenset(
     [
         "math",
@@ -132,7 +137,6 @@ MATHML_TAGS = frozenset(
         "mroot",
         "mstyle",
         "merror",
-        "mpadded",
         "mphantom",
         "msub",
         "msup",
@@ -163,23 +167,19 @@ MATHML_ATTRIBUTES = frozenset(
         "rowspacing",
         "rowlines",
         "displaystyle",
-        "scriptlevel",
         "minsize",
         "maxsize",
         "movablelimits",
         "width",
-        "height",
-        "depth",
         "linethickness",
-        "mathcolor",
-        "mathbackground",
         "notation",
         "form",
         "symmetric",
         "largeop",
     ]
 )
-MATHML_VALUE = re.compile(r"[A-Za-z0-9 .#%+-]{0,40}")
+MATHML_VALUE = re.compile(r"[A-Za-z0-9 .%]{0,40}")  # words, and numbers up to MATHML_NUMBER
+MATHML_NUMBER = 20.0
 # Formatting elements left open are copied into every following paragraph (the parser's list of
 # active formatting elements): k open before m paragraphs make k * m elements from k + m tags
 FORMATTING = frozenset(
@@ -219,7 +219,9 @@ def _allowed(tag: str, name: str, value: str) -> bool:
     """The attribute filter: links to the web, images from data, numbers for sizes, MathML's
     layout words."""
     if tag in MATHML_TAGS:
-        return name in MATHML_ATTRIBUTES and MATHML_VALUE.fullmatch(value) is not None
+        if name not in MATHML_ATTRIBUTES or not MATHML_VALUE.fullmatch(value):
+            return False
+        return all(_small(number) for number in re.findall(r"[0-9.]+", value))
     if name in ("title", "alt"):
         return True
     if name == "class":
@@ -231,6 +233,14 @@ def _allowed(tag: str, name: str, value: str) -> bool:
     if name in ("width", "height", "colspan", "rowspan", "start"):
         return NUMBER.fullmatch(value) is not None
     return tag in ("td", "th") and name == "align" and value in ("left", "right", "center")
+
+
+def _small(number: str) -> bool:
+    """Whether `number` (digits and dots) is a number at most MATHML_NUMBER."""
+    try:
+        return float(number) <= MATHML_NUMBER
+    except ValueError:
+        return False
 
 
 def as_text(text: str) -> str:
@@ -259,11 +269,10 @@ def _bounded(html: str) -> bool:
     return True
 
 
-def clean_html(html: object, math: bool = False) -> str:
+def clean_html(html: object) -> str:
     """`html` with only harmless markup left (nh3); past the bounds, all of it shown as text.
 
-    MathML is kept only with `math` (rendered markdown, whose formulas the server wrote). Also the
-    course's `clean_html` filter, in place of nbconvert's (whose allowlist has no `th`).
+    Also the course's `clean_html` filter, in place of nbconvert's (whose allowlist has no `th`).
     """
     if isinstance(html, bytes):
         html = html.decode("utf-8", "replace")
@@ -272,10 +281,8 @@ def clean_html(html: object, math: bool = False) -> str:
         return as_text(html)
     return nh3.clean(
         html,
-        tags=set(TAGS | MATHML_TAGS) if math else set(TAGS),
-        attributes={**ATTRIBUTES, **dict.fromkeys(MATHML_TAGS, MATHML_ATTRIBUTES)}
-        if math
-        else ATTRIBUTES,
+        tags=set(TAGS),
+        attributes=ATTRIBUTES,
         attribute_filter=lambda tag, name, value: value if _allowed(tag, name, value) else None,
         url_schemes=set(PROTOCOLS),
         strip_comments=True,
@@ -283,38 +290,83 @@ def clean_html(html: object, math: bool = False) -> str:
 
 
 def mathml(tex: str, display: bool, used: list[int]) -> str | None:
-    """`tex` as MathML, or None when it is longer than MAX_FORMULA, past the page's MATH_PER_PAGE
-    (`used`: the characters its formulas took so far), or TeX latex2mathml cannot read."""
-    from latex2mathml.converter import convert
+    """`tex` as cleaned MathML; None when it is longer than MAX_FORMULA, past the page's
+    MATH_PER_PAGE (`used`: the characters its formulas took so far), defines a macro, or is TeX
+    latex2mathml cannot read."""
+    from xml.etree.ElementTree import tostring
+
+    from latex2mathml.converter import convert_to_element
 
     used[0] += len(tex)
-    if len(tex) > MAX_FORMULA or used[0] > MATH_PER_PAGE:
+    if len(tex) > MAX_FORMULA or used[0] > MATH_PER_PAGE or DEFINITIONS.search(tex):
         return None
     try:
-        return convert(tex, display="block" if display else "inline")
+        element = convert_to_element(tex, display="block" if display else "inline")
     except Exception:  # its errors, and RecursionError on deep nesting: the formula stays text
         return None
+    # text escaped by ElementTree; latex2mathml writes symbols as character references in text,
+    # which ElementTree escaped once more: those (and only those) are put back
+    markup = NUMERIC_REFERENCE.sub(r"&\1", tostring(element, encoding="unicode"))
+    return nh3.clean(
+        markup,
+        tags=set(MATHML_TAGS),
+        attributes=dict.fromkeys(MATHML_TAGS, MATHML_ATTRIBUTES),
+        attribute_filter=lambda tag, name, value: value if _allowed(tag, name, value) else None,
+        strip_comments=True,
+    )
+
+
+NUMERIC_REFERENCE = re.compile(r"&amp;(#x[0-9A-Fa-f]{1,6};)")
 
 
 @functools.cache
 def _math_renderer() -> type:
-    """nbconvert's markdown renderer, formulas written as MathML (`mathml`) where it can."""
+    """nbconvert's markdown renderer, each formula it can write as MathML (`mathml`) left as a
+    marker (`marker` + its number + "x") in the text, its MathML in `formulas`."""
     from nbconvert.filters.markdown_mistune import IPythonRenderer
 
     class MathRenderer(IPythonRenderer):
         used: list[int]  # the page's count of formula characters, set on each instance
+        marker: str  # a fresh random word of each rendering: no student text holds it
+        formulas: list[tuple[str, str]]  # (TeX, MathML)
+
+        def _formula(self, tex: str, display: bool) -> str | None:
+            found = mathml(tex, display, self.used)
+            if found is None:
+                return None
+            self.formulas.append((tex, found))
+            return f"{self.marker}{len(self.formulas) - 1}x"
 
         def inline_math(self, body: str) -> str:
-            return mathml(body, False, self.used) or super().inline_math(body)
+            return self._formula(body, False) or super().inline_math(body)
 
         def block_math(self, body: str) -> str:
-            return mathml(body, True, self.used) or super().block_math(body)
+            return self._formula(body, True) or super().block_math(body)
 
         def latex_environment(self, name: str, body: str) -> str:
             tex = f"\\begin{{{name}}}{body}\\end{{{name}}}"
-            return mathml(tex, True, self.used) or super().latex_environment(name, body)
+            return self._formula(tex, True) or super().latex_environment(name, body)
 
     return MathRenderer
+
+
+def _with_formulas(html: str, marker: str, formulas: list[tuple[str, str]]) -> str:
+    """Cleaned `html` with each formula's marker replaced by its MathML where it stands in text,
+    and by its TeX, escaped, inside a tag (an image's alt text); one pass over `html`."""
+    found = re.compile(re.escape(marker) + r"([0-9]{1,6})x")
+
+    def put(text: str, in_tag: bool) -> str:
+        def one(match: re.Match) -> str:
+            tex, markup = formulas[int(match.group(1))]
+            return html_text.escape(tex) if in_tag else markup
+
+        return found.sub(one, text)
+
+    pieces, at = [], 0
+    for tag in TAG.finditer(html):
+        pieces += [put(html[at : tag.start()], False), put(tag.group(), True)]
+        at = tag.end()
+    return "".join([*pieces, put(html[at:], False)])
 
 
 @pass_context
@@ -323,7 +375,8 @@ def markdown2html(context: dict, source: str) -> str:
     then cleaned.
 
     Registered as the course's `markdown2html` filter, so every markdown cell, markdown output and
-    comment of nbgrader's templates goes through `clean_html`.
+    comment of nbgrader's templates goes through `clean_html`. The formulas are cleaned apart and
+    put in after (`_with_formulas`): the markup a student writes keeps no MathML.
     """
     from nbconvert.filters.markdown_mistune import MarkdownWithMath
 
@@ -339,11 +392,14 @@ def markdown2html(context: dict, source: str) -> str:
     renderer.used = (
         resources.setdefault("proof_lm_math", [0]) if isinstance(resources, dict) else [0]
     )
+    renderer.marker, renderer.formulas = f"proofmath{secrets.token_hex(8)}n", []
     try:
         html = MarkdownWithMath(renderer=renderer).render(source)
     except Exception:  # a missing attachment or markup mistune cannot take: show the text
         return as_text(source)
-    return clean_html(html, math=True) if _bounded(html) else as_text(source)
+    if not _bounded(html):
+        return as_text(source)
+    return _with_formulas(clean_html(html), renderer.marker, renderer.formulas)
 
 
 def _text(value: object) -> str:
@@ -589,11 +645,13 @@ def policy(
 
 
 # Outputs and the grader's reports wrap inside the page's width (a hint is one long line), at a
-# laptop's width as on a phone's (whose browser lays the page out at its own width)
+# laptop's width as on a phone's (whose browser lays the page out at its own width); what a
+# student's markdown or HTML output draws stays inside its own cell (`contain: paint`)
 FEEDBACK_STYLE = (
     '<meta name="viewport" content="width=device-width, initial-scale=1">'
     "<style>.output_text pre, .output_html pre { white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; }"
-    " math[display=block] { overflow-x: auto; }</style>"
+    " math[display=block] { overflow-x: auto; }"
+    " .text_cell_render, .output_html { contain: paint; overflow-x: auto; }</style>"
 )
 
 
