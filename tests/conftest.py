@@ -32,6 +32,7 @@ def released_course(course: Path, *chapters: str) -> Path:
     """`course` as `release(course, chapters)` makes it (chapter 01 by default), copied from one
     real release per test process: nbgrader's generate_assignment and a new gradebook cost 3 s."""
     from autograder.course import release
+    from autograder.course.simulate import copy_course
 
     chapters = chapters or ("01_bigram_counting",)
     if chapters not in _RELEASED:
@@ -39,7 +40,4 @@ def released_course(course: Path, *chapters: str) -> Path:
         atexit.register(shutil.rmtree, scratch, ignore_errors=True)
         release(scratch / "course", list(chapters))
         _RELEASED[chapters] = scratch / "course"
-    shutil.copytree(_RELEASED[chapters], course, dirs_exist_ok=True)
-    config = course / "nbgrader_config.py"  # the course root and exchange are absolute paths
-    config.write_text(config.read_text().replace(str(_RELEASED[chapters]), str(course.resolve())))
-    return course
+    return copy_course(_RELEASED[chapters], course)

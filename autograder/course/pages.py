@@ -180,6 +180,7 @@ MATHML_ATTRIBUTES = frozenset(
 )
 MATHML_VALUE = re.compile(r"[A-Za-z0-9 .%]{0,40}")  # words, and numbers up to MATHML_NUMBER
 MATHML_NUMBER = 20.0
+NUMERIC_REFERENCE = re.compile(r"&amp;(#x[0-9A-Fa-f]{1,6};)")  # latex2mathml's symbols, escaped
 # Formatting elements left open are copied into every following paragraph (the parser's list of
 # active formatting elements): k open before m paragraphs make k * m elements from k + m tags
 FORMATTING = frozenset(
@@ -216,12 +217,7 @@ ATTRIBUTES = {
 
 
 def _allowed(tag: str, name: str, value: str) -> bool:
-    """The attribute filter: links to the web, images from data, numbers for sizes, MathML's
-    layout words."""
-    if tag in MATHML_TAGS:
-        if name not in MATHML_ATTRIBUTES or not MATHML_VALUE.fullmatch(value):
-            return False
-        return all(_small(number) for number in re.findall(r"[0-9.]+", value))
+    """The attribute filter: links to the web, images from data, numbers for sizes."""
     if name in ("title", "alt"):
         return True
     if name == "class":
@@ -235,11 +231,13 @@ def _allowed(tag: str, name: str, value: str) -> bool:
     return tag in ("td", "th") and name == "align" and value in ("left", "right", "center")
 
 
-def _small(number: str) -> bool:
-    """Whether `number` (digits and dots) is a number at most MATHML_NUMBER."""
+def _mathml_allowed(tag: str, name: str, value: str) -> bool:
+    """The attribute filter of formulas: layout words, and numbers at most MATHML_NUMBER."""
+    if name not in MATHML_ATTRIBUTES or not MATHML_VALUE.fullmatch(value):
+        return False
     try:
-        return float(number) <= MATHML_NUMBER
-    except ValueError:
+        return all(float(number) <= MATHML_NUMBER for number in re.findall(r"[0-9.]+", value))
+    except ValueError:  # dots that make no number
         return False
 
 
@@ -311,12 +309,11 @@ def mathml(tex: str, display: bool, used: list[int]) -> str | None:
         markup,
         tags=set(MATHML_TAGS),
         attributes=dict.fromkeys(MATHML_TAGS, MATHML_ATTRIBUTES),
-        attribute_filter=lambda tag, name, value: value if _allowed(tag, name, value) else None,
+        attribute_filter=lambda tag, name, value: (
+            value if _mathml_allowed(tag, name, value) else None
+        ),
         strip_comments=True,
     )
-
-
-NUMERIC_REFERENCE = re.compile(r"&amp;(#x[0-9A-Fa-f]{1,6};)")
 
 
 @functools.cache
@@ -369,6 +366,11 @@ def _with_formulas(html: str, marker: str, formulas: list[tuple[str, str]]) -> s
     return "".join([*pieces, put(html[at:], False)])
 
 
+def _page_count(resources: object, name: str) -> list[int]:
+    """The page's running count `name`, kept in the exporter's resources (a fresh one without)."""
+    return resources.setdefault(name, [0]) if isinstance(resources, dict) else [0]
+
+
 @pass_context
 def markdown2html(context: dict, source: str) -> str:
     """nbconvert's markdown rendering (attachments as HTMLExporter does it, formulas as MathML),
@@ -382,16 +384,14 @@ def markdown2html(context: dict, source: str) -> str:
 
     source = str(source)
     resources = context.get("resources")
-    used = resources.setdefault("proof_lm_markdown", [0]) if isinstance(resources, dict) else [0]
+    used = _page_count(resources, "proof_lm_markdown")
     used[0] += len(source)
     if len(source) > MAX_MARKDOWN or used[0] > MARKDOWN_PER_PAGE:
         return as_text(source)
     cell = context.get("cell", {}) or {}
     attachments = _attachments(cell.get("attachments"))
     renderer = _math_renderer()(escape=False, attachments=attachments)
-    renderer.used = (
-        resources.setdefault("proof_lm_math", [0]) if isinstance(resources, dict) else [0]
-    )
+    renderer.used = _page_count(resources, "proof_lm_math")
     renderer.marker, renderer.formulas = f"proofmath{secrets.token_hex(8)}n", []
     try:
         html = MarkdownWithMath(renderer=renderer).render(source)

@@ -18,6 +18,12 @@ def chapters() -> list[str]:
     return sorted(path.stem for path in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
 
 
+def _tools_first(path: str) -> str:
+    """`path` (a PATH) with this environment's tools first: nbgrader runs `alembic` by name."""
+    tools = str(Path(sys.executable).parent)
+    return path if tools in path.split(os.pathsep) else tools + os.pathsep + path
+
+
 def nbgrader_api(root: Path, settings: dict | None = None) -> object:
     """nbgrader's API on the course in `root`, configured by its nbgrader_config.py (and `settings`:
     class name -> {trait: value}), in this process: no command line to start for each step."""
@@ -30,9 +36,7 @@ def nbgrader_api(root: Path, settings: dict | None = None) -> object:
         for name, value in traits.items():
             setattr(config[section], name, value)
     config.CourseDirectory.root = str(root)
-    tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` to make a new gradebook
-    if tools not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = tools + os.pathsep + os.environ.get("PATH", "")
+    os.environ["PATH"] = _tools_first(os.environ.get("PATH", ""))  # a new gradebook runs alembic
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
@@ -52,7 +56,7 @@ def nbgrader(root: Path, step: str, chapter: str, student: str | None = None) ->
 def nbgrader_command(root: Path, *args: str) -> subprocess.CompletedProcess:
     """`nbgrader ARGS` run in the course root as an instructor types it (its own process, this
     environment's tools on PATH): what the benchmarks time as plain nbgrader."""
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    env = dict(os.environ, PATH=_tools_first(os.environ.get("PATH", "")))
     env.pop("NBGRADER_EXECUTION", None)
     done = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True, text=True
