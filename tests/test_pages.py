@@ -258,6 +258,12 @@ def test_formulas_become_mathml_the_browser_typesets_without_a_script():
         assert bad not in smashed, (bad, smashed)
     assert "&lt;table&gt;" in _markdown(r"$\text{<table>}$")  # text in a formula stays text
     assert "a&lt;b" in _markdown(r"$\text{if a<b then c}$")
+    # a markdown output's HTML is cleaned again by nbconvert's template: the formulas stay, and a
+    # student's own <math> in an HTML output does not
+    assert "<math" in clean_html(_markdown(r"$y^2 + 1$"))
+    assert "<math" not in clean_html("<math><mi>y</mi></math>")
+    spaced = _markdown(r"$a\!\!b \hspace{20in} c \, d$")
+    assert "negativethinmathspace" not in spaced and 'in"' not in spaced and '"0.167em"' in spaced
     huge = _markdown(r'$\mathop{x}^{x} x$ <mstyle scriptlevel="-30"><mi>X</mi></mstyle>')
     assert "scriptlevel" not in huge and ">X<" not in huge
 
@@ -285,6 +291,9 @@ def test_a_formula_past_its_bounds_stays_text(monkeypatch):
     formula = "$" + "x+" * 400 + "x$"
     shown = [_markdown_on(page, formula) for _ in range(MATH_PER_PAGE // 801 + 1)]
     assert "<math" in shown[0] and "<math" not in shown[-1]
+    page = {"resources": {}, "cell": {}}  # each formula is charged 20 characters at least
+    many = _markdown_on(page, "$x$ " * (MATH_PER_PAGE // 20 + 1))
+    assert many.count("<math") == MATH_PER_PAGE // 20 and many.rstrip().endswith("$x$</p>")
 
 
 def _markdown_on(page: dict, text: str) -> str:

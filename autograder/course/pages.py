@@ -121,6 +121,7 @@ TAGS_PER_PAGE = 100_000  # "<" in the HTML outputs cleaned on one page; later ou
 # cannot paint over the page. A student's own <math> markup is removed like any unknown tag.
 MAX_FORMULA = 1_000
 MATH_PER_PAGE = 20_000  # characters of TeX made MathML on one page (a chapter has at most 1,700)
+MIN_FORMULA = 20  # what a formula is charged at least: at most 1,000 formulas on one page
 DEFINITIONS = re.compile(r"\\(?:(?:re)?newcommand|def|DeclareMathOperator|(?:re)?newenvironment)")
 MATHML_TAGS = frozenset(
     [
@@ -180,6 +181,8 @@ MATHML_ATTRIBUTES = frozenset(
 )
 MATHML_VALUE = re.compile(r"[A-Za-z0-9 .%]{0,40}")  # words, and numbers up to MATHML_NUMBER
 MATHML_NUMBER = 20.0
+LENGTHS = frozenset(("width", "lspace", "rspace", "minsize", "maxsize", "linethickness"))
+LENGTH = re.compile(r"[0-9]{0,2}(\.[0-9]{1,4})?(em|ex)?")
 NUMERIC_REFERENCE = re.compile(r"&amp;(#x[0-9A-Fa-f]{1,6};)")  # latex2mathml's symbols, escaped
 # Formatting elements left open are copied into every following paragraph (the parser's list of
 # active formatting elements): k open before m paragraphs make k * m elements from k + m tags
@@ -235,6 +238,8 @@ def _mathml_allowed(tag: str, name: str, value: str) -> bool:
     """The attribute filter of formulas: layout words, and numbers at most MATHML_NUMBER."""
     if name not in MATHML_ATTRIBUTES or not MATHML_VALUE.fullmatch(value):
         return False
+    if name in LENGTHS and not LENGTH.fullmatch(value):  # no named (negative) spaces, no inches
+        return False
     try:
         return all(float(number) <= MATHML_NUMBER for number in re.findall(r"[0-9.]+", value))
     except ValueError:  # dots that make no number
@@ -267,11 +272,19 @@ def _bounded(html: str) -> bool:
     return True
 
 
+class Cleaned(str):
+    """HTML `markdown2html` made and cleaned, its formulas put in after: `clean_html` leaves it as
+    it is (nbconvert's templates clean a markdown output's HTML again). Nothing read from a
+    notebook is of this type."""
+
+
 def clean_html(html: object) -> str:
     """`html` with only harmless markup left (nh3); past the bounds, all of it shown as text.
 
     Also the course's `clean_html` filter, in place of nbconvert's (whose allowlist has no `th`).
     """
+    if isinstance(html, Cleaned):
+        return html
     if isinstance(html, bytes):
         html = html.decode("utf-8", "replace")
     html = html if isinstance(html, str) else str(html)
@@ -295,7 +308,7 @@ def mathml(tex: str, display: bool, used: list[int]) -> str | None:
 
     from latex2mathml.converter import convert_to_element
 
-    used[0] += len(tex)
+    used[0] += max(len(tex), MIN_FORMULA)
     if len(tex) > MAX_FORMULA or used[0] > MATH_PER_PAGE or DEFINITIONS.search(tex):
         return None
     try:
@@ -399,7 +412,7 @@ def markdown2html(context: dict, source: str) -> str:
         return as_text(source)
     if not _bounded(html):
         return as_text(source)
-    return _with_formulas(clean_html(html), renderer.marker, renderer.formulas)
+    return Cleaned(_with_formulas(clean_html(html), renderer.marker, renderer.formulas))
 
 
 def _text(value: object) -> str:

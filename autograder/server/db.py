@@ -26,6 +26,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, sessionmaker
 
 FILE = "submissions.db"
@@ -133,6 +134,11 @@ def open_database(url: str) -> sessionmaker:
     Base.metadata.create_all(engine)
     columns = {column["name"] for column in inspect(engine).get_columns("submissions")}
     if "stages" not in columns:  # a database made before stage timings were kept
-        with engine.begin() as connection:
-            connection.execute(text("ALTER TABLE submissions ADD COLUMN stages JSON"))
+        try:
+            with engine.begin() as connection:
+                connection.execute(text("ALTER TABLE submissions ADD COLUMN stages JSON"))
+        except DBAPIError:  # another server process starting on it added the column first
+            columns = {column["name"] for column in inspect(engine).get_columns("submissions")}
+            if "stages" not in columns:
+                raise
     return sessionmaker(engine, expire_on_commit=False)
