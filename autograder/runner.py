@@ -338,17 +338,32 @@ def check_together(
                 [exercise], sources, seed, timeout, sandboxed, limits, load_timeout
             )[0]
             continue
-        expected = sum(len(check.calls) for check in each)
-        try:
-            answers = collect_answers(run, index, expected, timeout, load_timeout)
-        except Unanswered as stop:
-            report.notes.append(stop.note)
-            report.flags.append(stop.flag)
-            continue
-        judge_answers(exercise, each, answers, report)
-        if exercise.timed and report.results and all(r.passed for r in report.results):
-            report.results.append(speed_result(exercise, sources, seed, sandboxed))
+        read_report(run, index, exercise, each, sources, report, timeout, load_timeout, sandboxed)
     return reports
+
+
+def read_report(
+    run: SessionRun,
+    index: int,
+    exercise: Exercise,
+    checks: list[Check],
+    sources: list[str],
+    report: ExerciseReport,
+    timeout: float,
+    load_timeout: float,
+    sandboxed: bool,
+) -> None:
+    """Fill `report` from the `index`-th job of `run`: judged answers, or a note and a flag."""
+    expected = sum(len(check.calls) for check in checks)
+    try:
+        answers = collect_answers(run, index, expected, timeout, load_timeout)
+    except Unanswered as stop:
+        report.notes.append(stop.note)
+        report.flags.append(stop.flag)
+        return
+    judge_answers(exercise, checks, answers, report)
+    if exercise.timed and report.results and all(r.passed for r in report.results):
+        report.results.append(speed_result(exercise, sources, report.seed, sandboxed))
 
 
 def check_source(
@@ -364,6 +379,62 @@ def check_source(
     seed = new_seed() if seed is None else seed
     (report,) = check_together([exercise], sources, seed, timeout, sandboxed, limits, load_timeout)
     return report
+
+
+def check_each(
+    exercise: Exercise,
+    submissions: list[list[str]],
+    seeds: list[int],
+    timeout: float = TIMEOUT_SECONDS,
+    sandboxed: bool = True,
+    limits: sandbox.Limits = GRADING_LIMITS,
+    load_timeout: float = NOTEBOOK_SECONDS,
+    preload: tuple[str, ...] = (),
+) -> list[ExerciseReport]:
+    """Check `exercise` against each of several submissions (the sources of each, its seed) in one
+    grading process: each is loaded and checked in a copy of its own, forked before any of them
+    ran, within `timeout` seconds, loading included. The modules named in `preload` are imported
+    once, before the first fork (what every copy would import on its own: PyTorch's optimizers
+    bring 800 modules).
+
+    For files the course wrote, a catalogue of implementations, whose cost is starting a process
+    (and importing PyTorch) per file; a student's submission is graded with `check_source`. A
+    submission without answers here (a crash, a timeout, no copy: anything but the plain path) is
+    checked again by `check_source` (`load_timeout` seconds to load), so that every report is
+    the one it would give.
+    """
+    if len(submissions) != len(seeds):
+        raise ValueError(
+            f"expected one seed per submission: {len(submissions)} submissions, {len(seeds)} seeds"
+        )
+    if not all(name.isidentifier() for module in preload for name in module.split(".")):
+        raise ValueError(f"expected module names to preload, got {preload!r}")
+    checks = [build_checks(exercise, seed) for seed in seeds]
+    jobs = [
+        {**job(exercise, each), "sources": sources}
+        for each, sources in zip(checks, submissions, strict=True)
+    ]
+    run = run_session(
+        opening([exercise], [f"import {module}" for module in preload], checks),
+        jobs,
+        exercise.name,
+        load_timeout,
+        timeout,
+        sandboxed,
+        limits,
+        answer_key.mounts((exercise.name,)) if sandboxed else [],
+    )
+    reports = []
+    for index, (sources, seed, each) in enumerate(zip(submissions, seeds, checks, strict=True)):
+        if run.malformed or index >= len(run.answers) or not isinstance(run.answers[index], bytes):
+            reports.append(
+                check_source(exercise, sources, timeout, seed, sandboxed, limits, load_timeout)
+            )
+            continue
+        report = ExerciseReport(exercise.name, exercise.points, seed=seed, extra=exercise.extra)
+        read_report(run, index, exercise, each, sources, report, timeout, timeout, sandboxed)
+        reports.append(report)
+    return reports
 
 
 def speed_name(exercise: Exercise) -> str:

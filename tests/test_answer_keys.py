@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import torch._dynamo  # an optimizer's first construction imports it: never under _attempt's timer
 from conftest import REPO
 
 import proof_lm
@@ -433,7 +434,11 @@ class _Timeout(Exception):
 
 
 def _attempt(call) -> object:
-    """The result of one adapted call, or None when it raised or took over a second."""
+    """The result of one adapted call, or None when it raised or took over a second.
+
+    The timer interrupts whatever runs: a module imported for the first time within the call would
+    be left half-imported for the rest of the process (hence torch._dynamo imported above).
+    """
 
     def stop(*_):
         raise _Timeout

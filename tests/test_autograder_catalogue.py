@@ -9,9 +9,9 @@ import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.exercises import EXERCISES, chapter_exercises, get_exercise
-from autograder.runner import check_source, grade_notebook
+from autograder.model import ExerciseReport
+from autograder.runner import check_each, check_source, grade_notebook
 
-CATALOGUE = sorted(IMPLEMENTATIONS.glob("*/*.py"))
 # Files with one bug whose every failing check must name it, or say it fails for the same reason:
 # the cause is named once, never blamed on dropout, on state kept across calls, or on the mask.
 ONE_BUG_ONE_DIAGNOSIS = (
@@ -82,27 +82,111 @@ def test_every_exercise_has_a_catalogue(name):
     assert len(wrong) >= 5, f"{name}: only {len(wrong)} wrong implementations"
 
 
-@pytest.mark.parametrize("path", CATALOGUE, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_catalogued_implementation(path):
-    expected = expectation(path)
-    seed = zlib.crc32(path.stem.encode())  # varied across files, the same on every run
-    report = check_source(get_exercise(path.parent.name), [path.read_text()], seed=seed)
+def seed_of(path: Path) -> int:
+    """A catalogued file's seed: varied across files, the same on every run."""
+    return zlib.crc32(path.stem.encode())
+
+
+def misjudged(path: Path, report: ExerciseReport) -> str | None:
+    """What the grader's report on a catalogued file gets wrong (None: what the file expects)."""
+    expected, seed = expectation(path), seed_of(path)
     if expected == "pass":
         failures = [f"{r.name}: {r.hint}" for r in report.results if not r.passed]
-        assert report.passed, (
-            f"a correct implementation failed (seed {seed}): {failures} {report.notes}"
-        )
-    else:
-        assert not report.passed, f"a wrong implementation passed every check (seed {seed})"
-        hints = " | ".join(r.hint for r in report.results if not r.passed)
-        assert expected in hints, f"no hint mentions {expected!r}: {hints}"
-        if f"{path.parent.name}/{path.stem}" in ONE_BUG_ONE_DIAGNOSIS:
-            blamed = [
-                f"{r.name}: {r.hint}"
-                for r in report.results
-                if not r.passed and expected not in r.hint and "the same mistake" not in r.hint
-            ]
-            assert not blamed, f"checks that blame another cause than {expected!r}: {blamed}"
+        if not report.passed:
+            return f"a correct implementation failed (seed {seed}): {failures} {report.notes}"
+        return None
+    if report.passed:
+        return f"a wrong implementation passed every check (seed {seed})"
+    hints = " | ".join(r.hint for r in report.results if not r.passed)
+    if expected not in hints:
+        return f"no hint mentions {expected!r} (seed {seed}): {hints} {report.notes}"
+    if f"{path.parent.name}/{path.stem}" in ONE_BUG_ONE_DIAGNOSIS:
+        blamed = [
+            f"{r.name}: {r.hint}"
+            for r in report.results
+            if not r.passed and expected not in r.hint and "the same mistake" not in r.hint
+        ]
+        if blamed:
+            return f"checks that blame another cause than {expected!r} (seed {seed}): {blamed}"
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISES))
+def test_catalogued_implementations(name):
+    """Every catalogued file of an exercise, graded by one grading process (`check_each`: each
+    file in a copy of its own, the report `check_source` would give it): correct ones pass,
+    each wrong one fails with the hint its EXPECT names."""
+    files = sorted((IMPLEMENTATIONS / name).glob("*.py"))
+    exercise = get_exercise(name)
+    reports = check_each(
+        exercise,
+        [[file.read_text()] for file in files],
+        [seed_of(file) for file in files],
+        preload=("torch._dynamo",) if exercise.torch else (),  # a first optimizer's imports
+    )
+    problems = [
+        f"{name}/{path.stem}: {problem}"
+        for path, report in zip(files, reports, strict=True)
+        if (problem := misjudged(path, report))
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def _summary(report: ExerciseReport) -> tuple:
+    return ([(r.name, r.passed, r.hint) for r in report.results], report.notes, report.flags)
+
+
+# Files that do to their copy what no honest one does: rebind NumPy for whoever comes next, kill
+# the grading process that forked them (alone, that process is its own: the pid namespace's
+# first process, which no signal from inside stops), hang. Each costs its own report, never a
+# neighbour's.
+POISON = "import numpy as np\nnp.exp = lambda x: x  # every later softmax wrong, if it carried\n"
+KILL = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+HANG = "while True:\n    pass\n"
+
+
+def test_a_batch_grades_each_file_as_a_process_of_its_own_would():
+    """`check_each` (one grading process for many files) gives each file the report
+    `check_source` gives it alone: the catalogue's verdicts are the grader's. Files that poison
+    what follows, kill the process that forked them or never finish loading cost themselves."""
+    folder = IMPLEMENTATIONS / "softmax"
+    correct = (folder / "correct_logsumexp.py").read_text()
+    wrong = (folder / "wrong_global_max.py").read_text()
+    batch = [
+        [correct],
+        [POISON + correct],
+        [correct],
+        [wrong],
+        [KILL + correct],
+        [correct],
+        [HANG + correct],
+        [correct],
+    ]
+    seeds = list(range(1, len(batch) + 1))
+    exercise = get_exercise("softmax")
+    together = check_each(exercise, batch, seeds, timeout=3.0, load_timeout=3.0)
+    alone = [
+        check_source(exercise, sources, timeout=3.0, seed=seed, load_timeout=3.0)
+        for sources, seed in zip(batch, seeds, strict=True)
+    ]
+    assert [_summary(r) for r in together] == [_summary(r) for r in alone]
+    assert [r.passed for r in together] == [True, False, True, False, True, True, False, True]
+    assert [r.seed for r in together] == seeds
+
+
+@pytest.mark.parametrize("name", ["get_batch", "train_gpt"])
+def test_a_batch_of_pytorch_files_grades_each_as_alone(name):
+    files = sorted((IMPLEMENTATIONS / name).glob("*.py"))
+    files = files[:2] + files[-2:]  # correct ones first in the folder, wrong ones last
+    exercise = get_exercise(name)
+    together = check_each(
+        exercise,
+        [[f.read_text()] for f in files],
+        [seed_of(f) for f in files],
+        preload=("torch._dynamo",),
+    )
+    alone = [check_source(exercise, [f.read_text()], seed=seed_of(f)) for f in files]
+    assert [_summary(r) for r in together] == [_summary(r) for r in alone]
 
 
 @pytest.mark.parametrize("chapter", sorted({e.chapter for e in EXERCISES.values()}))

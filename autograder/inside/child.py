@@ -9,7 +9,8 @@ process makes itself non-dumpable, installs what the opening asks for, resolves 
 the student's code once (every top-level statement; a failure is data, not fatal) and says
 LOADED. Then, one exercise at a time, the parent sends a job (the function to check, the
 references of the chapter's earlier exercises as code the parent compiled: no source text, no
-docstrings; the calls); the process forks a copy of itself as it stood after loading, the copy
+docstrings; the calls; for a batch of the course's own files, the sources to load in the copy
+instead, see `autograder.runner.check_each`); the process forks a copy of itself as it stood after loading, the copy
 binds the references (one bug costs one exercise), makes the calls and writes plain answers, and
 the process forwards them (ANSWERS) or the copy's exit status (STATUS, TIMED_OUT past the job's
 budget), then kills and reaps whatever the copy started. The parent sends a job only once the one
@@ -205,14 +206,18 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
     pidfd_open, set_blocking = os.pidfd_open, os.set_blocking
     listdir, getpid, suppress = os.listdir, os.getpid, contextlib.suppress
     clock, pack, loads, load_refs = time.monotonic, answers_bytes, pickle.loads, build_references
+    load = load_student_code
     probes = MappingProxyType({name: resolve_probe(name) for name in opening["probes"]})
     capture = Capture() if opening["show"] else None  # what the cells show, where it is shown
     namespace, problems = load_student_code(opening["preamble"], opening["sources"], capture)
     send(LOADED, capture.payload() if capture is not None else b"")
 
     def answer(job: dict) -> bytes:
-        fn = namespace.get(job["function"])
-        namespace.update(load_refs(opening["preamble"], job["references"]))  # one bug, one exercise
+        space, found = namespace, problems
+        if "sources" in job:  # a submission of its own (`runner.check_each`): loaded in its copy
+            space, found = load(opening["preamble"], job["sources"])
+        fn = space.get(job["function"])
+        space.update(load_refs(opening["preamble"], job["references"]))  # one bug, one exercise
         outcomes: list[Outcome] = []
         if callable(fn):
             for call in job["calls"]:
@@ -220,7 +225,7 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
         return pack(
             {
                 "found": callable(fn),
-                "problems": problems,
+                "problems": found,
                 "outcomes": [vars(outcome) for outcome in outcomes],
             }
         )
