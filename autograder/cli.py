@@ -1,4 +1,4 @@
-"""Command line: `python -m autograder list | check EXERCISE FILE.py | grade NOTEBOOK.ipynb`."""
+"""Command line: `python -m autograder list | check EXERCISE FILE.py... | grade NOTEBOOK.ipynb`."""
 
 import argparse
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from autograder.exercises import EXERCISES
 from autograder.report import as_json, html_report, score_line, scores, text_report
-from autograder.runner import check_source, grade_notebook
+from autograder.runner import check_each, check_source, grade_notebook, new_seed
 from autograder.wall import sandbox
 
 
@@ -54,18 +54,29 @@ def _check(args: argparse.Namespace) -> int:
     if args.exercise not in EXERCISES:
         print(f"unknown exercise {args.exercise!r}; known: {', '.join(EXERCISES)}", file=sys.stderr)
         return 2
-    path = Path(args.file)
-    if not path.is_file():
-        print(f"no such file: {path}", file=sys.stderr)
-        return 2
-    report = check_source(
-        EXERCISES[args.exercise],
-        [path.read_text(encoding="utf-8")],
-        seed=args.seed,
-        sandboxed=self_grade_sandbox(),
-    )
-    print(json.dumps(as_json(report), indent=2) if args.json else text_report(report))
-    return 0 if report.passed else 1
+    paths = [Path(file) for file in args.file]
+    for path in paths:
+        if not path.is_file():
+            print(f"no such file: {path}", file=sys.stderr)
+            return 2
+    exercise, sandboxed = EXERCISES[args.exercise], self_grade_sandbox()
+    sources = [[path.read_text(encoding="utf-8")] for path in paths]
+    if len(paths) == 1:
+        report = check_source(exercise, sources[0], seed=args.seed, sandboxed=sandboxed)
+        print(json.dumps(as_json(report), indent=2) if args.json else text_report(report))
+        return 0 if report.passed else 1
+    # several files (an instructor's folder of implementations): one grading process, each file in
+    # a copy of its own, each with its own seed unless one is given
+    seeds = [new_seed() if args.seed is None else args.seed for _ in paths]
+    reports = check_each(exercise, sources, seeds, sandboxed=sandboxed)
+    if args.json:
+        rows = [{"file": str(p), "report": as_json(r)} for p, r in zip(paths, reports, strict=True)]
+        print(json.dumps(rows, indent=2))
+    else:
+        for path, report in zip(paths, reports, strict=True):
+            print(f"== {path}\n{text_report(report)}\n")
+        print(f"{sum(r.passed for r in reports)} of {len(reports)} files pass every check")
+    return 0 if all(report.passed for report in reports) else 1
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -114,10 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(run=_list)
     check = commands.add_parser(
-        "check", help="run every check of one exercise on a function in a .py file"
+        "check", help="run every check of one exercise on a function in a .py file (or several)"
     )
     check.add_argument("exercise")
-    check.add_argument("file")
+    check.add_argument("file", nargs="+")
     check.add_argument("--json", action="store_true")
     check.add_argument("--seed", type=int, help=SEED_HELP)
     check.set_defaults(run=_check)

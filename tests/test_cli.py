@@ -62,6 +62,28 @@ def test_check_exit_codes_and_report():
     assert unknown.returncode == 2 and "unknown exercise" in unknown.stderr
 
 
+def test_check_several_files_reports_each():
+    folder = IMPLEMENTATIONS / "bigram_probs"
+    files = [folder / "correct_loops.py", folder / "wrong_columns.py", folder / "correct_loops.py"]
+    done = run("check", "bigram_probs", *map(str, files), "--seed", "7")
+    assert done.returncode == 1
+    assert "2 of 3 files pass every check" in done.stdout
+    sections = done.stdout.split("== ")[1:]
+    assert ["hint: each column sums to 1" in section for section in sections] == [
+        False,
+        True,
+        False,
+    ]
+    rows = json.loads(run("check", "bigram_probs", *map(str, files), "--json").stdout)
+    assert [row["file"] for row in rows] == list(map(str, files))
+    assert [row["report"]["earned"] == row["report"]["points"] for row in rows] == [
+        True,
+        False,
+        True,
+    ]
+    assert run("check", "bigram_probs", str(files[0]), str(folder / "nothing.py")).returncode == 2
+
+
 def test_check_json():
     done = run(
         "check", "perplexity", str(IMPLEMENTATIONS / "perplexity" / "wrong_sign.py"), "--json"
