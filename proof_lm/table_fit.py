@@ -5,6 +5,8 @@ loss = -sum_ij counts[i, j] log softmax(W)[i, j] / N, so each step costs O(V^2),
 gradient is PyTorch's autograd (imported when called): chapter 02 asks you to derive it.
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 from tqdm.auto import tqdm
 
@@ -46,3 +48,26 @@ def fit_table(
             gaps.append(float(np.abs(probs - target).max()))
         table -= learning_rate * grad
     return table, losses, gaps
+
+
+def fit_tables(
+    counts: np.ndarray, steps: int, learning_rate: float, weight_decays: Sequence[float]
+) -> np.ndarray:
+    """`fit_table`'s final table for each weight decay, fitted side by side: (len(weight_decays), V, V)."""
+    import torch
+
+    if len(weight_decays) == 0:
+        raise ValueError("expected at least one weight decay")
+    if counts.sum() <= 0:
+        raise ValueError("counts are all zero: expected a table of bigram counts")
+    total = float(counts.sum())
+    C = torch.as_tensor(np.ascontiguousarray(counts, dtype=np.float64))  # (V, V)
+    decay = torch.tensor(list(weight_decays), dtype=torch.float64).view(-1, 1, 1)  # (k, 1, 1)
+    W = torch.zeros((len(weight_decays), *C.shape), dtype=torch.float64, requires_grad=True)
+    for _ in range(steps):
+        # the k losses summed: each table's gradient is that of its own loss
+        loss = -(C * torch.log_softmax(W, dim=-1)).sum() / total + (decay * W**2).sum()
+        (grad,) = torch.autograd.grad(loss, W)
+        with torch.no_grad():
+            W -= learning_rate * grad
+    return W.detach().numpy()

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from proof_lm.gradcheck import central_difference, relative_error
-from proof_lm.table_fit import fit_table, table_loss_and_grad
+from proof_lm.table_fit import fit_table, fit_tables, table_loss_and_grad
 
 
 def test_gradient_tools():
@@ -46,3 +46,17 @@ def test_fit_table_converges_to_the_count_rows():
     target = counts / counts.sum(axis=1, keepdims=True)
     _table, losses, gaps = fit_table(counts, steps=3000, learning_rate=5.0, target=target)
     assert losses[-1] < losses[0] and gaps[-1] < 1e-2 and len(gaps) == 3000
+
+
+def test_fit_tables_is_fit_table_for_each_weight_decay():
+    counts = np.random.default_rng(3).integers(0, 20, (5, 5)).astype(float)
+    decays = [0.0, 1e-3, 3e-2]
+    together = fit_tables(counts, 200, 5.0, decays)
+    assert together.shape == (3, 5, 5)
+    for table, decay in zip(together, decays, strict=True):
+        np.testing.assert_allclose(
+            table, fit_table(counts, 200, 5.0, weight_decay=decay)[0], atol=1e-12
+        )
+    assert not np.allclose(together[0], together[2])  # the decay acts
+    with pytest.raises(ValueError, match="at least one weight decay"):
+        fit_tables(counts, 10, 5.0, [])

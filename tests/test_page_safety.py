@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from browser import Lab, Steps, browser_page, chromium
-from conftest import REPO
+from conftest import REPO, released_course
 
 from autograder.course.pages import MATHJAX
 from autograder.course.simulate import reference_code, submission
@@ -274,7 +274,7 @@ def graded_course(tmp_path_factory, listener) -> Path:
     """A course whose one student handed in correct code and every payload: released, collected, graded, fed back."""
     tmp = tmp_path_factory.mktemp("page-safety")
     root = tmp / "course"
-    course("release", "--root", str(root), CHAPTER)
+    released_course(root, CHAPTER)
     released = root / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     submission(
         released,

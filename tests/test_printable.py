@@ -14,6 +14,7 @@ import sys
 import unicodedata
 
 import pytest
+from conftest import released_course
 
 from autograder.course.outputs import NOTEBOOK_CHARS
 from autograder.course.printable import printable
@@ -68,7 +69,7 @@ def course(*args: str) -> str:
 @pytest.mark.slow
 def test_names_print_escaped_and_an_output_flood_stays_bounded(tmp_path):
     root = tmp_path / "course"
-    course("release", "--root", str(root), CHAPTER)
+    released_course(root, CHAPTER)
     released = root / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     hand_ins = tmp_path / "in"
     submission(released, hand_ins / "honest" / released.name, reference_code(CHAPTER))
