@@ -164,9 +164,9 @@ def test_a_batch_grades_each_file_as_a_process_of_its_own_would():
     ]
     seeds = list(range(1, len(batch) + 1))
     exercise = get_exercise("softmax")
-    together = check_each(exercise, batch, seeds, timeout=3.0, load_timeout=3.0)
+    together = check_each(exercise, batch, seeds, timeout=4.0, load_timeout=4.0)
     alone = [
-        check_source(exercise, sources, timeout=3.0, seed=seed, load_timeout=3.0)
+        check_source(exercise, sources, timeout=4.0, seed=seed, load_timeout=4.0)
         for sources, seed in zip(batch, seeds, strict=True)
     ]
     assert [_summary(r) for r in together] == [_summary(r) for r in alone]
