@@ -73,12 +73,10 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=chapters $(ROOT_FLAG) $(LAB_ARGS)
 
-# Three test processes on CI's two cores: a quarter of two processes' time was spent waiting (on
-# servers, subprocesses, browsers), measured with `time` around the whole run.
 test: $(STAMP) sandbox chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(PY) -m pytest -n 3 --durations=30 $(PYTEST_ARGS)
+	$(PY) -m pytest -n 2 --durations=30 $(PYTEST_ARGS)
 
 # Only the browser tests (JupyterLab in headless Chromium): a student's and an instructor's pages.
 # With two workers, xdist hands tests out in file order: the long instructor test runs beside the two
