@@ -45,12 +45,13 @@ def _slow(notebook: dict) -> None:
     notebook["cells"].append({**cell, "source": "import time\ntime.sleep(4)"})
 
 
-def build_class(course: Path, folder: Path) -> None:
-    """Release chapter 01 and collect five hand-ins: two right, one bug, one tamperer, one empty file."""
+def build_class(course: Path, folder: Path, slow: bool = True) -> None:
+    """Release chapter 01 and collect five hand-ins: two right, one bug, one tamperer, one empty
+    file; alice's with a slow cell of her own (`_slow`) unless `slow` is False."""
     released_course(course, CHAPTER)
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     code = reference_code(CHAPTER)
-    submission(released, folder / "alice" / f"{CHAPTER}.ipynb", code, _slow)
+    submission(released, folder / "alice" / f"{CHAPTER}.ipynb", code, _slow if slow else None)
     submission(released, folder / "bob" / f"{CHAPTER}.ipynb", code)
     submission(
         released, folder / "carol" / f"{CHAPTER}.ipynb", {**code, "bigram_probs_code": BUGGY}
@@ -79,7 +80,7 @@ def autograde(course: Path, *args: str) -> subprocess.CompletedProcess:
 def test_local_cluster_then_a_separate_scheduler_then_a_rerun(tmp_path):
     """(a) local cluster and a `dask scheduler` with two `dask worker`s agree; (c) a re-run grades nothing."""
     course = tmp_path / "course"
-    build_class(course, tmp_path / "submissions")
+    build_class(course, tmp_path / "submissions", slow=False)  # nothing here waits for a task
     remote = copy_course(course, tmp_path / "remote")
 
     done = autograde(course)

@@ -41,7 +41,7 @@ for _ in range(1000):  # until the limit refuses: every process its uid may have
         time.sleep(60)
         os._exit(0)
     children.append(pid)
-time.sleep(25)  # hold them while the classmate is graded
+time.sleep(10)  # hold them while the classmate is graded (a second or two)
 """
 
 # an honest solution that needs processes and threads of its own
