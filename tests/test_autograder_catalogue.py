@@ -174,11 +174,11 @@ def test_a_batch_grades_each_file_as_a_process_of_its_own_would():
     assert [r.seed for r in together] == seeds
 
 
-@pytest.mark.parametrize("name", ["get_batch", "train_gpt"])
-def test_a_batch_of_pytorch_files_grades_each_as_alone(name):
-    files = sorted((IMPLEMENTATIONS / name).glob("*.py"))
+def test_a_batch_of_pytorch_files_grades_each_as_alone():
+    # PyTorch imported once and its optimizers' modules preloaded change no report
+    files = sorted((IMPLEMENTATIONS / "train_gpt").glob("*.py"))
     files = files[:2] + files[-2:]  # correct ones first in the folder, wrong ones last
-    exercise = get_exercise(name)
+    exercise = get_exercise("train_gpt")
     together = check_each(
         exercise,
         [[f.read_text()] for f in files],

@@ -1,9 +1,9 @@
-"""12 students at once each submit 3 notebooks, one after the other, to a real server on loopback (real sandboxed grading
+"""8 students at once each submit 3 notebooks, one after the other, to a real server on loopback (real sandboxed grading
 on the local Dask cluster): every submission is graded with the score its code deserves, none is
 lost or duplicated, and `GET /api/health` keeps answering: 99 % of the probes within 1 s, all
 within 5 s.
 
-Twelve students keep three times as many uploads waiting as the cluster grades at once (2 per
+Eight students keep twice as many uploads waiting as the cluster grades at once (2 per
 worker thread), with one upload per student in flight at a time: what the guarantees need. The
 time a class of 40 takes is the benchmark's (benchmarks/submission_server.py), not asserted here.
 `PROOF_LM_LOAD_STUDENTS=N` runs it with N students instead.
@@ -20,7 +20,7 @@ from autograder.server.db import Submission, open_database
 from autograder.server.load import POINTS, class_notebooks, run_class
 
 pytestmark = pytest.mark.slow
-STUDENTS = [f"student{n:02d}" for n in range(int(os.environ.get("PROOF_LM_LOAD_STUDENTS", "12")))]
+STUDENTS = [f"student{n:02d}" for n in range(int(os.environ.get("PROOF_LM_LOAD_STUDENTS", "8")))]
 
 
 def test_a_class_at_once_three_notebooks_each(tmp_path):
