@@ -65,8 +65,8 @@ def _check(args: argparse.Namespace) -> int:
         report = check_source(exercise, sources[0], seed=args.seed, sandboxed=sandboxed)
         print(json.dumps(as_json(report), indent=2) if args.json else text_report(report))
         return 0 if report.passed else 1
-    # several files (an instructor's folder of implementations): one grading process, each file in
-    # a copy of its own, each with its own seed unless one is given
+    # several files of one author (an instructor's implementations, not several students'): one
+    # grading process, each file in a copy of its own, each with its own seed unless one is given
     seeds = [new_seed() if args.seed is None else args.seed for _ in paths]
     reports = check_each(exercise, sources, seeds, sandboxed=sandboxed)
     if args.json:
@@ -125,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(run=_list)
     check = commands.add_parser(
-        "check", help="run every check of one exercise on a function in a .py file (or several)"
+        "check",
+        help="run every check of one exercise on a function in a .py file (or several of one author)",
     )
     check.add_argument("exercise")
     check.add_argument("file", nargs="+")

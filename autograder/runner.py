@@ -397,16 +397,23 @@ def check_each(
     once, before the first fork (what every copy would import on its own: PyTorch's optimizers
     bring 800 modules).
 
-    For files the course wrote, a catalogue of implementations, whose cost is starting a process
-    (and importing PyTorch) per file; a student's submission is graded with `check_source`. A
-    submission without answers here (a crash, a timeout, no copy: anything but the plain path) is
-    checked again by `check_source` (`load_timeout` seconds to load), so that every report is
-    the one it would give.
+    For files of one author (the course's catalogue of implementations), whose cost is starting a
+    process (and importing PyTorch) per file: the copies share the sandbox's /tmp, home and uid,
+    so a file that leaves a process behind could still reach the next one; several students'
+    submissions are graded with `check_source`, one sandbox each. Without the sandbox there is no
+    pid 1 to end what a copy started, so each file is graded alone. A submission without answers
+    here (a crash, a timeout, no copy: anything but the plain path) is checked again by
+    `check_source` (`load_timeout` seconds to load), so that every report is the one it would give.
     """
     if len(submissions) != len(seeds):
         raise ValueError(
             f"expected one seed per submission: {len(submissions)} submissions, {len(seeds)} seeds"
         )
+    if not sandboxed:
+        return [
+            check_source(exercise, sources, timeout, seed, False, limits, load_timeout)
+            for sources, seed in zip(submissions, seeds, strict=True)
+        ]
     if not all(name.isidentifier() for module in preload for name in module.split(".")):
         raise ValueError(f"expected module names to preload, got {preload!r}")
     checks = [build_checks(exercise, seed) for seed in seeds]
