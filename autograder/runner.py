@@ -30,25 +30,27 @@ from autograder.wall.answers import Answers, read_answers, short_message
 from autograder.wall.grading_process import SessionRun, run_session
 
 
-def _notebook_seconds() -> float:
-    """The notebook's budget: PROOF_LM_NOTEBOOK_SECONDS (a positive number of seconds), else 300."""
-    given = os.environ.get("PROOF_LM_NOTEBOOK_SECONDS", "300")
+def _seconds(variable: str, default: float) -> float:
+    """A grading budget from the environment variable `variable` (seconds, 0 < s < 86400), else `default`."""
+    given = os.environ.get(variable, str(default))
     try:
         seconds = float(given)
     except ValueError:
         seconds = math.nan
     if not 0 < seconds < 86_400:
         raise ValueError(
-            f"PROOF_LM_NOTEBOOK_SECONDS must be a number of seconds between 0 and 86400, not {given!r}"
+            f"{variable} must be a number of seconds between 0 and 86400, not {given!r}"
         )
     return seconds
 
 
-NOTEBOOK_SECONDS = _notebook_seconds()  # loading the student's code, once per grading process
-TIMEOUT_SECONDS = 30.0  # per exercise: every call of its checks, in a copy of the loaded code
+# loading the student's code, once per grading process
+NOTEBOOK_SECONDS = _seconds("PROOF_LM_NOTEBOOK_SECONDS", 300)
+# per exercise: every call of its checks, in a copy of the loaded code
+TIMEOUT_SECONDS = _seconds("PROOF_LM_EXERCISE_SECONDS", 30)
 NOTES_SHOWN = 5  # statements that failed while loading, quoted in the report; the rest counted
 # CPU time per process: loading may take the notebook's whole budget (a copy starts its count at 0)
-GRADING_LIMITS = sandbox.Limits(cpu_seconds=math.ceil(NOTEBOOK_SECONDS) + 30)
+GRADING_LIMITS = sandbox.Limits(cpu_seconds=math.ceil(NOTEBOOK_SECONDS + TIMEOUT_SECONDS))
 LIBRARY_CALL = (
     "the solution calls an implementation of this exercise that the environment ships (the "
     "library's, the grader's, or PyTorch's finished attention or transformer layers), which "

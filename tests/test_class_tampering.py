@@ -438,6 +438,9 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
     # t_loop's top level never ends: the notebook's budget, not 300 s, is what makes it a timeout
     # (the others' chapter-01 cells load in about a second)
     monkeypatch.setenv("PROOF_LM_NOTEBOOK_SECONDS", "10")
+    # and t_loop_fn's endless exercise meets a 6-s exercise budget (30 s by default; the others'
+    # chapter-01 checks take well under a second)
+    monkeypatch.setenv("PROOF_LM_EXERCISE_SECONDS", "6")
     course, folder = tmp_path / "course", tmp_path / "submissions"
     make("release", COURSE=course, CHAPTERS=CHAPTER)
     released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
@@ -496,6 +499,8 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
     )
     assert "exit" in reasons["t_exit"] and "crashed in the trusted grader" in reasons["t_os_exit"]
     assert "timeout" in reasons["t_loop"] and "timeout" in reasons["t_loop_fn"]
+    loop_fn = course / "autograded" / "t_loop_fn" / CHAPTER / f"{CHAPTER}.ipynb"
+    assert "timed out after 6 s" in loop_fn.read_text()  # the instructor's exercise budget
     assert "memory limit" in reasons["t_memory"]
 
     # nothing outside the sandboxes was touched, and nothing they started is still running

@@ -161,13 +161,15 @@ def test_threads_the_code_left_running_cost_no_exercise():
     }
 
 
-def test_a_notebook_budget_that_is_not_a_number_of_seconds_is_refused_clearly():
-    for bad in ("five", "0", "-3", "nan"):
+def test_a_budget_that_is_not_a_number_of_seconds_is_refused_clearly():
+    cases = [("PROOF_LM_NOTEBOOK_SECONDS", bad) for bad in ("five", "0", "-3", "nan")]
+    cases += [("PROOF_LM_EXERCISE_SECONDS", bad) for bad in ("", "1e9")]
+    for variable, bad in cases:
         done = subprocess.run(
             [sys.executable, "-c", "import autograder.runner"],
-            env={**os.environ, "PROOF_LM_NOTEBOOK_SECONDS": bad},
+            env={**os.environ, variable: bad},
             capture_output=True,
             text=True,
         )
         assert done.returncode != 0
-        assert "ValueError: PROOF_LM_NOTEBOOK_SECONDS must be a number of seconds" in done.stderr
+        assert f"ValueError: {variable} must be a number of seconds" in done.stderr
