@@ -41,3 +41,14 @@ def released_course(course: Path, *chapters: str) -> Path:
         release(scratch / "course", list(chapters))
         _RELEASED[chapters] = scratch / "course"
     return copy_course(_RELEASED[chapters], course)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding a slow test first, each module's tests kept together and in order.
+
+    pytest-xdist hands tests out in this order, smaller chunks as the queue empties: with the long
+    tests (the chapters' executions, class flows, servers, browsers) first, the run ends on short
+    ones and both workers finish together instead of one waiting on the other's last long test.
+    """
+    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.module.__name__ not in slow)
