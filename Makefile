@@ -76,7 +76,7 @@ lab: $(STAMP)
 test: $(STAMP) sandbox chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(PY) -m pytest -n 2 --durations=30 $(PYTEST_ARGS)
+	$(PY) -m pytest -n 2 --dist worksteal --durations=30 $(PYTEST_ARGS)
 
 # Only the browser tests (JupyterLab in headless Chromium): a student's and an instructor's pages.
 # With two workers, xdist hands tests out in file order: the long instructor test runs beside the two

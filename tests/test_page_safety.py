@@ -6,11 +6,12 @@ through `release`, `collect`, `autograde` and `feedback`. The formgrader's page 
 (in `jupyter lab`, as the instructor opens it) and the student's feedback page (opened as a file)
 are loaded, hovered and clicked: no payload runs (each would mark the page, change its title, open
 a dialog or reach a listener of the test's own), and the honest content (a written answer with
-LaTeX rendered by MathJax, a plot, a table) still shows. A control renders the same notebook with
+its formulas typeset, a plot, a table) still shows. A control renders the same notebook with
 nbgrader's templates unprotected: the same detectors fire there, so the test can fail.
 
-MathJax (loaded by nbgrader's templates from a CDN, out of reach here) is served to the browser from
-jupyter-server-mathjax's copy of MathJax 2.7 in its place, so its macros are really typeset.
+nbgrader's templates load MathJax from a CDN, out of reach here: the browser is served
+jupyter-server-mathjax's copy of MathJax 2.7 in its place, so that on the control page its macros
+are really typeset. Our pages take MathJax out (their formulas are MathML): they ask nothing of it.
 """
 
 import base64
@@ -26,10 +27,10 @@ import pytest
 from browser import Lab, Steps, browser_page, chromium
 from conftest import REPO, released_course
 
-from autograder.course.pages import MATHJAX
 from autograder.course.simulate import reference_code, submission
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # where nbgrader's templates load it
 CHAPTER = "01_bigram_counting"
 STUDENT = "mallory"
 
@@ -297,8 +298,10 @@ def mathjax_file(path: str) -> Path:
     return Path(jupyter_server_mathjax.__file__).parent / "static" / path
 
 
-def serve_mathjax(page) -> None:
-    """MathJax requests to the CDN answered from the local copy (latest.js: a loader of MathJax.js)."""
+def serve_mathjax(page) -> list[str]:
+    """MathJax requests to the CDN answered from the local copy (latest.js: a loader of MathJax.js);
+    the list of what was asked for."""
+    asked: list[str] = []
     loader = (
         "var s=document.createElement('script');"
         f"s.src='{MATHJAX}2.7.7/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe';"
@@ -306,6 +309,7 @@ def serve_mathjax(page) -> None:
     )
 
     def answer(route) -> None:
+        asked.append(route.request.url)
         path = route.request.url.split("?")[0].removeprefix(MATHJAX)
         path = path.split("/", 1)[1] if "/" in path else path
         if path == "latest.js":
@@ -316,10 +320,12 @@ def serve_mathjax(page) -> None:
             route.fulfill(status=404, body="")
 
     page.route(f"{MATHJAX}**", answer)
+    return asked
 
 
 def hover(page, area: str) -> None:
-    """Let images fail and MathJax typeset, then hover what a payload could hang a handler on."""
+    """Let images fail (and, on the control page, MathJax typeset), then hover what a payload could
+    hang a handler on."""
     page.wait_for_timeout(1500)
     for element in page.locator(f"{area} :text('HOVER')").all():
         with contextlib.suppress(Exception):  # hidden or detached
@@ -362,7 +368,7 @@ def executed(page, listener: Listener, dialogs: list[str]) -> list[str]:
 
 
 def honest_content_shows(page, area: str) -> None:
-    """The written answer (LaTeX typeset), the plot and the table are on the page."""
+    """The written answer (its formula typeset), the plot and the table are on the page."""
     answer = page.locator(f"{area} .text_cell_render").filter(has_text="HONEST written answer")
     answer.first.wait_for()
     page.wait_for_function(
@@ -433,18 +439,17 @@ def test_the_formgrader_page_of_a_submission_runs_no_student_script(graded_cours
     with Lab(graded_course) as lab, browser_page(executable) as page:
         steps.page, steps.lab = page, lab
         dialogs = watch(page)
-        serve_mathjax(page)
+        asked = serve_mathjax(page)
         with steps.step("open the submission in the formgrader"):
             response = page.goto(lab.url(f"formgrader/submissions/{submission_id}/"))
             assert response.status == 200
             policy = response.headers.get("content-security-policy", "")
             assert "script-src" in policy and "'unsafe-inline'" not in policy.split("style-src")[0]
-            assert (
-                "'unsafe-eval'" not in policy
-            )  # MathJax configured without eval (pages.without_eval)
+            assert "'unsafe-eval'" not in policy and "mathjax" not in policy
             page.locator("#notebook .text_cell_render").first.wait_for()
-        with steps.step("no payload runs, the honest content shows"):
+        with steps.step("no payload runs, the honest content shows, MathJax is not loaded"):
             check_page(page, listener, dialogs, "#notebook")
+            assert asked == []
         with steps.step("the formgrader still works: a score can be typed and saved"):
             box = page.locator("input.score").first
             box.fill("0")
@@ -466,12 +471,13 @@ def test_the_feedback_page_runs_no_student_script(graded_course, listener):
     with browser_page(executable) as page:
         steps.page = page
         dialogs = watch(page)
-        serve_mathjax(page)
+        asked = serve_mathjax(page)
         with steps.step("open the feedback page"):
             page.goto(pages[0].as_uri())
             page.locator("#notebook .text_cell_render").first.wait_for()
-        with steps.step("no payload runs, the honest content shows"):
+        with steps.step("no payload runs, the honest content shows, MathJax is not loaded"):
             check_page(page, listener, dialogs, "#notebook")
+            assert asked == []
     steps.passed()
 
 
@@ -536,7 +542,7 @@ def test_the_same_payloads_run_on_a_page_nbgrader_renders_unprotected(tmp_path, 
     listener.hits.clear()
     with browser_page(executable) as page:
         dialogs = watch(page)
-        serve_mathjax(page)
+        asked = serve_mathjax(page)
         page.goto(page_file.as_uri())
         hover(page, "#notebook")
         signs = executed(page, listener, dialogs)
@@ -545,4 +551,5 @@ def test_the_same_payloads_run_on_a_page_nbgrader_renders_unprotected(tmp_path, 
     # nbgrader's markdown (script, handler), nbconvert's unquoted image size, its grade id unescaped
     for name in ("md_script", "md_img_onerror", "out_width", "out_height", "grade_id", "out_html"):
         assert name in signs, f"{name} did not run on the unprotected page: {signs}"
+    assert asked, "nbgrader's own page loads MathJax (what our pages' checks see none of)"
     print(json.dumps(sorted(set(signs.split())), indent=1))

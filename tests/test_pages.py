@@ -2,7 +2,7 @@
 
 import nbformat
 
-from autograder.course.pages import MATHJAX_SETTINGS, _hash, add_policy, clean_html, safe_notebook
+from autograder.course.pages import add_policy, clean_html, safe_notebook
 
 FORGED_ID = 'x"><img src=x onerror="alert(1)">'
 
@@ -58,20 +58,30 @@ def test_the_feedback_policy_allows_only_the_heads_own_scripts():
     assert policy.count("'sha256-") == 1  # the head's script alone
 
 
-def test_mathjax_is_configured_without_eval():
-    """nbconvert's head: its eval'd configuration block becomes a hashed settings object, before the loader."""
+def test_the_templates_mathjax_is_taken_out_and_nothing_is_fetched():
+    """nbgrader's feedback template loads MathJax from a CDN and configures it by eval: a protected
+    page has neither, and its policy allows no script at all and no other origin."""
+    from pathlib import Path
+
     import nbformat
     from nbconvert import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("$x$")])
-    html, _ = HTMLExporter(template_name="classic").from_notebook_node(notebook)
-    assert 'type="text/x-mathjax-config"' in html  # what nbconvert writes
-    head = add_policy(html).split("</head>")[0]
-    assert "'unsafe-eval'" not in head and "x-mathjax-config" not in head
-    assert head.index(MATHJAX_SETTINGS) < head.index(
-        '<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax'
+    exporter = HTMLExporter(
+        template_name="feedback",
+        extra_template_basedirs=[handlers.template_path],
+        extra_template_paths=[
+            str(Path(handlers.static_path, *"node_modules/bootstrap/dist/css".split("/")))
+        ],
     )
-    assert _hash(MATHJAX_SETTINGS.removeprefix("<script>").removesuffix("</script>")) in head
+    resources = {"nbgrader": {"notebook": "n", "score": 0, "max_score": 0, "late_penalty": 0}}
+    html, _ = exporter.from_notebook_node(notebook, resources=resources)
+    assert 'type="text/x-mathjax-config"' in html and "ajax/libs/mathjax/" in html
+    head = add_policy(html).split("</head>")[0]
+    assert "<script" not in head and "mathjax/" not in head
+    policy = head.split('content="')[1].split('"')[0]
+    assert "script-src 'none'" in policy and "http" not in policy
 
 
 # Families of student markup that cost an HTML parser more than linear time (nesting walks the

@@ -3,8 +3,9 @@
 nbgrader's formgrader renders a student's autograded notebook into a page of the instructor's
 Jupyter server, where any script would act as the instructor (the Contents API, kernels). Beside the
 sanitizing of that notebook (`autograder.course.pages`), every submission page is sent with a CSP
-that lets scripts run only from the formgrader's static folder, from MathJax, or when they are the
-page's own inline scripts before the notebook (allowed by hash); inline handlers likewise. Enabled
+that lets scripts run only from the formgrader's static folder, or when they are the page's own
+inline scripts before the notebook (allowed by hash); inline handlers likewise. The template's
+MathJax is taken out: formulas are MathML, written on our side (`autograder.course.pages`). Enabled
 for this environment by `make venv` (`python -m autograder.course.formgrader_policy`).
 """
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from tornado.web import OutputTransform
 
-from autograder.course.pages import policy, template_hashes, without_eval
+from autograder.course.pages import policy, template_hashes, without_mathjax
 
 SUBMISSION_PAGE = re.compile(r"/formgrader/submissions/[^/]+/?$")
 NOTEBOOK_MARK = 'id="notebook"'  # the student's notebook starts here; before it, nbgrader's markup
@@ -34,11 +35,11 @@ class FormgraderPolicy(OutputTransform):
     def transform_first_chunk(
         self, status_code: int, headers: object, chunk: bytes, finishing: bool
     ) -> tuple[int, object, bytes]:
-        """Set the page's Content-Security-Policy header (and configure its MathJax without eval)."""
+        """Set the page's Content-Security-Policy header (and take the template's MathJax out)."""
         if self._page and headers.get("Content-Type", "").startswith("text/html"):
             head, mark, rest = chunk.decode("utf-8", "replace").partition(NOTEBOOK_MARK)
             if mark:
-                head, before = without_eval(head), len(chunk)
+                head, before = without_mathjax(head), len(chunk)
                 chunk = (head + mark + rest).encode()
                 if "Content-Length" in headers:  # of the whole body, this chunk perhaps a part
                     headers["Content-Length"] = str(

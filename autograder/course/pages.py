@@ -105,7 +105,6 @@ OUTPUT_TYPES = (*TEXT_TYPES, "image/png", "image/jpeg", "image/svg+xml")
 NUMBER_OR_NONE = (int, float, type(None))
 TYPED = {"points": NUMBER_OR_NONE, "score": NUMBER_OR_NONE, "schema_version": int, "grade_id": str}
 TYPED |= {"checksum": str, "cell_type": str, "comment": (str, type(None))}
-MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # where nbgrader's templates load it
 # Bounds past which student markup is shown as text (a pandas table of 60 x 20 has ~1,400 tags)
 MAX_TAGS = 5_000  # "<" in one piece of HTML: start and end tags, comments
 MAX_TAG = 2_000  # characters of one tag, its quoted attribute values included
@@ -583,27 +582,17 @@ class SafeNotebook(Preprocessor):
         return nbformat.from_dict(safe_notebook(dict(nb))), resources
 
 
-# nbconvert's MathJax settings, as an object MathJax 2 reads when it loads: its own
-# `text/x-mathjax-config` block would be run by eval, which the policy does not allow
-MATHJAX_SETTINGS = (
-    "<script>window.MathJax = {"
-    'TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}}, '
-    'tex2jax: {inlineMath: [["$", "$"], ["\\\\(", "\\\\)"]], '
-    'displayMath: [["$$", "$$"], ["\\\\[", "\\\\]"]], processEscapes: true, processEnvironments: true}, '
-    'displayAlign: "center", messageStyle: "none", CommonHTML: {linebreaks: {automatic: true}}'
-    "};</script>"
+# The templates' MathJax (fetched from a CDN, with a configuration block it would run by eval): the
+# pages typeset their formulas as MathML (`mathml`), so nothing is fetched and no script is needed
+MATHJAX_SCRIPT = re.compile(
+    r'<script type="text/x-mathjax-config">.*?</script>|<script src="[^"]*mathjax[^"]*">\s*</script>',
+    re.S | re.I,
 )
-MATHJAX_BLOCK = re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S)
-MATHJAX_LOADER = re.compile(r'<script src="[^"]*mathjax[^"]*">', re.I)
 
 
-def without_eval(head: str) -> str:
-    """`head` (a template's trusted head) with MathJax configured without eval: the settings object
-    before the loader, the configuration block that MathJax would eval removed."""
-    head = MATHJAX_BLOCK.sub("", head)
-    if MATHJAX_LOADER.search(head) and MATHJAX_SETTINGS not in head:
-        head = MATHJAX_LOADER.sub(lambda found: MATHJAX_SETTINGS + found.group(0), head, count=1)
-    return head
+def without_mathjax(head: str) -> str:
+    """`head` (a template's trusted head) without MathJax's loader and configuration scripts."""
+    return MATHJAX_SCRIPT.sub("", head)
 
 
 def _hash(text: str) -> str:
@@ -628,25 +617,23 @@ def template_hashes(html: str) -> tuple[list[str], list[str]]:
 def policy(
     scripts: list[str], handlers: list[str], origin: str | None = None, static: str | None = None
 ) -> str:
-    """A strict Content-Security-Policy: scripts only from `static`, MathJax and the given hashes.
+    """A strict Content-Security-Policy: scripts only from `static` and the given hashes.
 
     `origin`: the server's own origin (styles, images, fonts and the API the page's own code
     calls); None for a page opened as a file. Nothing else is loaded, framed, posted or based.
-    No inline script or handler runs but those hashed, and nothing is evaluated from a string (no
-    `eval`: MathJax is configured by `without_eval`).
+    No inline script or handler runs but those hashed, and nothing is evaluated from a string.
     """
     own = [origin] if origin else []
     directives = {
         "default-src": [],
         "script-src": [
             *([static] if static else []),
-            MATHJAX,
             *scripts,
             *(["'unsafe-hashes'", *handlers] if handlers else []),
         ],
-        "style-src": [*own, "'unsafe-inline'", MATHJAX],
+        "style-src": [*own, "'unsafe-inline'"],
         "img-src": [*own, "data:"],
-        "font-src": [*own, "data:", MATHJAX],
+        "font-src": [*own, "data:"],
         "connect-src": own,
         "form-action": [],
         "base-uri": [],
@@ -669,18 +656,18 @@ FEEDBACK_STYLE = (
 
 
 def add_policy(html: str) -> str:
-    """A feedback page with a CSP <meta> first in its head: scripts are MathJax and the head's own;
-    and the course's viewport and style (FEEDBACK_STYLE) last in the head.
+    """A feedback page with a CSP <meta> first in its head, and the course's viewport and style
+    (FEEDBACK_STYLE) last in it.
 
-    Only the inline scripts of the head (the MathJax settings; nothing of the notebook is there)
-    are allowed, by hash.
+    The template's MathJax is taken out (the formulas are MathML); what inline scripts the head
+    still has (nothing of the notebook is there) are allowed by hash, and no other script.
     """
     head, mark, rest = html.partition("</head>")
     if not mark or "<head>" not in head:
         raise ValueError("not an HTML page with a head")
     if '<meta http-equiv="Content-Security-Policy"' in head:  # protected already
         return html
-    head = without_eval(head)
+    head = without_mathjax(head)
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(*template_hashes(head))}">'
     return head.replace("<head>", "<head>\n" + meta, 1) + FEEDBACK_STYLE + mark + rest
 

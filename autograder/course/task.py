@@ -14,6 +14,7 @@ import os
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,10 +159,15 @@ def _file_flags(path: Path, released: dict) -> list[str]:
 
 
 def grade_submission(
-    job: Job, release: Release, seed: int, sandboxed: bool, scratch: str | None = None
+    job: Job,
+    release: Release,
+    seed: int,
+    sandboxed: bool,
+    scratch: str | None = None,
+    then: Callable[[Path, Graded], None] | None = None,
 ) -> Graded:
     """Grade one submission: the trusted grader's one run, then nbgrader's record of it in a
-    scratch course under `scratch`.
+    scratch course under `scratch`; `then(course, graded)` runs in that course before it is removed.
 
     A file that is not a readable notebook comes back with no reports and a flag saying why; a
     failure of the grader itself raises (the client reports it and exits non-zero).
@@ -197,6 +203,8 @@ def grade_submission(
         graded.stages["record"] = time.perf_counter() - clock
         autograded = root / "autograded" / job.student / job.chapter / f"{job.chapter}.ipynb"
         graded.autograded = autograded.read_bytes() if autograded.is_file() else None
+        if then is not None:
+            then(root, graded)
     graded.seconds = time.perf_counter() - start
     return graded
 

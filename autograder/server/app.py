@@ -50,9 +50,10 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "SAMEORIGIN",
 }
-# The feedback page is a document of its own origin: its scripts (MathJax) cannot read the
-# server's cookies or call its API even if something slipped through the sanitizing.
-FEEDBACK_POLICY = "sandbox allow-scripts allow-popups; frame-ancestors 'self'"
+# The feedback page is a document of its own origin that runs no script (it has none: its formulas
+# are MathML): even if something slipped through the sanitizing, it could neither run nor read the
+# server's cookies or call its API.
+FEEDBACK_POLICY = "sandbox allow-popups; frame-ancestors 'self'"
 
 
 def refusal(error: Refused) -> JSONResponse:

@@ -1,16 +1,15 @@
 """One submission graded on a Dask worker, with its feedback page: what `make autograde` and `make feedback` do.
 
 `grade_with_feedback` runs `task.grade_submission` (the trusted grader's one run of the student's
-code, then nbgrader's autograde recording it without executing anything), then makes the feedback page as
-`make feedback` does, in a scratch course of its own: the course's release gradebook (no
-students), `record.record` (the trusted reports put into the autograded notebook, nbgrader's
+code, then nbgrader's autograde recording it without executing anything, in a scratch course of
+the task's own), and in that same scratch course makes the feedback page as `make feedback` does:
+`record.record` (the trusted reports put into the autograded notebook, nbgrader's
 SaveAutoGrades), nbgrader's GenerateFeedback with the course's configuration (hidden tests and the
 mark scheme cleared, the notebook sanitized) and the page's Content-Security-Policy
 (`pages.add_policy`). Nothing of the instructor's course directory or gradebook is touched: the
 result goes back to the server, which alone writes it into its own database.
 """
 
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 from autograder.course.flags import Reason
 from autograder.course.pages import add_policy
 from autograder.course.record import db_url, record
-from autograder.course.task import Graded, Job, Release, grade_submission, release_course
+from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.exercises import chapter_exercises
 
 
@@ -68,37 +67,27 @@ def _generate_feedback(root: Path, job: Job) -> str:
     return add_policy(page.read_text())
 
 
-def feedback_page(
-    graded: Graded, job: Job, release: Release, scratch: str | None
-) -> tuple[str | None, list[str]]:
-    """The feedback page of one graded submission, as `make feedback` makes it, and the reasons to flag it.
-
-    No page (None) when nbgrader's run left no autograded notebook (its autograde failed): the scores
-    are the trusted grader's all the same, and the flags say why.
-    """
-    from nbgrader.api import Gradebook
-
-    with tempfile.TemporaryDirectory(prefix="proof-lm-feedback-", dir=scratch) as tmp:
-        root = Path(tmp, "course")
-        release_course(root, job.chapter, release)
-        with Gradebook(db_url(root)) as gradebook:
-            reasons = record(root, gradebook, graded, [])
-        if graded.autograded is None:
-            return None, reasons
-        return _generate_feedback(root, job), reasons
-
-
 def grade_with_feedback(
     job: Job, release: Release, seed: int, sandboxed: bool, scratch: str | None = None
 ) -> Outcome:
     """Grade one submission (the same seed gives the same result) and make its feedback page."""
-    graded = grade_submission(job, release, seed, sandboxed, scratch)
+    made: dict[str, object] = {"page": None, "reasons": []}
+
+    def feedback(root: Path, graded: Graded) -> None:
+        """Record the trusted reports in the task's scratch course and make the page there."""
+        from nbgrader.api import Gradebook
+
+        clock = time.perf_counter()
+        with Gradebook(db_url(root)) as gradebook:
+            made["reasons"] = record(root, gradebook, graded, [])
+        if graded.autograded is not None:  # else nbgrader's run failed: the flags say why
+            made["page"] = _generate_feedback(root, job)
+        graded.stages["feedback"] = time.perf_counter() - clock
+
+    graded = grade_submission(job, release, seed, sandboxed, scratch, then=feedback)
     if graded.reports is None:  # not a readable notebook after all: say why, no page
         flags = list(graded.flags) or [Reason.NBGRADER_FAILED.say()]
         return Outcome(False, None, None, [], flags, None, graded.seconds, graded.stages)
-    clock = time.perf_counter()
-    page, reasons = feedback_page(graded, job, release, scratch)
-    stages = {**graded.stages, "feedback": time.perf_counter() - clock}
     rows = exercise_rows(job.chapter, graded)
     regular = [
         row for row, e in zip(rows, chapter_exercises(job.chapter), strict=True) if not e.extra
@@ -108,8 +97,8 @@ def grade_with_feedback(
         sum(row["earned"] for row in regular),
         sum(row["points"] for row in regular),
         rows,
-        reasons,
-        page,
-        graded.seconds + stages["feedback"],
-        stages,
+        made["reasons"],
+        made["page"],
+        graded.seconds,
+        graded.stages,
     )

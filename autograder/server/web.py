@@ -23,7 +23,7 @@ Content-Security-Policy that allows no script at all; a page refreshes itself (a
 not a script) while a submission is queued or grading. The feedback page, already sanitized and
 carrying its own policy (`autograder/course/pages.py`), is sent with `sandbox` and no
 `allow-scripts` or `allow-same-origin`: nothing in it runs, and it cannot reach this site's cookies
-(nor does MathJax typeset its formulas: they show as TeX).
+(its formulas are MathML, which the browser typesets without a script).
 Limits: sessions are not stored by the server, so signing out removes the cookie from the browser
 but a copy of it taken earlier stays good until it expires or the student's token is replaced.
 """
