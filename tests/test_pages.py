@@ -72,7 +72,7 @@ def test_the_templates_mathjax_is_taken_out_and_nothing_is_fetched():
         template_name="feedback",
         extra_template_basedirs=[handlers.template_path],
         extra_template_paths=[
-            str(Path(handlers.static_path, *"node_modules/bootstrap/dist/css".split("/")))
+            str(Path(handlers.static_path, "node_modules", "bootstrap", "dist", "css"))
         ],
     )
     resources = {"nbgrader": {"notebook": "n", "score": 0, "max_score": 0, "late_penalty": 0}}
