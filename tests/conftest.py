@@ -4,8 +4,11 @@ import atexit
 import shutil
 import sys
 import tempfile
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import nbclient
 import pytest
 
 assert "numpy" not in sys.modules, "NumPy loaded before the conftest: its BLAS pool is already up"
@@ -58,3 +61,38 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return 0 if name == "test_notebooks_execute" else 1 if name in slow else 2
 
     items.sort(key=rank)
+
+
+def _sliced(get_msg: Callable[..., Awaitable[dict]]) -> Callable[..., Awaitable[dict]]:
+    """`get_msg` polling a second at a time until its timeout (None: forever)."""
+    from queue import Empty
+
+    async def get(timeout: float | None = None) -> dict:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = 1.0 if deadline is None else min(1.0, max(0.0, deadline - time.monotonic()))
+            try:
+                return await get_msg(timeout=left)
+            except Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+
+    return get
+
+
+class NotebookClient(nbclient.NotebookClient):
+    """nbclient's NotebookClient whose kernel client polls its shell and IOPub channels a second at
+    a time.
+
+    pyzmq's asyncio poller can miss a socket's edge-triggered wake-up; it then finds the message
+    waiting only when the poll's timeout ends (measured here: an idle kernel, its reply queued,
+    and a cell that waited out the whole 120-s or 300-s cell timeout before passing). Polls of a
+    second bound what a missed wake-up costs to a second.
+    """
+
+    async def async_start_new_kernel_client(self) -> object:
+        """The kernel client, its two channels' polls sliced."""
+        client = await super().async_start_new_kernel_client()
+        for channel in (client.shell_channel, client.iopub_channel):
+            channel.get_msg = _sliced(channel.get_msg)
+        return client

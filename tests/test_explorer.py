@@ -10,8 +10,7 @@ import nbformat
 import numpy as np
 import pytest
 import torch
-from conftest import REPO
-from nbclient import NotebookClient
+from conftest import REPO, NotebookClient
 
 from proof_lm.baselines import TorchContextMLP
 from proof_lm.explorer import SamplingExplorer

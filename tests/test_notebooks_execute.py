@@ -2,8 +2,7 @@
 
 import nbformat
 import pytest
-from conftest import REPO
-from nbclient import NotebookClient
+from conftest import REPO, NotebookClient
 
 from autograder.course import chapters
 

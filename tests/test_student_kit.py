@@ -12,8 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import REPO
-from nbclient import NotebookClient
+from conftest import REPO, NotebookClient
 from packaging.requirements import Requirement
 from test_chapters import MARKERS
 
