@@ -49,3 +49,47 @@ def test_aliases_from_the_grading_process_are_checked():
     assert _outcome({"aliases": [["the answer", 1]]}).aliases == [["the answer", 1]]
     with pytest.raises(ValueError):
         _outcome({"aliases": "everything"})
+
+
+def _one_seed(rates: np.ndarray, seed: int) -> tuple[float, list[float]]:
+    """Chapter 06's training, one seed at a time with the library's step (what the judge batches)."""
+    from autograder.checks.schedule import BATCH, _windows
+    from proof_lm.batching import random_batches
+    from proof_lm.nplm import init_nplm, nplm_loss_and_grads, nplm_mean_loss
+
+    X, Y, X_dev, Y_dev, V = _windows()
+    rng = np.random.default_rng(seed)
+    P = init_nplm(V, 10, 3, 200, rng)
+    losses = []
+    with np.errstate(all="ignore"):
+        for step, (xb, yb) in enumerate(random_batches(X, Y, BATCH, len(rates), rng)):
+            loss, grads = nplm_loss_and_grads(P, xb, yb)
+            losses.append(float(loss))
+            if not np.isfinite(loss):
+                break
+            for name, grad in grads.items():
+                P[name] -= rates[step] * grad
+    dev = float(nplm_mean_loss(P, X_dev, Y_dev)) if np.isfinite(losses[-1]) else np.inf
+    return dev, losses
+
+
+def test_the_schedule_judge_trains_each_seed_as_a_run_of_its_own_would():
+    # the design exercise's judge trains its hidden seeds side by side: a schedule that trains, a
+    # constant one, and one too short to reach ten steps give each seed's own run
+    from autograder.checks.schedule import SPIKE, dev_losses_after
+
+    seeds = [11, 12, 13]
+    ramp = np.concatenate([np.linspace(0.1, 1.5, 30), np.linspace(1.5, 0.0, 270)])
+    for rates in (ramp, np.full(100, 0.5), np.full(6, 0.5)):
+        runs = dev_losses_after(rates, seeds)
+        for seed, run in zip(seeds, runs, strict=True):
+            dev, losses = _one_seed(rates, seed)
+            later = losses[10:] or [losses[-1]]
+            assert run.dev_loss == pytest.approx(dev, rel=1e-9) or run.dev_loss == dev == np.inf
+            assert run.first_loss == pytest.approx(losses[0], rel=1e-12)
+            assert run.worst_loss == pytest.approx(max(later), rel=1e-9)
+    # steps far past the edge are chaotic (rounding alone sends two runs apart, however computed):
+    # both ways spike on every seed, which is what the judge reads from them
+    for seed, run in zip(seeds, dev_losses_after(np.full(40, 500.0), seeds), strict=True):
+        _, losses = _one_seed(np.full(40, 500.0), seed)
+        assert run.worst_loss > SPIKE * run.first_loss and max(losses[10:]) > SPIKE * losses[0]

@@ -15,9 +15,8 @@ import numpy as np
 
 from autograder.expect import value_of
 from autograder.inside.harness import Call, Check, CheckFailed, Outcome
-from proof_lm.batching import random_batches
 from proof_lm.corpus import load_names, split_names
-from proof_lm.nplm import init_nplm, nplm_loss_and_grads, nplm_mean_loss
+from proof_lm.nplm import init_nplm, nplm_mean_loss
 from proof_lm.vocab import build_vocab
 from proof_lm.windows import name_windows
 
@@ -47,24 +46,57 @@ def _windows() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     return X, Y, X_dev, Y_dev, len(itos)
 
 
-def dev_loss_after(rates: np.ndarray, seed: int) -> Run:
-    """Train as the chapter does, one rate per step, from `seed`; the dev loss and the spikes."""
+def dev_losses_after(rates: np.ndarray, seeds: list[int]) -> list[Run]:
+    """Train as the chapter does, one rate per step, from each of `seeds`; the dev losses and spikes.
+
+    The seeds' models train side by side (each one's parameters, batches and steps its own, as one
+    run per seed would draw them): one batched step for all of them.
+    """
+    import torch
+    import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
+
     X, Y, X_dev, Y_dev, V = _windows()
-    rng = np.random.default_rng(seed)
-    P = init_nplm(V, 10, 3, 200, rng)
-    losses = []
-    with np.errstate(all="ignore"):
-        for step, (xb, yb) in enumerate(random_batches(X, Y, BATCH, len(rates), rng)):
-            loss, grads = nplm_loss_and_grads(P, xb, yb)
-            losses.append(float(loss))
-            if not np.isfinite(loss):
-                break
-            for name, grad in grads.items():
-                P[name] -= rates[step] * grad
-        dev = float(nplm_mean_loss(P, X_dev, Y_dev)) if np.isfinite(losses[-1]) else np.inf
-    later = losses[10:] or [losses[-1]]
-    worst = int(np.argmax(later)) + len(losses) - len(later)
-    return Run(dev if np.isfinite(dev) else np.inf, losses[0], losses[worst], worst)
+    models, draws = [], []
+    for seed in seeds:  # as `random_batches` draws them after the initialisation
+        rng = np.random.default_rng(seed)
+        models.append(init_nplm(V, 10, 3, 200, rng))
+        draws.append([rng.integers(0, len(Y), BATCH) for _ in rates])
+    k = len(seeds)
+    P = {
+        name: torch.from_numpy(np.stack([m[name] for m in models])).requires_grad_()
+        for name in ("E", "W1", "b1", "W2", "b2")
+    }  # E (k, V, d), W1 (k, 3d, dh), b1 (k, dh), W2 (k, dh, V), b2 (k, V)
+    index = torch.from_numpy(np.array(draws)).transpose(0, 1)  # (steps, k, BATCH)
+    X, Y = torch.from_numpy(X), torch.from_numpy(Y)
+    rows = torch.arange(k)[:, None, None]
+    losses: list[list[float]] = [[] for _ in seeds]
+    training = torch.ones(k, dtype=torch.bool)
+    for step, rate in enumerate(rates.tolist()):
+        xb, yb = X[index[step]], Y[index[step]]  # (k, BATCH, 3), (k, BATCH)
+        x = P["E"][rows, xb].flatten(2)  # (k, BATCH, 3d)
+        h = torch.tanh(torch.bmm(x, P["W1"]) + P["b1"][:, None])
+        logits = torch.bmm(h, P["W2"]) + P["b2"][:, None]  # (k, BATCH, V)
+        loss = F.cross_entropy(logits.transpose(1, 2), yb, reduction="none").mean(1)  # (k,)
+        loss.sum().backward()  # each model's gradient is its own loss's
+        with torch.no_grad():
+            for i, value in enumerate(loss.tolist()):
+                if training[i]:
+                    losses[i].append(value)
+            training &= torch.isfinite(loss)  # a model stops at its first non-finite loss
+            for p in P.values():
+                step_size = torch.where(training.view(-1, *[1] * (p.dim() - 1)), rate * p.grad, 0)
+                p -= step_size
+                p.grad = None
+        if not training.any():
+            break
+    runs = []
+    for i, seen in enumerate(losses):
+        model = {name: p[i].detach().numpy() for name, p in P.items()} | {"W3": None}
+        dev = float(nplm_mean_loss(model, X_dev, Y_dev)) if np.isfinite(seen[-1]) else np.inf
+        later = seen[10:] or [seen[-1]]
+        worst = int(np.argmax(later)) + len(seen) - len(later)
+        runs.append(Run(dev if np.isfinite(dev) else np.inf, seen[0], seen[worst], worst))
+    return runs
 
 
 def _count(n: int, noun: str) -> str:
@@ -155,7 +187,7 @@ def _judge_target(seeds: list[int]) -> Check:
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
         rates = as_rates(value_of(outcome), STEPS)
-        runs = [dev_loss_after(rates, seed) for seed in seeds]
+        runs = dev_losses_after(rates, seeds)
         for run in runs:
             if not np.isfinite(run.dev_loss):
                 raise CheckFailed(
