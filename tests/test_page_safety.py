@@ -450,6 +450,11 @@ def test_the_formgrader_page_of_a_submission_runs_no_student_script(graded_cours
         with steps.step("no payload runs, the honest content shows, MathJax is not loaded"):
             check_page(page, listener, dialogs, "#notebook")
             assert asked == []
+        with steps.step("a line printed ten screens wide wraps, as on the feedback page"):
+            line = page.locator("#notebook .output_text pre", has_text="HONEST-LONG-LINE").first
+            line.scroll_into_view_if_needed()
+            box = line.evaluate("e => [e.scrollWidth, e.clientWidth]")
+            assert box[0] <= box[1] + 1, f"the long line does not wrap: {box}"
         with steps.step("the formgrader still works: a score can be typed and saved"):
             box = page.locator("input.score").first
             box.fill("0")

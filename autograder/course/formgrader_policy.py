@@ -5,7 +5,8 @@ Jupyter server, where any script would act as the instructor (the Contents API, 
 sanitizing of that notebook (`autograder.course.pages`), every submission page is sent with a CSP
 that lets scripts run only from the formgrader's static folder, or when they are the page's own
 inline scripts before the notebook (allowed by hash); inline handlers likewise. The template's
-MathJax is taken out: formulas are MathML, written on our side (`autograder.course.pages`). Enabled
+MathJax is taken out: formulas are MathML, written on our side (`autograder.course.pages`); and the
+feedback pages' style is added (a failed check's one-line hints wrap inside the page). Enabled
 for this environment by `make venv` (`python -m autograder.course.formgrader_policy`).
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from tornado.web import OutputTransform
 
-from autograder.course.pages import policy, template_hashes, without_mathjax
+from autograder.course.pages import FEEDBACK_STYLE, policy, template_hashes, without_mathjax
 
 SUBMISSION_PAGE = re.compile(r"/formgrader/submissions/[^/]+/?$")
 NOTEBOOK_MARK = 'id="notebook"'  # the student's notebook starts here; before it, nbgrader's markup
@@ -35,11 +36,13 @@ class FormgraderPolicy(OutputTransform):
     def transform_first_chunk(
         self, status_code: int, headers: object, chunk: bytes, finishing: bool
     ) -> tuple[int, object, bytes]:
-        """Set the page's Content-Security-Policy header (and take the template's MathJax out)."""
+        """Set the page's Content-Security-Policy header (and take the template's MathJax out, and add
+        the feedback pages' style: long lines wrap)."""
         if self._page and headers.get("Content-Type", "").startswith("text/html"):
             head, mark, rest = chunk.decode("utf-8", "replace").partition(NOTEBOOK_MARK)
             if mark:
-                head, before = without_mathjax(head), len(chunk)
+                head = without_mathjax(head).replace("</head>", FEEDBACK_STYLE + "</head>", 1)
+                before = len(chunk)
                 chunk = (head + mark + rest).encode()
                 if "Content-Length" in headers:  # of the whole body, this chunk perhaps a part
                     headers["Content-Length"] = str(
