@@ -2,7 +2,7 @@
 
 import nbformat
 
-from autograder.course.pages import add_policy, clean_html, safe_notebook
+from autograder.course.pages import add_policy, clean_html, safe_notebook, without_mathjax
 
 FORGED_ID = 'x"><img src=x onerror="alert(1)">'
 
@@ -311,3 +311,30 @@ def _markdown_on(page: dict, text: str) -> str:
     from autograder.course.pages import markdown2html
 
     return markdown2html(page, text)
+
+
+def test_the_languages_description_cannot_add_classes_to_the_code():
+    # nbconvert writes the lexer's name into the class of every code block: words with a space in
+    # them would borrow the page's own classes (the grader's panels), so only single words stay
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["language_info"] = {
+        "name": "python",
+        "pygments_lexer": "ipython3 panel-primary output_error",
+        "codemirror_mode": {"name": "ipython"},
+    }
+    kept = safe_notebook(notebook)["metadata"]["language_info"]
+    assert kept == {"name": "python"}
+
+
+def test_taking_mathjax_out_costs_linear_time():
+    # the head is the template's, but the cleaner stays linear whatever it is given
+    import time
+
+    def seconds(n: int) -> float:
+        head = '<script type="text/x-mathjax-config">' * n + '<script src="' + "mathjax" * n
+        start = time.perf_counter()
+        without_mathjax(head)
+        return time.perf_counter() - start
+
+    seconds(1_000)
+    assert seconds(16_000) < 20 * max(seconds(2_000), 1e-4)

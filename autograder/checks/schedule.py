@@ -50,7 +50,9 @@ def dev_losses_after(rates: np.ndarray, seeds: list[int]) -> list[Run]:
     """Train as the chapter does, one rate per step, from each of `seeds`; the dev losses and spikes.
 
     The seeds' models train side by side (each one's parameters, batches and steps its own, as one
-    run per seed would draw them): one batched step for all of them.
+    run per seed would draw them): one batched step for all of them. The runs are one run per
+    seed's up to rounding; near the edge of stability training is chaotic, and rounding alone sends
+    two runs apart (far above the target: no verdict turns on it).
     """
     import torch
     import torch.nn.functional as F  # noqa: N812 - the PyTorch convention

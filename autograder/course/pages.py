@@ -557,18 +557,21 @@ def safe_notebook(notebook: dict) -> dict:
     outputs of harmless types only: text, images as checked base64 with integer sizes, HTML cleaned
     by nh3, SVG (shown as an image), markdown and LaTeX (rendered and cleaned later). JavaScript,
     widget views and any other type are replaced by a note; attachments keep PNG, JPEG and GIF
-    under plain names; notebook metadata keeps only the kernel's and the language's description.
+    under plain names; notebook metadata keeps only the kernel's and the language's description (the
+    language's as single words: nbconvert makes a class of its lexer's name).
     """
     cells = notebook.get("cells") if isinstance(notebook.get("cells"), list) else []
     budget = [TAGS_PER_PAGE]  # "<" the page's HTML outputs may hold (tests/test_pages.py)
     notebook["cells"] = [c for c in (_cell(c, budget) for c in cells if isinstance(c, dict)) if c]
     metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
-    notebook["metadata"] = {
-        key: metadata[key]
-        for key in ("kernelspec", "language_info")
-        if isinstance(metadata.get(key), dict)
-        and all(isinstance(v, str) for v in metadata[key].values())
-    }
+    kernelspec, language = metadata.get("kernelspec"), metadata.get("language_info")
+    notebook["metadata"] = {}
+    if isinstance(kernelspec, dict) and all(isinstance(v, str) for v in kernelspec.values()):
+        notebook["metadata"]["kernelspec"] = kernelspec
+    if isinstance(language, dict):  # one word each: the lexer's name becomes a class of the code
+        notebook["metadata"]["language_info"] = {
+            k: v for k, v in language.items() if isinstance(v, str) and SAFE_ID.fullmatch(v)
+        }
     return notebook
 
 
@@ -585,8 +588,9 @@ class SafeNotebook(Preprocessor):
 # The templates' MathJax (fetched from a CDN, with a configuration block it would run by eval): the
 # pages typeset their formulas as MathML (`mathml`), so nothing is fetched and no script is needed
 MATHJAX_SCRIPT = re.compile(
-    r'<script type="text/x-mathjax-config">.*?</script>|<script src="[^"]*mathjax[^"]*">\s*</script>',
-    re.S | re.I,
+    r'<script type="text/x-mathjax-config">[^<]*</script>'
+    r'|<script src="[^"<]{0,300}mathjax[^"<]{0,300}">\s*</script>',
+    re.I,
 )
 
 
