@@ -338,3 +338,24 @@ def test_taking_mathjax_out_costs_linear_time():
 
     seconds(1_000)
     assert seconds(16_000) < 20 * max(seconds(2_000), 1e-4)
+
+
+def test_pages_written_before_nbgrader_fails_are_protected(tmp_path, monkeypatch):
+    """`make feedback` protects the pages nbgrader wrote even when it then fails on a classmate."""
+    import importlib
+
+    import pytest
+
+    release = importlib.import_module("autograder.course.release")  # the module, not its function
+
+    page = tmp_path / "feedback" / "alice" / "01_bigram_counting" / "01_bigram_counting.html"
+
+    def fails_after_one_page(root, step, chapter):
+        page.parent.mkdir(parents=True)
+        page.write_text("<html><head><title>x</title></head><body><script>1</script></body></html>")
+        raise RuntimeError(f"nbgrader {step} {chapter} failed: bob's notebook")
+
+    monkeypatch.setattr(release, "nbgrader", fails_after_one_page)
+    with pytest.raises(RuntimeError, match="bob's notebook"):
+        release.feedback(tmp_path, ["01_bigram_counting"])
+    assert '<meta http-equiv="Content-Security-Policy"' in page.read_text()

@@ -120,11 +120,14 @@ def feedback(root: Path, names: list[str]) -> None:
     """Generate feedback HTML (hints and scores, no hidden-test source) for the given chapters.
 
     Each page gets a strict Content-Security-Policy (`pages.protect_feedback`): beside the
-    sanitizing of the notebook and its markdown, no script of a student's can run in it.
+    sanitizing of the notebook and its markdown, no script of a student's can run in it. When
+    nbgrader fails part-way, the pages it did write are protected before its error is raised.
     """
     from autograder.course.pages import protect_feedback
 
     for chapter in names:
-        nbgrader(root, "generate_feedback", chapter)
-        for student in sorted((root / "feedback").glob(f"*/{chapter}")):
-            protect_feedback(student)
+        try:
+            nbgrader(root, "generate_feedback", chapter)
+        finally:
+            for student in sorted((root / "feedback").glob(f"*/{chapter}")):
+                protect_feedback(student)
