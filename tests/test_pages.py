@@ -341,7 +341,7 @@ def test_taking_mathjax_out_costs_linear_time():
 
 
 def test_pages_written_before_nbgrader_fails_are_protected(tmp_path, monkeypatch):
-    """`make feedback` protects the pages nbgrader wrote even when it then fails on a classmate."""
+    """`make feedback` protects the pages nbgrader wrote even when it then fails on a classmate, and removes a page no policy can go in."""
     import importlib
 
     import pytest
@@ -349,13 +349,21 @@ def test_pages_written_before_nbgrader_fails_are_protected(tmp_path, monkeypatch
     release = importlib.import_module("autograder.course.release")  # the module, not its function
 
     page = tmp_path / "feedback" / "alice" / "01_bigram_counting" / "01_bigram_counting.html"
+    headless = tmp_path / "feedback" / "carol" / "01_bigram_counting" / "01_bigram_counting.html"
 
-    def fails_after_one_page(root, step, chapter):
-        page.parent.mkdir(parents=True)
+    def fails_after_two_pages(root, step, chapter):
+        for written in (page, headless):
+            written.parent.mkdir(parents=True)
         page.write_text("<html><head><title>x</title></head><body><script>1</script></body></html>")
+        headless.write_text("<script>1</script>")  # no head: no policy can go in
         raise RuntimeError(f"nbgrader {step} {chapter} failed: bob's notebook")
 
-    monkeypatch.setattr(release, "nbgrader", fails_after_one_page)
-    with pytest.raises(RuntimeError, match="bob's notebook"):
+    monkeypatch.setattr(release, "nbgrader", fails_after_two_pages)
+    with pytest.raises(RuntimeError, match="bob's notebook"):  # nbgrader's error, not ours
         release.feedback(tmp_path, ["01_bigram_counting"])
     assert '<meta http-equiv="Content-Security-Policy"' in page.read_text()
+    assert not headless.exists()
+    monkeypatch.setattr(release, "nbgrader", lambda root, step, chapter: headless.write_text("x"))
+    with pytest.raises(RuntimeError, match="removed, not HTML pages with a head"):
+        release.feedback(tmp_path, ["01_bigram_counting"])
+    assert not headless.exists()

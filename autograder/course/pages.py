@@ -677,8 +677,12 @@ def add_policy(html: str) -> str:
 
 
 def protect_feedback(folder: Path) -> list[Path]:
-    """Put the CSP into every feedback page under `folder`; the pages changed."""
-    pages = sorted(folder.rglob("*.html"))
-    for page in pages:
-        page.write_text(add_policy(page.read_text()))
-    return pages
+    """Put the CSP into every feedback page under `folder`; remove and return those it cannot go in."""
+    removed = []
+    for page in sorted(folder.rglob("*.html")):
+        try:
+            page.write_text(add_policy(page.read_text()))
+        except ValueError:  # not an HTML page with a head: no policy can protect it
+            page.unlink()
+            removed.append(page)
+    return removed

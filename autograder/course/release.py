@@ -121,7 +121,8 @@ def feedback(root: Path, names: list[str]) -> None:
 
     Each page gets a strict Content-Security-Policy (`pages.protect_feedback`): beside the
     sanitizing of the notebook and its markdown, no script of a student's can run in it. When
-    nbgrader fails part-way, the pages it did write are protected before its error is raised.
+    nbgrader fails part-way, the pages it did write are protected before its error is raised; a
+    page that cannot be (not an HTML page with a head) is removed, and named in the error.
     """
     from autograder.course.pages import protect_feedback
 
@@ -129,5 +130,10 @@ def feedback(root: Path, names: list[str]) -> None:
         try:
             nbgrader(root, "generate_feedback", chapter)
         finally:
-            for student in sorted((root / "feedback").glob(f"*/{chapter}")):
-                protect_feedback(student)
+            removed = [
+                page
+                for student in sorted((root / "feedback").glob(f"*/{chapter}"))
+                for page in protect_feedback(student)
+            ]
+        if removed:
+            raise RuntimeError(f"feedback pages removed, not HTML pages with a head: {removed}")
