@@ -3,6 +3,7 @@ notebook's visible tests on the reference answers, and holds nothing of the grad
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.slow
 KERNEL = "proof-lm-kit"
 CONTENTS = {"notebooks", "proof_lm", "data", "pyproject.toml", "requirements.txt", "README.md"}
 CONTENTS |= {"submit.py", "submit.toml"}  # the submission server's client and its settings
+CONTENTS |= {"docs"}  # docs/verdicts.md: the measurements the chapters cite
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +115,14 @@ def test_the_kit_holds_what_students_need_and_nothing_of_the_graders(kit: Path):
     for name in files:
         assert not {"autograder", "solutions", "source", "tests"} & set(name.split("/")), name
     assert files["submit.py"] == kit_module.SUBMIT.read_text()  # the server's client, as is
+    cited = {
+        path
+        for name, text in files.items()
+        if name.startswith("notebooks/")
+        for path in re.findall(r"docs/[\w.]+\.md", text)
+    }
+    assert cited == {"docs/verdicts.md"} and cited <= set(files), cited  # what they cite is here
+    assert files["docs/verdicts.md"] == (REPO / "docs" / "verdicts.md").read_text()
     assert 'server = ""' in files["submit.toml"] and 'token = ""' in files["submit.toml"]
     grader = grader_texts()
     answers = {

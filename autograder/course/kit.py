@@ -5,7 +5,8 @@
 DIR holds the released notebooks (`notebooks/`, made by nbgrader as in `make chapters`), the
 library `proof_lm/` with a pyproject of its own (holding back what answers an exercise not yet due:
 `autograder.course.stages`), the names corpus it reads (`data/`), the pinned
-requirements a student needs, a README (set-up in two commands, how to hand in) and the client
+requirements a student needs, a README (set-up in two commands, how to hand in), the page of
+measurements the chapters cite (`docs/verdicts.md`: their verdicts over seeds) and the client
 that hands a notebook in to the course's submission server (`submit.py`, standard library only, with
 its `submit.toml`: the server's address, when given, and a place for the student's token). It holds no
 source notebook, no hidden test and nothing of `autograder`: the released notebooks' visible tests
@@ -134,6 +135,8 @@ def build_kit(
     stage = list(released_chapters or [])
     held = hold_back(target / "proof_lm", stage)
     shutil.copytree(REPO / "data", target / "data", ignore=UNWANTED)
+    (target / "docs").mkdir()
+    shutil.copyfile(REPO / "docs" / "verdicts.md", target / "docs" / "verdicts.md")
     (target / "pyproject.toml").write_text(_pyproject())
     (target / "requirements.txt").write_text("".join(f"{pin}\n" for pin in student_requirements()))
     count = len(list((target / "notebooks").glob("*.ipynb")))
