@@ -12,8 +12,9 @@ Each seed draws the initial weights and the training windows. Prints each seed, 
 margin, the smallest, and the spread (the larger of the two models' ranges over the seeds), and the
 verdict the chapters word theirs by: one model "ahead" only when its margin exceeds the spread on
 every seed (a chapter's verdict rests on one run), "ahead on every seed, by less than the spread"
-when it is lower on every seed, else "level within noise at this budget". One thread per run; `--workers` runs that many at once (the GPT runs are counted in steps, so load
-does not change them; the BPE runs in CPU time).
+when it is lower on every seed, else "level within noise at this budget". One thread per run;
+`--workers` runs that many at once (the GPT runs are counted in steps, so load does not change
+them; the BPE runs in CPU time).
 """
 
 import argparse
