@@ -681,7 +681,7 @@ def protect_feedback(folder: Path) -> list[Path]:
     removed = []
     for page in sorted(folder.rglob("*.html")):
         try:
-            page.write_text(add_policy(page.read_text()))
+            page.write_text(add_policy(page.read_text(encoding="utf-8")), encoding="utf-8")
         except ValueError:  # not an HTML page with a head: no policy can protect it
             page.unlink()
             removed.append(page)

@@ -64,7 +64,7 @@ def _generate_feedback(root: Path, job: Job) -> str:
         raise RuntimeError(
             f"nbgrader generate_feedback failed: {(result.get('error') or '')[-500:]}"
         )
-    return add_policy(page.read_text())
+    return add_policy(page.read_text(encoding="utf-8"))
 
 
 def grade_with_feedback(
