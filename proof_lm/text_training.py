@@ -2,9 +2,10 @@
 
 The model maps ids (B, T) to logits (B, T, V), or to (logits, loss) as chapter 08's GPT does. Each
 step trains on windows drawn by `get_batch`; AdamW with a warm-up and a cosine that runs on the
-time spent (proof_lm.training); dev loss on consecutive or sliding windows of the dev sequence.
+time spent (chapter 08's schedule); dev loss on consecutive or sliding windows of the dev sequence.
 """
 
+import math
 import time
 from collections.abc import Callable
 
@@ -14,7 +15,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from proof_lm.gpt2 import get_batch
-from proof_lm.training import History, Recipe, learning_rate_at, make_optimizer
+from proof_lm.training import History, Recipe, make_optimizer
 
 Batcher = Callable[[torch.Tensor, int, int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
 
@@ -116,8 +117,16 @@ def train_on_text(
     for step in bar:
         started = clock()
         timed = None if seconds is None else min(1.0, elapsed / seconds)
+        if step < recipe.warmup:
+            rate = recipe.learning_rate * (step + 1) / recipe.warmup
+        else:
+            position = (step - recipe.warmup) / max(1, recipe.steps - recipe.warmup)
+            cosine = 0.5 * (1 + math.cos(math.pi * min(1.0, position if timed is None else timed)))
+            rate = recipe.learning_rate * (
+                recipe.final_fraction + (1 - recipe.final_fraction) * cosine
+            )
         for group in optimizer.param_groups:
-            group["lr"] = learning_rate_at(step, recipe, timed)
+            group["lr"] = rate
         x, y = batcher(train, block_size, recipe.batch_size, generator)
         out = model(x.to(device), y.to(device))
         loss = out[1] if isinstance(out, tuple) else F.cross_entropy(out.flatten(0, 1), y.flatten())

@@ -25,7 +25,7 @@ class Recipe:
     learning_rate: float = 0.01
     weight_decay: float = 0.01
     warmup: int = 100
-    final_fraction: float = 0.02  # the cosine decays to this fraction of the peak
+    final_fraction: float = 0.02  # the decay ends at this fraction of the peak
     eval_every: int = 250
     seed: int = 0
 
@@ -101,7 +101,7 @@ def train_classifier(
 
 
 def learning_rate_at(step: int, recipe: Recipe, progress: float | None = None) -> float:
-    """Linear warm-up to the peak, then a cosine down to final_fraction of it.
+    """Linear warm-up to the peak, then a straight line down to final_fraction of it at step `steps`.
 
     `progress` (0 to 1) replaces the position in the decay measured in steps (for timed runs).
     """
@@ -109,13 +109,13 @@ def learning_rate_at(step: int, recipe: Recipe, progress: float | None = None) -
         return recipe.learning_rate * (step + 1) / recipe.warmup
     if progress is None:
         progress = (step - recipe.warmup) / max(1, recipe.steps - recipe.warmup)
-    cosine = 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
-    return recipe.learning_rate * (recipe.final_fraction + (1 - recipe.final_fraction) * cosine)
+    remaining = 1.0 - min(1.0, progress)
+    return recipe.learning_rate * (recipe.final_fraction + (1 - recipe.final_fraction) * remaining)
 
 
-def schedule(recipe: Recipe, warmup_cosine: bool = True) -> list[float]:
-    """The rate of every step: the recipe's warm-up then cosine, or its peak rate throughout."""
-    if not warmup_cosine:
+def schedule(recipe: Recipe, warmup_decay: bool = True) -> list[float]:
+    """The rate of every step: the recipe's warm-up then linear decay, or its peak rate throughout."""
+    if not warmup_decay:
         return [recipe.learning_rate] * recipe.steps
     return [learning_rate_at(step, recipe) for step in range(recipe.steps)]
 
@@ -202,11 +202,11 @@ def train_lm(
     until: float | None = None,
     seconds: float | None = None,
 ) -> History:
-    """Train with AdamW on random minibatches, warm-up then cosine; evaluate on dev every eval_every steps.
+    """Train with AdamW on random minibatches, warm-up then linear decay; evaluate on dev every eval_every steps.
 
     With `until`, stop at the first evaluation whose dev loss is at most that value. With
     `seconds`, train for that long (evaluations not counted; recipe.steps is then only a cap)
-    with the cosine running on the time spent, and evaluate once more at the end. On the CPU the
+    with the decay running on the time spent, and evaluate once more at the end. On the CPU the
     time is the process's CPU time, which other programs on a shared machine do not inflate.
     """
     inputs, targets = train

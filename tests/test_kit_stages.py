@@ -29,7 +29,6 @@ from autograder.course.release import chapters
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.notebook import cell_source, read_notebook
 from autograder.runner import check_source
-from autograder.wall.answer_key import LIBRARY_ANSWERS
 
 
 class NoPyTorch(ImportError):
@@ -180,8 +179,7 @@ def test_no_exercise_is_answered_by_copying_the_kit_before_its_deadline(exercise
     stage = stage_before(exercise)
     assert bool(check_inputs(exercise)) == (exercise not in PROBE_ONLY)
     library, candidates = pasted_stages(stage, EXERCISES[exercise].torch)
-    shipped = {e for e in stages.STILL_SHIPPED if e in LIBRARY_ANSWERS.get(exercise, ())}
-    found = set(search(exercise, candidates, False)) - shipped
+    found = set(search(exercise, candidates, False))
     earning = []
     for entry in sorted(found):
         module, name = entry.split(":")
@@ -215,8 +213,7 @@ def test_the_attack_finds_what_the_library_would_answer_with_pytorch_at_hand(tmp
     assert "graded without PyTorch" in " ".join(r.hint for r in report.results)
 
 
-def test_a_held_back_function_says_what_it_answers(tmp_path, monkeypatch):
-    monkeypatch.setattr(stages, "STILL_SHIPPED", {})  # as it will be once chapter 09 needs none
+def test_a_held_back_function_says_what_it_answers(tmp_path):
     library = kit_library(chapters()[:7], tmp_path)
     assert "HeldBack" in (library / "gpt2.py").read_text()
     assert "HeldBack" not in (library / "gpt.py").read_text()  # refused where it could answer
@@ -227,12 +224,48 @@ def test_a_held_back_function_says_what_it_answers(tmp_path, monkeypatch):
     assert "HeldBack" not in "".join(p.read_text() for p in everything.glob("*.py"))
 
 
-def test_what_is_shipped_is_what_the_notebooks_still_need():
-    # the gap is named, chapter by chapter, and holds only answers (nothing shipped by mistake)
-    listed = {entry for entries in LIBRARY_ANSWERS.values() for entry in entries}
-    assert set(stages.STILL_SHIPPED) <= listed
-    for entry, needed_by in stages.STILL_SHIPPED.items():
-        assert needed_by and set(needed_by) <= set(chapters()), entry
+# train_gpt as a student would assemble it from the kit's training module: its optimizer (the
+# parameter groups the exercise's text specifies in words) and its schedule, around the loop the
+# exercise spells out step by step. With `COSINE` in place of the library's rate it is the answer.
+ASSEMBLED = """
+def train_gpt(model, data, block_size, recipe, generator, max_grad_norm=1.0):
+    optimizer = make_optimizer("adamw", model, recipe.learning_rate, recipe.weight_decay)
+    device = next(model.parameters()).device
+    model.train()
+    losses = []
+    for step in range(recipe.steps):
+        for group in optimizer.param_groups:
+            group["lr"] = RATE
+        x, y = get_batch(data, block_size, recipe.batch_size, generator)
+        _, loss = model(x.to(device), y.to(device))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+"""
+COSINE = (
+    "(learning_rate_at(step, recipe) if step < recipe.warmup else recipe.learning_rate * "
+    "(recipe.final_fraction + (1 - recipe.final_fraction) * 0.5 * (1 + math.cos(math.pi * "
+    "(step - recipe.warmup) / (recipe.steps - recipe.warmup)))))"
+)
+
+
+def test_the_training_recipe_every_kit_carries_does_not_answer_train_gpt(tmp_path):
+    # chapters 03-08 train with the library's train_lm, so every kit carries its optimizer and its
+    # schedule: a warm-up then a straight line, not the cosine chapter 08 asks students to derive.
+    # Assembled into the loop the exercise spells out, they earn nothing, named by the slip.
+    library = kit_library(stage_before("train_gpt"), tmp_path)
+    training = "import math\nimport torch\n" + (library / "training.py").read_text()
+    exercise = get_exercise("train_gpt")
+    copied = check_source(
+        exercise, [training, ASSEMBLED.replace("RATE", "learning_rate_at(step, recipe)")], seed=0
+    )
+    assert copied.points > 0 and copied.earned == 0
+    assert "falls in a straight line" in " ".join(r.hint for r in copied.results)
+    derived = check_source(exercise, [training, ASSEMBLED.replace("RATE", COSINE)], seed=0)
+    assert derived.earned == derived.points  # the same loop with the derived schedule: the answer
 
 
 def test_the_stage_follows_the_course_deadlines(tmp_path):

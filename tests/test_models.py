@@ -20,6 +20,9 @@ def test_schedule_warms_up_then_decays():
     assert rates[0] == pytest.approx(0.1) and rates[9] == pytest.approx(1.0)
     assert all(a >= b for a, b in itertools.pairwise(rates[9:]))
     assert rates[-1] == pytest.approx(0.1, abs=0.01)
+    # a straight line from the peak at step 10 to the floor at step 100, not chapter 08's cosine
+    drops = [a - b for a, b in itertools.pairwise(rates[10:])]
+    assert max(drops) == pytest.approx(min(drops)) == pytest.approx(0.9 / 90)
 
 
 def test_train_lm_learns_is_deterministic_and_records_dev():

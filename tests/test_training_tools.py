@@ -141,7 +141,7 @@ def test_train_steps_with_adamw_and_the_schedule_is_train_lm():
     theirs = copy.deepcopy(start)
     assert train_lm(theirs, (X, Y), recipe=recipe, progress=False).train == losses
     assert schedule(recipe) == [learning_rate_at(s, recipe) for s in range(30)]
-    assert schedule(recipe, warmup_cosine=False) == [0.05] * 30
+    assert schedule(recipe, warmup_decay=False) == [0.05] * 30
 
 
 def test_make_optimizer_kinds():

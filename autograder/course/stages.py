@@ -33,26 +33,6 @@ from autograder.wall.paths import REPO
 # Built on F.scaled_dot_product_attention, which chapter 08's attention exercises may not run.
 REFUSED_ATTENTION = frozenset({"gpt:CausalSelfAttention", "gpt:Block", "gpt:TinyGPT"})
 
-# Answers the released notebooks still call, so every kit ships them: the gap left to close. Each
-# names the chapters whose notebooks call it (directly or through another library function), as
-# measured by running every solved notebook with a profiler on these entries (an entry missing
-# here is held back and fails that notebook's run in tests/test_student_kit.py). Chapters 03-08 train
-# with train_lm: not chapter 08's train_gpt (its own minibatches of windows, no clipping), but its
-# schedule and parameter groups are train_gpt's. (Chapter 09's train_on_text, which is train_gpt,
-# is held back with chapter 08's GPT until that deadline.)
-_TRAINING = ("03_mlp_lm", "05_sampling", "06_training", "07_attention", "08_gpt")
-STILL_SHIPPED: dict[str, tuple[str, ...]] = {
-    "training:learning_rate_at": _TRAINING,
-    "training:make_optimizer": _TRAINING,
-    "training:schedule": ("06_training",),
-    "training:train_lm": _TRAINING,
-}
-
-LIBRARY_ANSWERS_BY_ENTRY: dict[str, list[str]] = {}
-for _exercise, _entries in LIBRARY_ANSWERS.items():
-    for _entry in _entries:
-        LIBRARY_ANSWERS_BY_ENTRY.setdefault(_entry, []).append(_exercise)
-
 STUB = refusing_stub(
     "HeldBack",
     "Raised by a library function the kit holds back until its exercise's deadline.",
@@ -156,7 +136,7 @@ def held_back(released_chapters: list[str]) -> dict[str, list[str]]:
         if EXERCISES[exercise].chapter in released_chapters:
             continue
         for entry in entries:
-            if entry not in STILL_SHIPPED and runs_where_graded(entry, exercise):
+            if runs_where_graded(entry, exercise):
                 held.setdefault(entry, []).append(exercise)
     return held
 
@@ -190,21 +170,4 @@ def stage_table(released_chapters: list[str], held: dict[str, list[str]]) -> str
             "`HeldBack` and names the exercise it answers):\n"
         )
         lines += [f"- `proof_lm.{e.replace(':', '.')}`: {', '.join(held[e])}" for e in sorted(held)]
-    open_answers = {
-        entry: [
-            x
-            for x in LIBRARY_ANSWERS_BY_ENTRY[entry]
-            if EXERCISES[x].chapter not in released_chapters and runs_where_graded(entry, x)
-        ]
-        for entry in STILL_SHIPPED
-    }
-    shipped = {entry: found for entry, found in open_answers.items() if found}
-    if shipped:
-        lines.append(
-            "\nStill in the library before their deadline, because the demonstrations of later "
-            "cells use them (copying one is not your work, by the course's rules):\n"
-        )
-        lines += [
-            f"- `proof_lm.{e.replace(':', '.')}`: {', '.join(shipped[e])}" for e in sorted(shipped)
-        ]
     return "\n".join(lines) + "\n"
