@@ -41,7 +41,7 @@ from proof_lm.windows import IGNORE, name_sequences, name_windows
 LECTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "names.txt"
 TARGET = 2.17
 QUICK = Recipe(
-    steps=400, batch_size=1024, learning_rate=0.08, weight_decay=0.0, warmup=20, eval_every=25
+    steps=300, batch_size=1024, learning_rate=0.08, weight_decay=0.0, warmup=20, eval_every=25
 )
 QUICK_SIZE = (16, 128)  # embedding, hidden
 TWENTY_SECONDS = {  # context: (embedding, hidden, recipe), each about 20 s on one thread here
