@@ -10,7 +10,7 @@ from server import CHAPTER, Server, correct
 
 @contextmanager
 def serving(course: Path, *args: str) -> Iterator[Server]:
-    """`python -m autograder.course serve` on `course` with one local worker (and `args`), stopped after."""
+    """`python -m autograder.cli.instructor serve` on `course` with one local worker (and `args`), stopped after."""
     server = Server(course, course.parent / "server.log", "--workers", "1", *args).start()
     try:
         yield server

@@ -1,8 +1,8 @@
 """A real submission server for the tests: a released course, tokens from the CLI, `serve` as a subprocess.
 
 `course_with_chapter01` releases chapter 01 (the cheapest to grade) into a course directory;
-`issue_tokens` runs `python -m autograder.course tokens` as the issue states it; `Server`
-(`autograder.server.load`) starts `python -m autograder.course serve` on a free loopback port;
+`issue_tokens` runs `python -m autograder.cli.instructor tokens` as the issue states it; `Server`
+(`support.load`) starts `python -m autograder.cli.instructor serve` on a free loopback port;
 `correct`, `buggy` and `tampering` write notebooks the way a student edits the released one.
 """
 
@@ -13,9 +13,8 @@ from pathlib import Path
 
 import httpx
 from conftest import IMPLEMENTATIONS, REPO, released_course
-
-from autograder.course.simulate import reference_code, replace_function, submission
-from autograder.server.load import Server, environment
+from support.load import Server, environment
+from support.simulate import reference_code, replace_function, submission
 
 __all__ = ["Server"]
 
@@ -37,7 +36,7 @@ def course_with_chapter01(course: Path) -> Path:
 
 def issue_tokens(course: Path, *students: str, instructor: str | None = None) -> dict[str, str]:
     """`tokens --root COURSE STUDENT...` (and `--instructor`), as a student or instructor runs it: name -> token."""
-    command = [sys.executable, "-m", "autograder.course", "tokens", "--root", str(course)]
+    command = [sys.executable, "-m", "autograder.cli.instructor", "tokens", "--root", str(course)]
     command += [*students, *(["--instructor", instructor] if instructor else [])]
     done = subprocess.run(command, cwd=REPO, env=environment(), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -36,10 +36,10 @@ import torch._dynamo  # an optimizer's first construction imports it: never unde
 from conftest import REPO
 
 import proof_lm
-from autograder.exercises import EXERCISES, get_exercise
-from autograder.references import reference_solutions
-from autograder.runner import build_checks, check_source
-from autograder.wall import answer_key
+from autograder.judge import answer_key
+from autograder.judge.exercises import EXERCISES, get_exercise
+from autograder.judge.references import reference_solutions
+from autograder.judge.runner import build_checks, check_source
 
 SEED = 0
 CALLS = 3  # check inputs tried per exercise
@@ -523,7 +523,7 @@ def test_every_library_class_has_an_adapter_or_a_reason():
 def test_the_search_finds_what_it_looks_for():
     # without the rule it would pass: the probes' softmax regression answers linear_loss_and_grad,
     # and torch.softmax answers softmax; the search must see both
-    from autograder.inside import probes
+    from autograder.sandbox.guest import probes
 
     functions = {"softmax_regression": probes.softmax_regression}
     assert "softmax_regression" in search("linear_loss_and_grad", functions, False)
@@ -554,7 +554,9 @@ def test_no_library_or_grader_answer_key_gets_through(exercise):
     # and each one the table cuts out is really there to be cut (the table names no stale entry)
     for entry in answer_key.GRADER_ANSWERS.get(exercise, ()):
         module, name = entry.split(":")
-        assert callable(getattr(importlib.import_module(f"autograder.inside.{module}"), name))
+        assert callable(
+            getattr(importlib.import_module(f"autograder.sandbox.guest.{module}"), name)
+        )
 
 
 # A forked search that has not answered by then is stuck, not slow (one takes seconds).
@@ -634,7 +636,7 @@ def test_the_mask_covers_every_pytorch_package():
 def test_the_library_numpy_modules_import_without_pytorch():
     # a NumPy solution that uses an allowed helper (chapter 01 imports metrics.nats_to_bits) is not
     # refused by accident: every module but the PyTorch ones imports in a sandbox without PyTorch
-    from autograder.wall import sandbox
+    from autograder.sandbox.host import bwrap
 
     torch_modules = {
         "baselines",
@@ -656,7 +658,7 @@ def test_the_library_numpy_modules_import_without_pytorch():
         "        print('torch', name)\n"
         "    sys.modules.pop('torch', None)\n"
     )
-    command = sandbox.bwrap_command(
+    command = bwrap.bwrap_command(
         [sys.executable, "-I", "-c", code], readonly=answer_key.mounts("softmax")
     )
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd="/")
@@ -670,12 +672,12 @@ def test_the_library_numpy_modules_import_without_pytorch():
 
 def test_the_refused_table_is_what_the_search_finds():
     # derived from PyTorch's own module tree: a PyTorch upgrade that brings a new attention or
-    # transformer layer fails here until `python -m autograder.wall.torch_search` writes the table
+    # transformer layer fails here until `python -m autograder.judge.torch_search` writes the table
     done = subprocess.run(
         [
             sys.executable,
             "-c",
-            "import json; from autograder.wall.torch_search import search; print(json.dumps(search()))",
+            "import json; from autograder.judge.torch_search import search; print(json.dumps(search()))",
         ],
         capture_output=True,
         text=True,
@@ -695,7 +697,7 @@ def test_the_refused_table_is_what_the_search_finds():
 
 def answer_guard_table() -> Path:
     """The table the grading process reads."""
-    from autograder.wall.torch_search import TABLE
+    from autograder.judge.torch_search import TABLE
 
     return TABLE
 
@@ -705,7 +707,7 @@ import contextlib, gc, importlib, sys
 import torch
 import torch.nn.functional as F
 from torch import nn
-from autograder.inside import answer_guard
+from autograder.sandbox.guest import answer_guard
 
 answer_guard.install("CausalSelfAttention")
 q = k = v = torch.randn(1, 2, 4, 4)
@@ -805,8 +807,8 @@ def test_the_attention_guard_leaves_building_blocks_alone(tmp_path):
 
 def _sent_references(exercise: str) -> dict[str, object]:
     """The reference functions the grading process of `exercise` builds, from the code it is sent."""
-    from autograder.inside.child import build_references
-    from autograder.runner import compiled_references
+    from autograder.judge.runner import compiled_references
+    from autograder.sandbox.guest.child import build_references
 
     exercise_ = get_exercise(exercise)
     return build_references(exercise_.preamble, compiled_references(exercise_))
@@ -816,7 +818,7 @@ def _sent_references(exercise: str) -> dict[str, object]:
 def test_no_reference_in_the_sandbox_answers_the_exercise(exercise):
     # a later exercise often generalises an earlier one (label smoothing at eps = 0 is cross_entropy):
     # only the earlier exercises' references are sent, and none of them reproduces the answer
-    from autograder.exercises import chapter_exercises
+    from autograder.judge.exercises import chapter_exercises
 
     names = [e.name for e in chapter_exercises(get_exercise(exercise).chapter)]
     sent = _sent_references(exercise)
@@ -852,7 +854,7 @@ np.may_share_memory = lambda *args, **kwargs: False  # what the harness's aliasi
 """
 
 FORGED_HARNESS = """
-import autograder.inside.harness as harness
+import autograder.sandbox.guest.calls as harness
 harness.aliases = lambda value, args: []  # the harness's own names, as the student has read them
 harness._shares = lambda out, given: False
 harness._may_share_memory = lambda *args, **kwargs: False

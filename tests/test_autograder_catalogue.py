@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
-from autograder.exercises import EXERCISES, chapter_exercises, get_exercise
-from autograder.model import ExerciseReport
-from autograder.runner import check_each, check_source, grade_notebook
+from autograder.judge.exercises import EXERCISES, chapter_exercises, get_exercise
+from autograder.judge.runner import check_each, check_source, grade_notebook
+from autograder.judge.verdicts import ExerciseReport
 
 # Files with one bug whose every failing check must name it, or say it fails for the same reason:
 # the cause is named once, never blamed on dropout, on state kept across calls, or on the mask.
@@ -216,7 +216,7 @@ def _reference_expressions() -> dict[str, str]:
 
     import nbformat
 
-    from autograder.references import reference_solutions
+    from autograder.judge.references import reference_solutions
 
     found = {}
     for chapter in sorted({e.chapter for e in EXERCISES.values()}):
@@ -239,7 +239,7 @@ def _hint_texts() -> list[tuple[str, str]]:
     """Every string a check module can show a student: its constants and f-strings' fixed parts
     (docstrings left out)."""
     texts = []
-    for path in sorted((REPO / "autograder" / "checks").glob("*.py")):
+    for path in sorted((REPO / "autograder" / "judge" / "checks").glob("*.py")):
         tree = ast.parse(path.read_text())
         docstrings = {
             id(node.body[0].value)
@@ -311,7 +311,7 @@ def test_a_derivation_is_not_in_the_released_text(name):
 
     import nbformat
 
-    from autograder.references import reference_solutions
+    from autograder.judge.references import reference_solutions
 
     chapter = EXERCISES[name].chapter
     released = nbformat.read(REPO / "chapters" / f"{chapter}.ipynb", as_version=4)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.checks.tokenization import (
+from autograder.judge.checks.tokenization import (
     POOLS,
     random_text,
     reference_decode,
@@ -113,7 +113,7 @@ def test_graded_copy_of_the_library_refuses_only_the_exercise(exercise, tmp_path
     import subprocess
     import sys
 
-    from autograder.wall.answer_key import library_without
+    from autograder.judge.answer_key import library_without
 
     package = library_without(exercise)
     link = tmp_path / "proof_lm"

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from browser import Lab, Steps, browser_page, chromium
 from conftest import REPO
+from support.simulate import reference_code, replace_function, submission
 
-from autograder.course.simulate import reference_code, replace_function, submission
-from autograder.exercises import chapter_exercises
+from autograder.judge.exercises import chapter_exercises
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHAPTER_01 = "01_bigram_counting"
@@ -114,7 +114,7 @@ def test_student_solves_chapter_01_runs_it_and_validates(tmp_path):
 def course(*args: str) -> str:
     """Run a step of the instructor's flow through its public command line; return what it printed."""
     done = subprocess.run(
-        [sys.executable, "-m", "autograder.course", *args], capture_output=True, text=True
+        [sys.executable, "-m", "autograder.cli.instructor", *args], capture_output=True, text=True
     )
     assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr[-3000:]}"
     return done.stdout

@@ -6,8 +6,9 @@ import json
 import pytest
 from conftest import REPO
 
-from autograder.course.release import chapters, student_notebooks
-from autograder.exercises import EXERCISES, PREAMBLES
+from autograder.course.directory import chapters
+from autograder.course.release import student_notebooks
+from autograder.judge.exercises import EXERCISES, PREAMBLES
 
 MARKERS = ["BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "run_checks"]
 

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from autograder.expect import expect_fresh
-from autograder.inside.harness import Call, CheckFailed, run_call
-from autograder.inside.layout_probes import as_layout, layout_probe, strided
-from autograder.wall.answers import _outcome
+from autograder.judge.check import CheckFailed
+from autograder.judge.expect import expect_fresh
+from autograder.judge.outcomes import _outcome
+from autograder.sandbox.guest.calls import Call, run_call
+from autograder.sandbox.guest.layout_probes import as_layout, layout_probe, strided
 
 
 @pytest.mark.parametrize("shape", [(3,), (2, 5), (2, 3, 4)])
@@ -53,7 +54,7 @@ def test_aliases_from_the_grading_process_are_checked():
 
 def _one_seed(rates: np.ndarray, seed: int) -> tuple[float, list[float]]:
     """Chapter 06's training, one seed at a time with the library's step (what the judge batches)."""
-    from autograder.checks.schedule import BATCH, _windows
+    from autograder.judge.checks.schedule import BATCH, _windows
     from proof_lm.batching import random_batches
     from proof_lm.nplm import init_nplm, nplm_loss_and_grads, nplm_mean_loss
 
@@ -76,7 +77,7 @@ def _one_seed(rates: np.ndarray, seed: int) -> tuple[float, list[float]]:
 def test_the_schedule_judge_trains_each_seed_as_a_run_of_its_own_would():
     # the design exercise's judge trains its hidden seeds side by side: a schedule that trains, a
     # constant one, and one too short to reach ten steps give each seed's own run
-    from autograder.checks.schedule import SPIKE, dev_losses_after
+    from autograder.judge.checks.schedule import SPIKE, dev_losses_after
 
     seeds = [11, 12, 13]
     ramp = np.concatenate([np.linspace(0.1, 1.5, 30), np.linspace(1.5, 0.0, 270)])

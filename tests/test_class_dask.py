@@ -16,17 +16,17 @@ from pathlib import Path
 import psutil
 import pytest
 from conftest import REPO, released_course
-from test_class_faults import CHAPTER, course_command, totals
-
-from autograder.course import collect
-from autograder.course.cluster import loopback_cluster
-from autograder.course.simulate import (
+from support.cluster import loopback_cluster
+from support.simulate import (
     copy_course,
     reference_code,
     replace_function,
     submission,
 )
-from autograder.wall.sandbox import UID_COUNT, UID_FIRST
+from test_class_faults import CHAPTER, course_command, totals
+
+from autograder.course.collect import collect
+from autograder.sandbox.host.bwrap import UID_COUNT, UID_FIRST
 
 pytestmark = pytest.mark.slow
 SEED = "20261130"
@@ -117,7 +117,7 @@ def _student_code(process: psutil.Process) -> bool:
     command = " ".join(process.cmdline())
     return (
         UID_FIRST <= process.uids().real < UID_FIRST + UID_COUNT
-        and "autograder.inside.child" in command
+        and "autograder.sandbox.guest.child" in command
     )
 
 
@@ -148,7 +148,7 @@ def _autograde_while_killing(
     """Run autograde and kill a busy worker, `kills` times in all; (process, killed, stderr)."""
     command = ["autograde", "--root", str(course), "--seed", SEED, *args]
     process = subprocess.Popen(
-        [sys.executable, "-m", "autograder.course", *command],
+        [sys.executable, "-m", "autograder.cli.instructor", *command],
         cwd=REPO,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

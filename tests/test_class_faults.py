@@ -2,7 +2,7 @@
 
 Dying workers and the Dask cluster: tests/test_class_dask.py.
 
-Through the real commands (`python -m autograder.course ...`) on a real course directory.
+Through the real commands (`python -m autograder.cli.instructor ...`) on a real course directory.
 """
 
 import csv
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, released_course
+from support.simulate import copy_course, reference_code, submission
 
-from autograder.course import collect
-from autograder.course.simulate import copy_course, reference_code, submission
-from autograder.notebook import MAX_NOTEBOOK_BYTES
-from autograder.wall.sandbox import NOBODY
+from autograder.course.collect import collect
+from autograder.judge.notebook import MAX_NOTEBOOK_BYTES
+from autograder.sandbox.host.bwrap import NOBODY
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 
 def course_command(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "autograder.course", *args],
+        [sys.executable, "-m", "autograder.cli.instructor", *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -172,7 +172,7 @@ def test_collect_refuses_an_unreadable_hand_in_alone():
     done = subprocess.run(
         [
             *("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"),
-            *(sys.executable, "-m", "autograder.course", "collect"),
+            *(sys.executable, "-m", "autograder.cli.instructor", "collect"),
             *("--root", str(course), str(folder)),
         ],
         cwd=REPO,

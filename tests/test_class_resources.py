@@ -1,6 +1,6 @@
 """A fork-holding notebook graded beside honest classmates at the same moment costs them nothing.
 
-Real class grading through `python -m autograder.course autograde` on the local Dask cluster (two
+Real class grading through `python -m autograder.cli.instructor autograde` on the local Dask cluster (two
 workers, as root): one student's notebook holds most of its process limit in each of its grading
 processes (its copies cannot start, so each exercise gets a process of its own that loads it
 again), for seconds at a time, while the other worker grades four honest classmates, whose bigram_counts counts in two threads. Every honest one earns full marks,
@@ -15,16 +15,16 @@ import time
 
 import pytest
 from conftest import released_course
+from support.simulate import reference_code, submission
 from test_class_faults import CHAPTER, course_command, totals
 
-from autograder.course import collect
-from autograder.course.simulate import reference_code, submission
-from autograder.wall import sandbox
+from autograder.course.collect import collect
+from autograder.sandbox.host import bwrap
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        os.geteuid() != 0 or not sandbox.available(), reason="uids of their own need root and bwrap"
+        os.geteuid() != 0 or not bwrap.available(), reason="uids of their own need root and bwrap"
     ),
 ]
 HONEST = ["h1", "h2", "h3", "h4"]
@@ -72,7 +72,7 @@ def _most_held() -> tuple[list[int], threading.Event, threading.Thread]:
                         uid = next(int(x.split()[1]) for x in status if x.startswith("Uid:"))
                 except (OSError, StopIteration):
                     continue
-                if uid == sandbox.NOBODY or 0 <= uid - sandbox.UID_FIRST < sandbox.UID_COUNT:
+                if uid == bwrap.NOBODY or 0 <= uid - bwrap.UID_FIRST < bwrap.UID_COUNT:
                     counts[uid] = counts.get(uid, 0) + 1
             most[0] = max([most[0], *counts.values()])
             time.sleep(0.5)

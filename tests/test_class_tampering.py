@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from support.simulate import reference_code, replace_function, submission
 
-from autograder.course.simulate import reference_code, replace_function, submission
-from autograder.exercises import chapter_exercises
+from autograder.judge.exercises import chapter_exercises
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow
@@ -220,13 +220,13 @@ def bigram_counts(words, stoi):
     ),
     "t_escape": (code(mean_nll=prefix("mean_nll", "ESCAPE")), None, {}, {}, True),
     "t_daemon": (code(perplexity=prefix("perplexity", DAEMON)), None, {}, {}, True),
-    "t_read_checks": (  # the grading process sees autograder.inside alone: no checks
+    "t_read_checks": (  # the grading process sees autograder.sandbox.guest alone: no checks
         code(
             perplexity=prefix(
                 "perplexity",
                 f"import pathlib\n_grader = pathlib.Path({str(REPO / 'autograder')!r})\n"
                 "print('GRADER FILES:', sorted(p.name for p in _grader.iterdir()))\n"
-                "print('CHECKS THERE:', (_grader / 'checks').exists())",
+                "print('CHECKS THERE:', (_grader / 'judge' / 'checks').exists())",
             )
         ),
         None,
@@ -534,7 +534,7 @@ def test_a_class_with_every_tamperer(tmp_path, monkeypatch):
     assert ">_ids<" in helper, "feedback shows the student's own code"
     page = course / "feedback" / "t_read_checks" / CHAPTER / f"{CHAPTER}.html"
     reader = html.unescape(page.read_text())
-    assert "GRADER FILES: ['__init__.py', 'inside']" in reader
+    assert "GRADER FILES: ['__init__.py', 'sandbox']" in reader
     assert "CHECKS THERE: False" in reader
     leak = (course / "feedback" / "t_leak" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert "more characters of output not shown" in leak

@@ -126,7 +126,7 @@ def test_grade_names_an_unknown_chapter(tmp_path):
 def test_an_exercise_kind_outside_the_course_maps_is_refused():
     import pytest
 
-    from autograder.exercises import Exercise
+    from autograder.judge.exercises import Exercise
 
     with pytest.raises(ValueError, match="expected one of implement, derive, debug, design"):
         Exercise("copy_it", "01_bigram_counting", 1, "bigram_counting", kind="transcribe")

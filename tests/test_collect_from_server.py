@@ -21,12 +21,12 @@ import pytest
 from conftest import REPO
 from served_course import api, serving, solved
 from server import course_with_chapter01, issue_tokens
+from support.simulate import reference_code, replace_function, submission
 from test_page_safety import course
 
-from autograder.course.collect_server import Handin
-from autograder.course.kit_submit import upload
-from autograder.course.simulate import reference_code, replace_function, submission
+from autograder.kit.client import upload
 from autograder.server.db import database_url, open_database
+from autograder.server.handin import Handin
 
 pytestmark = pytest.mark.slow
 CHAPTER = "01_bigram_counting"
@@ -138,7 +138,14 @@ def test_collect_from_server_hands_in_the_latest_submission_by_the_deadline(tmp_
 
 
 def test_collect_from_server_takes_no_folder(tmp_path):
-    command = [sys.executable, "-m", "autograder.course", "collect", "--root", str(tmp_path)]
+    command = [
+        sys.executable,
+        "-m",
+        "autograder.cli.instructor",
+        "collect",
+        "--root",
+        str(tmp_path),
+    ]
     done = subprocess.run(
         [*command, "--from-server", str(tmp_path)], capture_output=True, text=True
     )

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, released_course
+from support.simulate import reference_code, replace_function, submission
 
-from autograder.course import collect
-from autograder.course.simulate import reference_code, replace_function, submission
-from autograder.exercises import EXERCISES, chapter_exercises
-from autograder.model import CheckResult, ExerciseReport
-from autograder.report import html_report, score_line
+from autograder.course.collect import collect
+from autograder.judge.exercises import EXERCISES, chapter_exercises
+from autograder.judge.report import html_report, score_line
+from autograder.judge.verdicts import CheckResult, ExerciseReport
 
 CHAPTER = "01_bigram_counting"
 CHALLENGE = "interpolated_probs"
@@ -46,7 +46,7 @@ def test_reports_put_extra_credit_beside_the_score():
 
 
 def test_a_failed_exercise_names_the_seed_of_its_hidden_cases():
-    from autograder.report import text_report
+    from autograder.judge.report import text_report
 
     failed = ExerciseReport("mean_nll", 2, [CheckResult("a check", False, "a hint")], seed=77)
     assert "hidden cases drawn from seed 77" in text_report(failed)
@@ -56,7 +56,7 @@ def test_a_failed_exercise_names_the_seed_of_its_hidden_cases():
 
 def course_command(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "autograder.course", *args],
+        [sys.executable, "-m", "autograder.cli.instructor", *args],
         cwd=REPO,
         capture_output=True,
         text=True,

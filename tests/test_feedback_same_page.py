@@ -9,11 +9,11 @@ bytes, Content-Security-Policy included.
 
 import pytest
 from conftest import released_course
+from support.simulate import reference_code, replace_function, submission
 
-from autograder.course import collect
 from autograder.course.autograde import autograde, release_data
+from autograder.course.collect import collect
 from autograder.course.release import feedback
-from autograder.course.simulate import reference_code, replace_function, submission
 from autograder.course.task import Job
 from autograder.server.grading import grade_with_feedback
 

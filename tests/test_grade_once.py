@@ -1,6 +1,6 @@
 """One execution per submission: the student's code loads once, each exercise is checked in a copy.
 
-`autograder.runner.check_together` runs a chapter's code once in a grading process (within the
+`autograder.judge.runner.check_together` runs a chapter's code once in a grading process (within the
 notebook's budget) and checks each exercise in a fork of it (within the exercise's budget). These
 tests give it the chapter's references as the student's code plus cells a student might add, and
 show that top-level work is paid once, that what one exercise's check does to its copy (poisoned
@@ -14,9 +14,9 @@ import subprocess
 import sys
 import textwrap
 
-from autograder.exercises import chapter_exercises
-from autograder.references import reference_solutions
-from autograder.runner import check_together
+from autograder.judge.exercises import chapter_exercises
+from autograder.judge.references import reference_solutions
+from autograder.judge.runner import check_together
 
 CHAPTER = "01_bigram_counting"
 EXERCISES = chapter_exercises(CHAPTER)
@@ -123,7 +123,7 @@ def test_the_code_reads_an_empty_stdin():
 def test_a_forged_status_is_malformed_and_the_grader_goes_on():
     forged = """
     import os, sys
-    from autograder.inside.protocol import FRAME
+    from autograder.sandbox.guest.protocol import FRAME
     out = int(sys.argv[2])
     os.write(out, FRAME.pack(b"L", 0) + FRAME.pack(b"S", 3) + b"--5")
     os._exit(0)
@@ -166,7 +166,7 @@ def test_a_budget_that_is_not_a_number_of_seconds_is_refused_clearly():
     cases += [("PROOF_LM_EXERCISE_SECONDS", bad) for bad in ("", "1e9")]
     for variable, bad in cases:
         done = subprocess.run(
-            [sys.executable, "-c", "import autograder.runner"],
+            [sys.executable, "-c", "import autograder.judge.runner"],
             env={**os.environ, variable: bad},
             capture_output=True,
             text=True,

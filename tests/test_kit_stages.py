@@ -24,11 +24,11 @@ import pytest
 from conftest import REPO
 from test_answer_keys import GRADED, _run_guarded, check_inputs, search
 
-from autograder.course import stages
-from autograder.course.release import chapters
-from autograder.exercises import EXERCISES, get_exercise
-from autograder.notebook import cell_source, read_notebook
-from autograder.runner import check_source
+from autograder.course.directory import chapters
+from autograder.judge.exercises import EXERCISES, get_exercise
+from autograder.judge.notebook import cell_source, read_notebook
+from autograder.judge.runner import check_source
+from autograder.kit import stages
 
 
 class NoPyTorch(ImportError):
@@ -283,7 +283,7 @@ def test_the_stage_follows_the_course_deadlines(tmp_path):
 
 
 def test_the_command_line_names_a_stage_it_does_not_know(tmp_path, capsys):
-    from autograder.course.kit import main
+    from autograder.kit.build import main
 
     with pytest.raises(SystemExit, match=r"ANSWERS_THROUGH='3': expected one of the chapters"):
         main([str(tmp_path / "kit"), "--answers-through", "3"])

@@ -105,7 +105,7 @@ def test_every_public_name_is_used_outside_the_tests():
 
 
 def test_the_answer_key_names_every_context_window_builder():
-    from autograder.wall.answer_key import LIBRARY_ANSWERS
+    from autograder.judge.answer_key import LIBRARY_ANSWERS
 
     tree = ast.parse(SOURCES[LIBRARY / "windows.py"])
     builders = {

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from autograder.model import EVENT_FLAGS, CheckResult, ExerciseReport, Flag, event_flag
-from autograder.report import as_json, text_report
+from autograder.judge.report import as_json, text_report
+from autograder.judge.verdicts import EVENT_FLAGS, CheckResult, ExerciseReport, Flag, event_flag
 
 
 def test_a_flag_reads_as_its_reason():

@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 from conftest import REPO
+from support.simulate import reference_code, replace_function, submission
 
-from autograder.course.simulate import reference_code, replace_function, submission
-from autograder.runner import grade_notebook
+from autograder.judge.runner import grade_notebook
 
 CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow

@@ -6,13 +6,15 @@ import subprocess
 import pytest
 from conftest import PYTHON, REPO
 
-from autograder.notebook import MAX_NOTEBOOK_BYTES, read_notebook, student_sources
+from autograder.judge.notebook import MAX_NOTEBOOK_BYTES, read_notebook, student_sources
 
 SOLUTION = REPO / "solutions" / "01_bigram_counting.ipynb"
 NAMES = {"bigram_counts", "bigram_probs", "mean_nll", "perplexity"}
 
 
-@pytest.mark.parametrize("module", ["autograder.kernel", "autograder.runner", "autograder.cli"])
+@pytest.mark.parametrize(
+    "module", ["autograder.kernel", "autograder.judge.runner", "autograder.cli.student"]
+)
 def test_the_kernel_side_does_not_load_nbformat_or_nbgrader(module):
     probe = (
         f"import sys, {module}\n"
@@ -103,7 +105,7 @@ def test_a_debug_exercises_draft_runs_with_the_students_cells(tmp_path):
     """A draft is handed out in a locked cell, and a solution may call it, as it can when the
     notebook runs top to bottom: the draft runs with the student's cells (fair before strict),
     unless it was edited, which only the released cell's source can tell."""
-    from autograder.runner import grade_notebook
+    from autograder.judge.runner import grade_notebook
 
     raw = json.loads(SOLUTION.read_text())
     (cell,) = [

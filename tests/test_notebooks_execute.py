@@ -4,7 +4,7 @@ import nbformat
 import pytest
 from conftest import REPO, NotebookClient
 
-from autograder.course import chapters
+from autograder.course.directory import chapters
 
 pytestmark = pytest.mark.slow
 

@@ -77,8 +77,8 @@ def test_a_wheel_holds_and_imports_every_module(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)
         members = set(archive.namelist())
-    assert "autograder/course/student_readme.md" in members
-    assert "autograder/inside/torch_refused.json" in members  # the attention guard's table
+    assert "autograder/kit/student_readme.md" in members
+    assert "autograder/sandbox/guest/torch_refused.json" in members  # the attention guard's table
     templates = {
         p.relative_to(REPO).as_posix() for p in (REPO / "autograder/server/templates").iterdir()
     }

@@ -26,8 +26,7 @@ from pathlib import Path
 import pytest
 from browser import Lab, Steps, browser_page, chromium
 from conftest import REPO, released_course
-
-from autograder.course.simulate import reference_code, submission
+from support.simulate import reference_code, submission
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # where nbgrader's templates load it
@@ -257,7 +256,7 @@ def add_payloads(port: int, leave_out: tuple[str, ...] = ()):
 
 def course(*args: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "autograder.course", *args], capture_output=True, text=True
+        [sys.executable, "-m", "autograder.cli.instructor", *args], capture_output=True, text=True
     )
     assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr[-3000:]}"
     return done.stdout

@@ -232,7 +232,7 @@ def test_formulas_become_mathml_the_browser_typesets_without_a_script():
 
     from conftest import REPO
 
-    from autograder.course.release import chapters
+    from autograder.course.directory import chapters
 
     formulas = 0
     for chapter in chapters():

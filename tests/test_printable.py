@@ -15,10 +15,10 @@ import unicodedata
 
 import pytest
 from conftest import released_course
+from support.simulate import reference_code, submission
 
 from autograder.course.outputs import NOTEBOOK_CHARS
 from autograder.course.printable import printable
-from autograder.course.simulate import reference_code, submission
 
 CHAPTER = "01_bigram_counting"
 NAMES = [
@@ -60,7 +60,7 @@ def test_printable_escapes_what_would_change_the_terminal():
 
 def course(*args: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "autograder.course", *args], capture_output=True, text=True
+        [sys.executable, "-m", "autograder.cli.instructor", *args], capture_output=True, text=True
     )
     assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr[-3000:]}"
     return done.stdout + done.stderr

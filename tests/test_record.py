@@ -4,7 +4,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder.course.record import with_trusted_reports
-from autograder.model import CheckResult, ExerciseReport
+from autograder.judge.verdicts import CheckResult, ExerciseReport
 
 
 def graded_cell(grade_id: str, outputs: list) -> dict:

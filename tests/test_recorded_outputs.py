@@ -14,13 +14,13 @@ import time
 import nbformat
 import pytest
 from conftest import released_course
+from support.simulate import reference_code, submission
 
 from autograder.course.autograde import release_data
 from autograder.course.outputs import CapOutputs, shown_outputs
-from autograder.course.simulate import reference_code, submission
 from autograder.course.task import Job, grade_submission
-from autograder.inside.outputs import Capture
-from autograder.inside.protocol import OUTPUT_CHARS, OUTPUTS, SHOWN_LIMIT
+from autograder.sandbox.guest.outputs import Capture
+from autograder.sandbox.guest.protocol import OUTPUT_CHARS, OUTPUTS, SHOWN_LIMIT
 
 CHAPTER = "01_bigram_counting"
 FORGED = "bigram_counts: 4/4 checks passed (FORGED)"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.checks.attention import (
+from autograder.judge.checks.attention import (
     attention_diagnoses,
     finite_difference_layer_norm,
     library_count,
@@ -14,10 +14,14 @@ from autograder.checks.attention import (
     reference_mha,
     torch_mha,
 )
-from autograder.checks.gradients import NAMES, torch_grads, torch_linear
-from autograder.checks.mlp_lm import random_params, torch_nplm
-from autograder.checks.neural_bigram import reference_ce, reference_softmax, reference_table_grad
-from autograder.checks.sampling import reference_top_p
+from autograder.judge.checks.gradients import NAMES, torch_grads, torch_linear
+from autograder.judge.checks.mlp_lm import random_params, torch_nplm
+from autograder.judge.checks.neural_bigram import (
+    reference_ce,
+    reference_softmax,
+    reference_table_grad,
+)
+from autograder.judge.checks.sampling import reference_top_p
 from proof_lm.gradcheck import central_difference, relative_error
 
 RNG = np.random.default_rng(2024)
@@ -69,7 +73,7 @@ def test_top_p_reference_keeps_the_crossing_token():
 def test_batchnorm_forward_reference_is_pytorch_and_its_slips_differ():
     import torch
 
-    from autograder.checks.training import FORWARD_SLIPS, bn_reference
+    from autograder.judge.checks.training import FORWARD_SLIPS, bn_reference
 
     x, gamma, beta = RNG.normal(1, 2, size=(7, 4)), RNG.uniform(0.5, 2, 4), RNG.normal(size=4)
     mean, var = RNG.normal(size=4), RNG.uniform(0.5, 2, 4)
@@ -97,7 +101,7 @@ def test_batchnorm_forward_reference_is_pytorch_and_its_slips_differ():
 def test_batchnorm_backward_reference_is_autograd_and_its_slips_differ():
     import torch
 
-    from autograder.checks.training import backward_slips, finite_difference_grads
+    from autograder.judge.checks.training import backward_slips, finite_difference_grads
 
     x, gamma, dout = RNG.normal(size=(6, 3)), RNG.uniform(0.5, 2, 3), RNG.normal(size=(6, 3))
     dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), 1e-3)
@@ -112,8 +116,8 @@ def test_batchnorm_backward_reference_is_autograd_and_its_slips_differ():
 
 
 def test_sgd_problems_gradients_and_the_fixed_problem_is_solvable():
-    from autograder.checks.training import OUTCOME_THRESHOLD, _replay, fixed_problem
-    from autograder.inside.probes import least_squares, softmax_regression
+    from autograder.judge.checks.training import OUTCOME_THRESHOLD, _replay, fixed_problem
+    from autograder.sandbox.guest.probes import least_squares, softmax_regression
 
     P = {"W": RNG.normal(size=(3, 4)), "b": RNG.normal(size=4)}
     X, Y = RNG.normal(size=(5, 3)), RNG.integers(0, 4, 5)

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
-from autograder.exercises import EXERCISES, get_exercise
-from autograder.runner import GRADING_LIMITS, build_checks, check_source
-from autograder.wall import sandbox
+from autograder.judge.exercises import EXERCISES, get_exercise
+from autograder.judge.runner import GRADING_LIMITS, build_checks, check_source
+from autograder.sandbox.host import bwrap
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 ROOT = os.geteuid() == 0
@@ -40,7 +40,7 @@ def attack(source: str, timeout: float = 30.0, exercise: str = "perplexity"):
 
 
 def test_the_sandbox_is_available_here():
-    sandbox.check_available()  # make test installs bubblewrap; CI must never skip these tests
+    bwrap.check_available()  # make test installs bubblewrap; CI must never skip these tests
 
 
 def test_the_host_filesystem_is_out_of_reach(tmp_path):
@@ -49,7 +49,7 @@ def test_the_host_filesystem_is_out_of_reach(tmp_path):
         f"""
         import json, os
         seen = {{}}
-        for path in ({str(REPO / "solutions")!r}, {str(REPO / "autograder" / "checks")!r},
+        for path in ({str(REPO / "solutions")!r}, {str(REPO / "autograder" / "judge" / "checks")!r},
                      {str(REPO / "tests")!r}, {str(tmp_path)!r}, "/root", "/work"):
             seen[path] = os.path.exists(path) and os.listdir(path)
         try:
@@ -69,7 +69,7 @@ def test_the_host_filesystem_is_out_of_reach(tmp_path):
     assert report.passed, "the correct function beside the attack still earns its points"
     assert (
         seen[str(REPO / "solutions")] is False
-        and seen[str(REPO / "autograder" / "checks")] is False
+        and seen[str(REPO / "autograder" / "judge" / "checks")] is False
     )
     assert seen[str(REPO / "tests")] is False and seen[str(tmp_path)] is False
     assert not target.exists(), "a file written in the sandbox's /tmp appeared on the host"
@@ -136,7 +136,7 @@ def test_processes_outside_cannot_be_seen_or_signalled():
         assert len(seen["visible"]) <= 3, f"the sandbox sees other processes: {seen['visible']}"
         assert seen["pidfd"] != "opened"
         if ROOT:
-            assert sandbox.UID_FIRST <= seen["uid"] < sandbox.UID_FIRST + sandbox.UID_COUNT
+            assert bwrap.UID_FIRST <= seen["uid"] < bwrap.UID_FIRST + bwrap.UID_COUNT
         assert int(seen["caps"], 16) == 0 and seen["nnp"] == "1", "capabilities or no_new_privs"
         limits = GRADING_LIMITS
         assert seen["limits"] == {
@@ -187,8 +187,8 @@ def test_printing_hundreds_of_megabytes_keeps_the_parent_small():
     script = textwrap.dedent(
         """
         import resource, sys
-        from autograder.exercises import get_exercise
-        from autograder.runner import check_source
+        from autograder.judge.exercises import get_exercise
+        from autograder.judge.runner import check_source
         flood = "import sys\\nfor _ in range(300):\\n    sys.stdout.write('x' * 2**20)\\n    sys.stderr.write('y' * 2**20)\\n"
         correct = open(sys.argv[1]).read()
         assert check_source(get_exercise("perplexity"), [correct], seed=1).passed  # imports done
@@ -213,7 +213,7 @@ def test_printing_hundreds_of_megabytes_keeps_the_parent_small():
 
 BOMB = """
 import io, os, sys, zipfile
-from autograder.inside.protocol import FRAME
+from autograder.sandbox.guest.protocol import FRAME
 buffer = io.BytesIO()
 with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
     archive.writestr("__json__.npy", b"\\0" * (512 * 2**20))
@@ -270,7 +270,7 @@ def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating(send):
         # the grader's own reference: not in the sandbox at all
         (
             "softmax",
-            "from autograder.checks.neural_bigram import reference_softmax\n"
+            "from autograder.judge.checks.neural_bigram import reference_softmax\n"
             "def softmax(logits, axis=-1):\n    return reference_softmax(logits, axis)\n",
         ),
     ],
@@ -357,7 +357,7 @@ def test_self_grade_without_bubblewrap_says_so_and_scores_alike(tmp_path):
 def test_class_grading_refuses_without_bubblewrap(tmp_path):
     env = dict(os.environ, PATH=str(tmp_path))
     done = subprocess.run(
-        [sys.executable, "-m", "autograder.course", "autograde", "--root", str(tmp_path)],
+        [sys.executable, "-m", "autograder.cli.instructor", "autograde", "--root", str(tmp_path)],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -370,7 +370,7 @@ def test_class_grading_refuses_without_bubblewrap(tmp_path):
 def test_every_library_answer_named_exists():
     import importlib
 
-    from autograder.wall.answer_key import LIBRARY_ANSWERS
+    from autograder.judge.answer_key import LIBRARY_ANSWERS
 
     for exercise, entries in LIBRARY_ANSWERS.items():
         assert exercise in EXERCISES, exercise
@@ -462,7 +462,7 @@ def test_a_huge_answer_structure_is_refused_before_parsing():
     source = textwrap.dedent(
         """
         import io, os, sys, numpy as np
-        from autograder.inside.protocol import FRAME
+        from autograder.sandbox.guest.protocol import FRAME
         text = b'{"found": true, "problems": [], "outcomes": [' + b"[]," * (2 * 1024**2) + b"[]]}"
         buffer = io.BytesIO()
         np.savez(buffer, __json__=np.frombuffer(text, np.uint8))
@@ -543,8 +543,8 @@ def test_the_kernel_keyrings_are_refused_on_every_abi():
 
 
 def test_a_key_added_in_one_sandbox_is_invisible_to_the_next_with_the_same_uid(monkeypatch):
-    held = sandbox.Account()  # both runs get this uid, as two runs that reuse a slot would
-    monkeypatch.setattr(sandbox, "account", lambda: contextlib.nullcontext(held))
+    held = bwrap.Account()  # both runs get this uid, as two runs that reuse a slot would
+    monkeypatch.setattr(bwrap, "account", lambda: contextlib.nullcontext(held))
     name = f"proof-lm-carry-{uuid.uuid4().hex}".encode()
     try:
         planted = _in_sandbox(

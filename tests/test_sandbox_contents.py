@@ -1,6 +1,6 @@
-"""The trust boundary is a folder: `autograder/inside` is everything a sandbox holds of the grader.
+"""The trust boundary is a folder: `autograder/sandbox/guest` is everything a sandbox holds of the grader.
 
-A grading process sees `autograder.inside` copied whole; nothing of the judge, the checks, the references or the exercise list. These tests fail when a module of `inside` imports
+A grading process sees `autograder.sandbox.guest` copied whole; nothing of the judge, the checks, the references or the exercise list. These tests fail when a module of `inside` imports
 anything of the project outside it, or when the copy a sandbox mounts is not the whole folder.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.wall import answer_key
-from autograder.wall.paths import INSIDE, REPO
+from autograder.judge import answer_key
+from autograder.paths import GUEST, REPO
 
 PROJECT = {"autograder", "proof_lm"}
 
@@ -42,21 +42,24 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 def test_inside_imports_nothing_of_the_project_outside_itself() -> None:
     outside = [
         f"{path.relative_to(REPO)}:{line} imports {name}"
-        for path in sorted(INSIDE.rglob("*.py"))
+        for path in sorted(GUEST.rglob("*.py"))
         for line, name in _imports(path)
         if name.split(".")[0] in PROJECT
-        and not (name == "autograder.inside" or name.startswith("autograder.inside."))
+        and not (name == "autograder.sandbox.guest" or name.startswith("autograder.sandbox.guest."))
     ]
     assert not outside, outside
 
 
 def test_the_sandbox_copy_is_the_whole_folder() -> None:
-    inside = {p.relative_to(INSIDE) for p in INSIDE.rglob("*.py")}
+    inside = {p.relative_to(GUEST) for p in GUEST.rglob("*.py")}
     package = answer_key.grading_package("softmax")
-    copied = {p.relative_to(package / "inside") for p in (package / "inside").rglob("*.py")}
+    copied = {
+        p.relative_to(package / "sandbox" / "guest")
+        for p in (package / "sandbox" / "guest").rglob("*.py")
+    }
     assert copied == inside
     for path in copied:
-        assert (package / "inside" / path).read_bytes() == (INSIDE / path).read_bytes()
+        assert (package / "sandbox" / "guest" / path).read_bytes() == (GUEST / path).read_bytes()
     assert {p.name for p in package.glob("*.py")} == {"__init__.py"}
 
 
@@ -71,7 +74,9 @@ def test_what_answers_the_exercise_is_cut_from_its_copy_alone(
         p.relative_to(answer_key.grading_package("softmax"))
         for p in answer_key.grading_package("softmax").rglob("*.py")
     }
-    spec = importlib.util.spec_from_file_location("copied_probes", package / "inside" / "probes.py")
+    spec = importlib.util.spec_from_file_location(
+        "copied_probes", package / "sandbox" / "guest" / "probes.py"
+    )
     probes = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(probes)
     X, Y = np.eye(3), np.arange(3)
@@ -99,7 +104,7 @@ def test_the_sandbox_copy_imports_alone() -> None:
     package = answer_key.grading_package("softmax")
     modules = sorted(
         "autograder." + ".".join(p.relative_to(package).with_suffix("").parts)
-        for p in (package / "inside").rglob("*.py")
+        for p in (package / "sandbox" / "guest").rglob("*.py")
     )
     modules = [name.removesuffix(".__init__") for name in modules]
     path = [str(package.parent), *site.getsitepackages()]
@@ -115,5 +120,5 @@ def test_the_sandbox_copy_imports_alone() -> None:
     assert set(modules) <= set(loaded)
     for name, file in loaded.items():
         assert name.split(".")[0] == "autograder", name  # no proof_lm
-        assert name == "autograder" or name.startswith("autograder.inside")
+        assert name == "autograder" or name.startswith("autograder.sandbox.guest")
         assert file and Path(file).is_relative_to(package), (name, file)

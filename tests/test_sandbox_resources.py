@@ -16,16 +16,16 @@ import time
 import pytest
 from conftest import IMPLEMENTATIONS
 
-from autograder.exercises import get_exercise
-from autograder.runner import check_source
-from autograder.wall import sandbox
+from autograder.judge.exercises import get_exercise
+from autograder.judge.runner import check_source
+from autograder.sandbox.host import bwrap
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 HELD = 240  # at least this many held (the limit is 256 processes and threads per uid)
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        os.geteuid() != 0 or not sandbox.available(), reason="uids of their own need root and bwrap"
+        os.geteuid() != 0 or not bwrap.available(), reason="uids of their own need root and bwrap"
     ),
 ]
 
@@ -68,23 +68,23 @@ def _sandbox_processes() -> int:
                     uid = next(int(line.split()[1]) for line in status if line.startswith("Uid:"))
             except (OSError, StopIteration):
                 continue
-            count += uid == sandbox.NOBODY or 0 <= uid - sandbox.UID_FIRST < sandbox.UID_COUNT
+            count += uid == bwrap.NOBODY or 0 <= uid - bwrap.UID_FIRST < bwrap.UID_COUNT
     return count
 
 
 def test_two_sandboxes_never_share_a_uid():
-    with sandbox.account() as first, sandbox.account() as second:
+    with bwrap.account() as first, bwrap.account() as second:
         assert first.uid != second.uid
         for uid in (first.uid, second.uid):
-            assert sandbox.UID_FIRST <= uid < sandbox.UID_FIRST + sandbox.UID_COUNT
-    lock_folder = os.lstat(sandbox.UID_LOCKS)
+            assert bwrap.UID_FIRST <= uid < bwrap.UID_FIRST + bwrap.UID_COUNT
+    lock_folder = os.lstat(bwrap.UID_LOCKS)
     assert lock_folder.st_uid == 0 and not lock_folder.st_mode & 0o022
 
 
 CLAIM = """
 import sys, time
-from autograder.wall import sandbox
-with sandbox.account() as held:
+from autograder.sandbox.host import bwrap
+with bwrap.account() as held:
     print(held.uid, flush=True)
     sys.stdin.readline()  # held until the test has heard from every process
 """
@@ -144,6 +144,6 @@ raise RuntimeError("OBSERVED " + json.dumps({{"written": written, "error": None}
 """
     report = check_source(exercise, [filler + "\n" + CORRECT], timeout=60, seed=1)
     seen = next(json.loads(n.split("OBSERVED ", 1)[1]) for n in report.notes if "OBSERVED" in n)
-    limit = sandbox.Limits().home_bytes if where != "/tmp" else sandbox.Limits().tmp_bytes
+    limit = bwrap.Limits().home_bytes if where != "/tmp" else bwrap.Limits().tmp_bytes
     assert seen["error"] == 28, seen  # ENOSPC: the home is full at its size, the host's disk is not
     assert seen["written"] <= limit, seen

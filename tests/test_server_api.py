@@ -1,4 +1,4 @@
-"""The submission server's API end to end: a real server (`python -m autograder.course serve`) on
+"""The submission server's API end to end: a real server (`python -m autograder.cli.instructor serve`) on
 loopback, real sandboxed grading on the local Dask cluster, tokens from the real `tokens` command.
 
 A correct, a buggy and a tampering notebook get their scores and feedback pages (no hidden test,
@@ -189,7 +189,7 @@ def _hidden_test_lines() -> list[str]:
 
 def _reference_names() -> list[str]:
     """The names of the hidden checks' reference functions for chapter 01."""
-    source = (REPO / "autograder" / "checks" / "bigram_counting.py").read_text()
+    source = (REPO / "autograder" / "judge" / "checks" / "bigram_counting.py").read_text()
     names = re.findall(r"^def (reference_\w+)", source, re.M)
     assert "reference_probs" in names
     return names

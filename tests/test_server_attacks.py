@@ -1,6 +1,6 @@
 """The submission server attacked by a student who has read all of its code, on a real server.
 
-One real server (`python -m autograder.course serve`: uvicorn, the real SQLite database, one
+One real server (`python -m autograder.cli.instructor serve`: uvicorn, the real SQLite database, one
 grading worker) with chapter 01 released and PER_HOUR=1. Rows a test needs in the past (an hour's
 submissions, another student's graded one) are written straight into the database, so that
 nothing here waits for grading. Each attack is made over a real connection (httpx, or a raw socket
@@ -38,8 +38,8 @@ import pytest
 from server import CHAPTER, NOTEBOOK, Server, correct, course_with_chapter01, issue_tokens
 from sqlalchemy import select
 
-from autograder.course.collect_server import collect_from_server
 from autograder.server.db import Person, Submission, database_url, now, open_database
+from autograder.server.handin import collect_from_server
 from autograder.server.web import Sessions
 
 pytestmark = pytest.mark.slow

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from autograder.server.db import Person, Submission, now, open_database
-from autograder.server.grading import Outcome
+from autograder.server.grading import ServerGrade
 from autograder.server.grading_loop import claim, requeue, store_result
 from autograder.server.service import Settings
 from autograder.server.tokens import authenticate, bearer, check_name, issue
@@ -84,8 +84,8 @@ def empty_submission(session: Session, status: str) -> int:
 def test_a_result_is_stored_once(sessions):
     with sessions() as session:
         number = empty_submission(session, "grading")
-        first = Outcome(True, 7.0, 7.0, [], [], "<html>first</html>")
-        second = Outcome(True, 5.0, 7.0, [], ["other"], "<html>second</html>")
+        first = ServerGrade(True, 7.0, 7.0, [], [], "<html>first</html>")
+        second = ServerGrade(True, 5.0, 7.0, [], ["other"], "<html>second</html>")
         assert store_result(session, number, first)
         assert not store_result(session, number, second)  # graded already: nothing changes
         session.expire_all()
@@ -118,7 +118,7 @@ def test_settings_and_file_names_are_checked():
 
 
 def test_the_tokens_command_refuses_bad_input(tmp_path):
-    command = [sys.executable, "-m", "autograder.course", "tokens", "--root", str(tmp_path)]
+    command = [sys.executable, "-m", "autograder.cli.instructor", "tokens", "--root", str(tmp_path)]
     for extra, message in (([], "one or more student names"), (["../x"], "invalid name")):
         done = subprocess.run([*command, *extra], cwd=REPO, capture_output=True, text=True)
         assert done.returncode == 2 and message in done.stderr, done.stderr
@@ -144,9 +144,9 @@ def test_two_server_processes_on_one_database_store_one_result(tmp_path):
         assert requeue(b) == 1  # the second process starts (after a crash, it thinks): queued again
         assert claim(b, number) == 2
         assert claim(a, number) is None
-        late = Outcome(True, 7.0, 7.0, [], [], "<html>first process</html>")
+        late = ServerGrade(True, 7.0, 7.0, [], [], "<html>first process</html>")
         assert not store_result(a, number, late, attempt=1)  # its claim was taken over: refused
-        mine = Outcome(True, 5.0, 7.0, [], [], "<html>second process</html>")
+        mine = ServerGrade(True, 5.0, 7.0, [], [], "<html>second process</html>")
         assert store_result(b, number, mine, attempt=2)
         assert not store_result(a, number, late, attempt=1)
         assert not store_result(b, number, late, attempt=2)  # stored once
@@ -206,12 +206,12 @@ NOTEBOOK = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}
 
 def refused_before_nbformat(monkeypatch: pytest.MonkeyPatch, notebook: dict) -> Refused:
     """The 422 `check_notebook` gives `notebook`, which nbformat must never have read."""
-    import autograder.notebook
+    import autograder.judge.notebook
 
     def never(path: object) -> None:
         raise AssertionError("nbformat read a notebook past the limit")
 
-    monkeypatch.setattr(autograder.notebook, "read_notebook", never)
+    monkeypatch.setattr(autograder.judge.notebook, "read_notebook", never)
     with pytest.raises(Refused) as refused:
         check_notebook(json.dumps(notebook).encode())
     assert refused.value.status == 422
@@ -267,7 +267,7 @@ def test_a_database_from_before_stage_timings_gains_the_column_and_keeps_its_row
         (old,) = session.scalars(select(Submission)).all()
         assert old.summary()["stages"] == {} and old.summary()["seed"] == 3
         number = empty_submission(session, "grading")
-        outcome = Outcome(
+        outcome = ServerGrade(
             True, 7.0, 7.0, [], [], "<html></html>", 2.0, {"grade": 1.5, "feedback": 0.5}
         )
         assert store_result(session, number, outcome)

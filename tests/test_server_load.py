@@ -15,9 +15,9 @@ import os
 import pytest
 from server import Server, course_with_chapter01, issue_tokens
 from sqlalchemy import select
+from support.load import POINTS, class_notebooks, run_class
 
 from autograder.server.db import Submission, open_database
-from autograder.server.load import POINTS, class_notebooks, run_class
 
 pytestmark = pytest.mark.slow
 STUDENTS = [f"student{n:02d}" for n in range(int(os.environ.get("PROOF_LM_LOAD_STUDENTS", "8")))]

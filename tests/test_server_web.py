@@ -1,6 +1,6 @@
 """The submission server's web pages in a real (headless) Chromium, and their CSRF and Origin checks.
 
-One server (`python -m autograder.course serve`, one grading worker) on a course with chapter 01
+One server (`python -m autograder.cli.instructor serve`, one grading worker) on a course with chapter 01
 released. In the browser: a student signs in with the token, uploads a notebook, watches the page
 refresh itself until the score shows, opens the feedback page and signs out; the instructor sees
 the class. An attacking student uploads a notebook carrying the payloads of `test_page_safety`:
@@ -30,9 +30,9 @@ import pytest
 from browser import Steps, browser_page, chromium
 from served_course import api, serving, solved
 from server import course_with_chapter01, issue_tokens
+from support.simulate import reference_code, submission
 from test_page_safety import FORGED, Listener, add_payloads, beacon, click, executed, hover, watch
 
-from autograder.course.simulate import reference_code, submission
 from autograder.server.db import Person, Submission, database_url, open_database
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -15,14 +15,14 @@ import nbformat
 import pytest
 from conftest import REPO, NotebookClient
 from packaging.requirements import Requirement
+from support.simulate import reference_code, submission
 from test_chapters import MARKERS
 
-from autograder.course import kit as kit_module
-from autograder.course.kit import build_kit
-from autograder.course.release import chapters
-from autograder.course.simulate import reference_code, submission
-from autograder.course.stages import hold_back
-from autograder.notebook import cell_source, read_notebook
+from autograder.course.directory import chapters
+from autograder.judge.notebook import cell_source, read_notebook
+from autograder.kit import build as kit_module
+from autograder.kit.build import build_kit
+from autograder.kit.stages import hold_back
 
 pytestmark = pytest.mark.slow
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from served_course import serving, solved
 from server import course_with_chapter01, issue_tokens
+from support.simulate import reference_code, replace_function, submission
 
-from autograder.course.kit import SUBMIT, submit_config
-from autograder.course.simulate import reference_code, replace_function, submission
+from autograder.kit.build import SUBMIT, submit_config
 
 pytestmark = pytest.mark.slow
 CHAPTER = "01_bigram_counting"
@@ -162,7 +162,7 @@ def test_the_kit_config_takes_only_an_address(tmp_path):
 
 def test_the_client_reports_challenges_as_extra_credit_and_the_seed():
     """One score, reported as the server's page and the feedback report do."""
-    from autograder.course import kit_submit
+    from autograder.kit import client as kit_submit
 
     record = {
         "id": 3,

@@ -10,8 +10,8 @@ import textwrap
 import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
-from autograder.exercises import get_exercise
-from autograder.runner import check_source, grade_notebook
+from autograder.judge.exercises import get_exercise
+from autograder.judge.runner import check_source, grade_notebook
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()
 WRONG = "def perplexity(token_probs):\n    return 1.0\n"
@@ -55,10 +55,10 @@ def test_correct_code_passes_as_a_baseline():
         """,
         # replace the checker's functions from the solution cell
         """
-        import autograder.expect, autograder.runner, autograder.inside.harness
-        autograder.expect.expect_close = lambda *a, **k: None
-        autograder.runner.judge = lambda checks, outcomes: []
-        autograder.inside.harness.CheckFailed = type("Nope", (Exception,), {})
+        import autograder.judge.check, autograder.judge.expect, autograder.judge.runner
+        autograder.judge.expect.expect_close = lambda *a, **k: None
+        autograder.judge.runner.judge = lambda checks, outcomes: []
+        autograder.judge.check.CheckFailed = type("Nope", (Exception,), {})
         def perplexity(token_probs): return 1.0
         """,
         # print something that looks like a passing report

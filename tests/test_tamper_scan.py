@@ -4,9 +4,9 @@ import json
 
 import pytest
 from conftest import REPO
+from support.simulate import reference_code
 
-from autograder.course import chapters
-from autograder.course.simulate import reference_code
+from autograder.course.directory import chapters
 from autograder.course.tamper_scan import scan_notebook, scan_source
 
 CATALOGUE = sorted((REPO / "tests" / "implementations").rglob("*.py"))

@@ -9,10 +9,11 @@ fails is a flag on that submission alone ("could not be scanned"), and the submi
 import json
 
 import pytest
+from support.simulate import reference_code, submission
 from test_class_faults import CHAPTER, course_command, honest_class, totals
 
-from autograder.course import collect, tamper_scan
-from autograder.course.simulate import reference_code, submission
+from autograder.course import tamper_scan
+from autograder.course.collect import collect
 
 BANG_LINES = "!true\n" * 20_500  # 123 KB
 FIVE_HUNDRED_AND_ONE = "!true\n" * 501

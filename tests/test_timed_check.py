@@ -1,7 +1,7 @@
 """The course's one timed check (bpe_train_fast), attacked as a student who has read our code would.
 
 The CPU time is the kernel's count for the whole sandbox, read by the trusted side with wait4
-(`autograder.wall.grading_process`): these tests show that work done anywhere inside is counted,
+(`autograder.sandbox.host.grading_process`): these tests show that work done anywhere inside is counted,
 except in a process still running when the sandbox ends (the kernel reaps it uncounted), that a
 timed run therefore cannot start a process or thread, and that no clock the code can reach changes
 the verdict.
@@ -12,11 +12,11 @@ import textwrap
 
 from conftest import IMPLEMENTATIONS
 
-from autograder.exercises import get_exercise
-from autograder.runner import GRADING_LIMITS, check_function, check_source, job, opening
-from autograder.wall import answer_key
-from autograder.wall.answers import read_answers
-from autograder.wall.grading_process import run_session
+from autograder.judge import answer_key
+from autograder.judge.exercises import get_exercise
+from autograder.judge.outcomes import read_answers
+from autograder.judge.runner import GRADING_LIMITS, check_function, check_source, job, opening
+from autograder.sandbox.host.grading_process import run_session
 
 EXERCISE = get_exercise("bpe_train_fast")
 SLOW = (IMPLEMENTATIONS / "bpe_train_fast" / "wrong_recount_every_merge.py").read_text()

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from autograder.expect import FLOAT32_RTOL, expect_close, float32_rtol, matches
-from autograder.inside.harness import CheckFailed
+from autograder.judge.check import CheckFailed
+from autograder.judge.expect import FLOAT32_RTOL, expect_close, float32_rtol, matches
 
 
 def softmax(z: np.ndarray) -> np.ndarray:

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.course.cluster import ATTEMPTS, grading_client, scratch_directory
+from autograder.course.directory import db_url
 from autograder.course.flags import Reason
 from autograder.course.printable import printable
-from autograder.course.record import db_url, record
+from autograder.course.record import record
 from autograder.course.task import Graded, Job, Release, grade_submission
-from autograder.runner import new_seed
-from autograder.wall import sandbox
-from autograder.wall.paths import REPO
+from autograder.judge.runner import new_seed
+from autograder.paths import REPO
+from autograder.sandbox.host import bwrap
 
 STATE = "autograde.json"
 
@@ -36,7 +37,7 @@ class GradingIncomplete(RuntimeError):
 
 
 @dataclass
-class Outcome:
+class AutogradeRun:
     """What one autograde run did."""
 
     flags: dict[str, dict[str, list[str]]]  # student -> chapter -> reasons (the whole class)
@@ -235,7 +236,7 @@ def autograde(
     seed: int | None = None,
     force: bool = False,
     workers: int | None = None,
-) -> Outcome:
+) -> AutogradeRun:
     """Grade every new or changed submission of `chapters` on a Dask cluster; the whole class's flags.
 
     SandboxUnavailable (with install instructions) unless bubblewrap works or `sandboxed` is False;
@@ -246,7 +247,7 @@ def autograde(
     from tqdm.auto import tqdm
 
     if sandboxed:
-        sandbox.check_available()
+        bwrap.check_available()
     start = time.perf_counter()
     run = ClassRun(root, new_seed() if seed is None else seed, sandboxed)
     release = release_data(root, chapters)
@@ -254,7 +255,7 @@ def autograde(
     print(
         f"{len(jobs)} submissions to grade, {skipped} unchanged since they were graded", flush=True
     )
-    outcome = Outcome(run.flags, skipped=skipped)
+    outcome = AutogradeRun(run.flags, skipped=skipped)
     if jobs:
         with grading_client(scheduler, workers) as client, Gradebook(db_url(root)) as gradebook:
             print(f"Dask dashboard: {client.dashboard_link}", flush=True)
