@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from autograder.judge.checks.tokenization import (
+from autograder.judge.checks.bpe_decode import reference_decode
+from autograder.judge.checks.tokenization_shared import (
     POOLS,
     random_text,
-    reference_decode,
     reference_encode,
     reference_train,
 )

@@ -54,7 +54,7 @@ def test_aliases_from_the_grading_process_are_checked():
 
 def _one_seed(rates: np.ndarray, seed: int) -> tuple[float, list[float]]:
     """Chapter 06's training, one seed at a time with the library's step (what the judge batches)."""
-    from autograder.judge.checks.schedule import BATCH, _windows
+    from autograder.judge.checks.learning_rates import BATCH, _windows
     from proof_lm.batching import random_batches
     from proof_lm.nplm import init_nplm, nplm_loss_and_grads, nplm_mean_loss
 
@@ -77,7 +77,7 @@ def _one_seed(rates: np.ndarray, seed: int) -> tuple[float, list[float]]:
 def test_the_schedule_judge_trains_each_seed_as_a_run_of_its_own_would():
     # the design exercise's judge trains its hidden seeds side by side: a schedule that trains, a
     # constant one, and one too short to reach ten steps give each seed's own run
-    from autograder.judge.checks.schedule import SPIKE, dev_losses_after
+    from autograder.judge.checks.learning_rates import SPIKE, dev_losses_after
 
     seeds = [11, 12, 13]
     ramp = np.concatenate([np.linspace(0.1, 1.5, 30), np.linspace(1.5, 0.0, 270)])

@@ -4,24 +4,17 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.judge.checks.attention import (
-    attention_diagnoses,
-    finite_difference_layer_norm,
-    library_count,
-    random_mha_case,
-    reference_attention,
-    reference_layer_norm,
-    reference_mha,
-    torch_mha,
-)
-from autograder.judge.checks.gradients import NAMES, torch_grads, torch_linear
-from autograder.judge.checks.mlp_lm import random_params, torch_nplm
-from autograder.judge.checks.neural_bigram import (
-    reference_ce,
-    reference_softmax,
-    reference_table_grad,
-)
-from autograder.judge.checks.sampling import reference_top_p
+from autograder.judge.checks.attention_shared import reference_attention, reference_layer_norm
+from autograder.judge.checks.bigram_loss_and_grad import reference_table_grad
+from autograder.judge.checks.causal_attention import attention_diagnoses
+from autograder.judge.checks.gpt_params import library_count
+from autograder.judge.checks.layer_norm_backward import finite_difference_layer_norm
+from autograder.judge.checks.linear_loss_and_grad import torch_linear
+from autograder.judge.checks.multi_head_attention import random_mha_case, reference_mha, torch_mha
+from autograder.judge.checks.neural_bigram_shared import reference_ce, reference_softmax
+from autograder.judge.checks.nplm_grads import NAMES, torch_grads
+from autograder.judge.checks.nplm_loss import random_params, torch_nplm
+from autograder.judge.checks.sampling_shared import reference_top_p
 from proof_lm.gradcheck import central_difference, relative_error
 
 RNG = np.random.default_rng(2024)
@@ -73,7 +66,7 @@ def test_top_p_reference_keeps_the_crossing_token():
 def test_batchnorm_forward_reference_is_pytorch_and_its_slips_differ():
     import torch
 
-    from autograder.judge.checks.training import FORWARD_SLIPS, bn_reference
+    from autograder.judge.checks.batchnorm_forward import FORWARD_SLIPS, bn_reference
 
     x, gamma, beta = RNG.normal(1, 2, size=(7, 4)), RNG.uniform(0.5, 2, 4), RNG.normal(size=4)
     mean, var = RNG.normal(size=4), RNG.uniform(0.5, 2, 4)
@@ -101,7 +94,7 @@ def test_batchnorm_forward_reference_is_pytorch_and_its_slips_differ():
 def test_batchnorm_backward_reference_is_autograd_and_its_slips_differ():
     import torch
 
-    from autograder.judge.checks.training import backward_slips, finite_difference_grads
+    from autograder.judge.checks.batchnorm_backward import backward_slips, finite_difference_grads
 
     x, gamma, dout = RNG.normal(size=(6, 3)), RNG.uniform(0.5, 2, 3), RNG.normal(size=(6, 3))
     dx, dgamma, dbeta = finite_difference_grads(dout, x.copy(), gamma.copy(), 1e-3)
@@ -116,7 +109,7 @@ def test_batchnorm_backward_reference_is_autograd_and_its_slips_differ():
 
 
 def test_sgd_problems_gradients_and_the_fixed_problem_is_solvable():
-    from autograder.judge.checks.training import OUTCOME_THRESHOLD, _replay, fixed_problem
+    from autograder.judge.checks.sgd_train import OUTCOME_THRESHOLD, _replay, fixed_problem
     from autograder.sandbox.guest.probes import least_squares, softmax_regression
 
     P = {"W": RNG.normal(size=(3, 4)), "b": RNG.normal(size=4)}

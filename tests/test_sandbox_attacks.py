@@ -270,7 +270,7 @@ def test_a_compressed_bomb_in_the_answers_is_refused_before_inflating(send):
         # the grader's own reference: not in the sandbox at all
         (
             "softmax",
-            "from autograder.judge.checks.neural_bigram import reference_softmax\n"
+            "from autograder.judge.checks.neural_bigram_shared import reference_softmax\n"
             "def softmax(logits, axis=-1):\n    return reference_softmax(logits, axis)\n",
         ),
     ],

@@ -189,7 +189,9 @@ def _hidden_test_lines() -> list[str]:
 
 def _reference_names() -> list[str]:
     """The names of the hidden checks' reference functions for chapter 01."""
-    source = (REPO / "autograder" / "judge" / "checks" / "bigram_counting.py").read_text()
+    checks = REPO / "autograder" / "judge" / "checks"
+    modules = ["bigram_counting_shared", "bigram_counts", "bigram_probs", "mean_nll", "perplexity"]
+    source = "".join((checks / f"{module}.py").read_text() for module in modules)
     names = re.findall(r"^def (reference_\w+)", source, re.M)
     assert "reference_probs" in names
     return names

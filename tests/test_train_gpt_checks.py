@@ -4,7 +4,7 @@ import dataclasses
 
 import numpy as np
 
-from autograder.judge.checks.gpt_training import train_gpt_checks
+from autograder.judge.checks.train_gpt import train_gpt_checks
 from proof_lm.training import Recipe
 
 

@@ -1,6 +1,7 @@
 """The graded exercises: name, chapter, points and where their checks live."""
 
 import importlib
+import re
 import types
 import zlib
 from dataclasses import dataclass
@@ -35,12 +36,12 @@ KINDS = ("implement", "derive", "debug", "design")
 
 @dataclass(frozen=True)
 class Exercise:
-    """One graded function: its grade id (= function name), chapter and points."""
+    """One graded function: its grade id (= function name), chapter and points; its checks are in
+    autograder/judge/checks/<name in snake case>.py."""
 
     name: str
     chapter: str
     points: int
-    module: str  # module in autograder.judge.checks holding `<name>_checks(rng)`
     extra: bool = False  # a challenge: extra credit beside the chapter's score, never in the total
     kind: str = "implement"  # one of KINDS
     timed: bool = (
@@ -62,8 +63,13 @@ class Exercise:
         return getattr(self.checks_module, f"{self.name}_timed")(rng)
 
     @property
+    def module(self) -> str:
+        """Its module in autograder.judge.checks: the exercise's name in snake case."""
+        return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", self.name).lower()
+
+    @property
     def checks_module(self) -> types.ModuleType:
-        """The module of autograder.judge.checks that holds this exercise's checks."""
+        """The module of autograder.judge.checks that holds this exercise's checks, `<name>_checks(rng)`."""
         return importlib.import_module(f"autograder.judge.checks.{self.module}")
 
     @property
@@ -80,57 +86,51 @@ class Exercise:
 EXERCISES = {
     exercise.name: exercise
     for exercise in [
-        Exercise("bigram_counts", "01_bigram_counting", 2, "bigram_counting"),
-        Exercise("bigram_probs", "01_bigram_counting", 2, "bigram_counting", kind="derive"),
-        Exercise("mean_nll", "01_bigram_counting", 2, "bigram_counting", kind="debug"),
-        Exercise("perplexity", "01_bigram_counting", 1, "bigram_counting", kind="derive"),
-        Exercise("interpolated_probs", "01_bigram_counting", 2, "interpolation", extra=True),
-        Exercise("softmax", "02_neural_bigram", 2, "neural_bigram", kind="derive"),
-        Exercise("cross_entropy", "02_neural_bigram", 2, "neural_bigram", kind="derive"),
-        Exercise("bigram_loss_and_grad", "02_neural_bigram", 3, "neural_bigram", kind="derive"),
-        Exercise("loss_floor_and_gaps", "02_neural_bigram", 2, "loss_floor", kind="derive"),
-        Exercise(
-            "label_smoothing_loss_and_grad", "02_neural_bigram", 2, "label_smoothing", extra=True
-        ),
-        Exercise("context_windows", "03_mlp_lm", 2, "mlp_lm", kind="debug"),
-        Exercise("nplm_params", "03_mlp_lm", 1, "mlp_lm", kind="derive"),
-        Exercise("nplm_loss", "03_mlp_lm", 3, "mlp_lm", kind="debug"),
-        Exercise("log_prob_factors", "03_mlp_lm", 2, "bottleneck", kind="derive"),
-        Exercise("numerical_gradient", "04_gradients", 2, "gradients", kind="derive"),
-        Exercise("linear_loss_and_grad", "04_gradients", 3, "gradients", kind="debug"),
-        Exercise("nplm_grads", "04_gradients", 5, "gradients", kind="derive"),
-        Exercise(
-            "nplm_direct_grads", "04_gradients", 3, "direct_connections", extra=True, kind="derive"
-        ),
-        Exercise("temperature_probs", "05_sampling", 1, "sampling", kind="derive"),
-        Exercise("top_k_probs", "05_sampling", 2, "sampling"),
-        Exercise("top_p_probs", "05_sampling", 2, "sampling", kind="debug"),
-        Exercise("sample_next", "05_sampling", 3, "sampling", kind="debug"),
-        Exercise("min_p_probs", "05_sampling", 2, "min_p", extra=True),
-        Exercise("sgd_train", "06_training", 3, "training", kind="debug"),
-        Exercise("learning_rates", "06_training", 3, "schedule", kind="design"),
-        Exercise("batchnorm_forward", "06_training", 3, "training", kind="debug"),
-        Exercise("batchnorm_backward", "06_training", 4, "training", kind="derive"),
-        Exercise("adam_step", "06_training", 2, "adam", extra=True),
-        Exercise("causal_attention", "07_attention", 3, "attention", kind="debug"),
-        Exercise("multi_head_attention", "07_attention", 3, "attention"),
-        Exercise("layer_norm", "07_attention", 2, "attention", kind="debug"),
-        Exercise("layer_norm_backward", "07_attention", 3, "attention", kind="derive"),
-        Exercise("gpt_params", "07_attention", 1, "attention", kind="derive"),
-        Exercise(
-            "causal_attention_backward", "07_attention", 3, "attention_backward", kind="derive"
-        ),
-        Exercise("bpe_train", "09_tokenization", 4, "tokenization", kind="debug"),
-        Exercise("bpe_train_fast", "09_tokenization", 3, "tokenization", kind="design", timed=True),
-        Exercise("bpe_encode", "09_tokenization", 3, "tokenization", kind="debug"),
-        Exercise("bpe_decode", "09_tokenization", 2, "tokenization", kind="debug"),
-        Exercise("pre_split", "09_tokenization", 2, "pre_split", extra=True),
-        Exercise("get_batch", "08_gpt", 2, "gpt", kind="debug"),
-        Exercise("CausalSelfAttention", "08_gpt", 4, "gpt"),
-        Exercise("Block", "08_gpt", 2, "gpt"),
-        Exercise("GPT", "08_gpt", 4, "gpt"),
-        Exercise("generate", "08_gpt", 3, "gpt", kind="debug"),
-        Exercise("train_gpt", "08_gpt", 3, "gpt_training", kind="derive"),
+        Exercise("bigram_counts", "01_bigram_counting", 2),
+        Exercise("bigram_probs", "01_bigram_counting", 2, kind="derive"),
+        Exercise("mean_nll", "01_bigram_counting", 2, kind="debug"),
+        Exercise("perplexity", "01_bigram_counting", 1, kind="derive"),
+        Exercise("interpolated_probs", "01_bigram_counting", 2, extra=True),
+        Exercise("softmax", "02_neural_bigram", 2, kind="derive"),
+        Exercise("cross_entropy", "02_neural_bigram", 2, kind="derive"),
+        Exercise("bigram_loss_and_grad", "02_neural_bigram", 3, kind="derive"),
+        Exercise("loss_floor_and_gaps", "02_neural_bigram", 2, kind="derive"),
+        Exercise("label_smoothing_loss_and_grad", "02_neural_bigram", 2, extra=True),
+        Exercise("context_windows", "03_mlp_lm", 2, kind="debug"),
+        Exercise("nplm_params", "03_mlp_lm", 1, kind="derive"),
+        Exercise("nplm_loss", "03_mlp_lm", 3, kind="debug"),
+        Exercise("log_prob_factors", "03_mlp_lm", 2, kind="derive"),
+        Exercise("numerical_gradient", "04_gradients", 2, kind="derive"),
+        Exercise("linear_loss_and_grad", "04_gradients", 3, kind="debug"),
+        Exercise("nplm_grads", "04_gradients", 5, kind="derive"),
+        Exercise("nplm_direct_grads", "04_gradients", 3, extra=True, kind="derive"),
+        Exercise("temperature_probs", "05_sampling", 1, kind="derive"),
+        Exercise("top_k_probs", "05_sampling", 2),
+        Exercise("top_p_probs", "05_sampling", 2, kind="debug"),
+        Exercise("sample_next", "05_sampling", 3, kind="debug"),
+        Exercise("min_p_probs", "05_sampling", 2, extra=True),
+        Exercise("sgd_train", "06_training", 3, kind="debug"),
+        Exercise("learning_rates", "06_training", 3, kind="design"),
+        Exercise("batchnorm_forward", "06_training", 3, kind="debug"),
+        Exercise("batchnorm_backward", "06_training", 4, kind="derive"),
+        Exercise("adam_step", "06_training", 2, extra=True),
+        Exercise("causal_attention", "07_attention", 3, kind="debug"),
+        Exercise("multi_head_attention", "07_attention", 3),
+        Exercise("layer_norm", "07_attention", 2, kind="debug"),
+        Exercise("layer_norm_backward", "07_attention", 3, kind="derive"),
+        Exercise("gpt_params", "07_attention", 1, kind="derive"),
+        Exercise("causal_attention_backward", "07_attention", 3, kind="derive"),
+        Exercise("bpe_train", "09_tokenization", 4, kind="debug"),
+        Exercise("bpe_train_fast", "09_tokenization", 3, kind="design", timed=True),
+        Exercise("bpe_encode", "09_tokenization", 3, kind="debug"),
+        Exercise("bpe_decode", "09_tokenization", 2, kind="debug"),
+        Exercise("pre_split", "09_tokenization", 2, extra=True),
+        Exercise("get_batch", "08_gpt", 2, kind="debug"),
+        Exercise("CausalSelfAttention", "08_gpt", 4),
+        Exercise("Block", "08_gpt", 2),
+        Exercise("GPT", "08_gpt", 4),
+        Exercise("generate", "08_gpt", 3, kind="debug"),
+        Exercise("train_gpt", "08_gpt", 3, kind="derive"),
     ]
 }
 

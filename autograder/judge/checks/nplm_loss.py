@@ -1,4 +1,4 @@
-"""Hidden checks for chapter 03: context_windows, nplm_params, nplm_loss.
+"""Hidden checks for chapter 03's `nplm_loss`: random configurations with and without W3, order-sensitive contexts, logits near 1000.
 
 context_windows is compared with makemore's rolling-context loop, nplm_params with the closed
 form, and nplm_loss with the same model written in PyTorch (float64) and reduced by
@@ -9,12 +9,10 @@ import numpy as np
 import torch
 
 from autograder.judge.check import Check, CheckFailed
-from autograder.judge.checks.cases import alphabet_vocab, random_vocab, random_words
 from autograder.judge.checks.layouts import with_layout
 from autograder.judge.expect import (
     as_array,
     as_number,
-    exact_count,
     expect_close,
     expect_unchanged,
     labelled,
@@ -22,146 +20,6 @@ from autograder.judge.expect import (
 )
 from autograder.sandbox.guest.calls import Call, Outcome
 from proof_lm.baselines import TorchContextMLP, numpy_params
-
-# ---------------------------------------------------------------- context_windows
-
-
-def reference_windows(
-    words: list[str], stoi: dict[str, int], block_size: int, reset: bool = True, end: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """makemore's loop: a rolling context of ids, padded with '.', oldest first."""
-    X, Y = [], []
-    context = [stoi["."]] * block_size
-    for word in words:
-        if reset:
-            context = [stoi["."]] * block_size
-        for ch in word + ("." if end else ""):
-            X.append(list(context))
-            Y.append(stoi[ch])
-            context = [*context[1:], stoi[ch]]
-    return np.array(X, dtype=np.int64).reshape(-1, block_size), np.array(Y, dtype=np.int64)
-
-
-def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what: str) -> Check:
-    X, Y = reference_windows(words, stoi, block_size)
-    rows = len(Y)
-    no_end_rows = sum(len(w) for w in words)
-    diagnoses = [
-        (
-            "the context is newest first: the contract puts the oldest id in X[i, 0]",
-            X[:, ::-1],
-        ),
-        (
-            "the context carries over from the previous word: each word starts afresh",
-            reference_windows(words, stoi, block_size, reset=False)[0],
-        ),
-    ]
-
-    def judge(outcomes: list[Outcome]) -> None:
-        (outcome,) = outcomes
-        got_X, got_Y = tuple_answer(outcome, ["X", "Y"])
-        if isinstance(got_Y, np.ndarray) and got_Y.ndim == 1 and len(got_Y) == no_end_rows != rows:
-            raise CheckFailed(
-                f"{len(got_Y)} examples, expected {rows}: the final '.' of each word is a target too"
-            )
-        got_X = as_array(got_X, (rows, block_size), kinds="iu")
-        got_Y = as_array(got_Y, (rows,), kinds="iu")
-        expect_close(got_Y, Y, rtol=0, atol=0)
-        expect_close(got_X, X, rtol=0, atol=0, diagnoses=diagnoses)
-        if got_X.dtype != np.int64 or got_Y.dtype != np.int64:
-            raise CheckFailed(
-                f"right ids, but dtypes {got_X.dtype} and {got_Y.dtype}; return np.int64 arrays"
-            )
-        expect_unchanged(outcome, (words, stoi, block_size))
-
-    return Check(what, [Call((words, stoi, block_size))], judge)
-
-
-def context_windows_checks(rng: np.random.Generator) -> list[Check]:
-    """The visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies."""
-    alphabet = alphabet_vocab()
-    checks = [
-        _judge_windows(["emma"], alphabet, 3, "the visible example 'emma', block size 3"),
-        _judge_windows(
-            ["a", "b", "ab"], {".": 0, "a": 1, "b": 2}, 2, "one-letter names, block size 2"
-        ),
-        _judge_windows(["abcdefghijklmn"], alphabet, 3, "a name much longer than the block"),
-        _judge_windows(["ava", "bo"], alphabet, 8, "block size 8, longer than the names"),
-        _judge_windows(["x"], alphabet, 1, "block size 1 (a bigram dataset)"),
-    ]
-    for block_size in (1, 2, 3, 5):
-        stoi = random_vocab(rng, int(rng.integers(4, 15)))
-        words = random_words(rng, stoi, int(rng.integers(3, 40)), max_length=12)
-        checks.append(
-            _judge_windows(
-                words, stoi, block_size, f"random words, shuffled ids, block size {block_size}"
-            )
-        )
-    return checks
-
-
-# ---------------------------------------------------------------- nplm_params
-
-
-def _judge_params(
-    V: int, d: int, n: int, dh: int, direct: bool, what: str, keyword: bool = False
-) -> Check:
-    c = n - 1
-    expected = V * d + c * d * dh + dh + V * dh + V + (V * c * d if direct else 0)
-    diagnoses = [
-        (
-            "the count is that of a model reading n symbols and with no bias vectors: how many "
-            "symbols does a model of order n read, and which layers add a bias?",
-            V * d + n * d * dh + V * dh + (V * n * d if direct else 0),
-        ),
-        (
-            "the count is that of a model reading n symbols: a model of order n reads n - 1",
-            expected + d * dh + (V * d if direct else 0),
-        ),
-        ("the count leaves out both layers' bias vectors", expected - dh - V),
-        ("the count leaves out the hidden layer's bias vector", expected - dh),
-        ("the count leaves out the output layer's bias vector", expected - V),
-        (
-            "with direct=True the count is the one without: direct connections are a weight "
-            "matrix of their own, from the concatenated embeddings to the logits",
-            expected - V * c * d,
-        ),
-        (
-            "with direct=False the count includes direct connections: they exist only when "
-            "direct is True",
-            expected + V * c * d,
-        ),
-    ]
-    call = Call((V, d, n, dh), {"direct": direct}) if keyword else Call((V, d, n, dh, direct))
-
-    judge = exact_count(expected, diagnoses)
-
-    return Check(what, [call], judge)
-
-
-def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
-    """The Brown configuration with and without direct connections, n = 2, and random configurations."""
-    checks = [
-        _judge_params(16383, 30, 5, 100, False, "the Brown configuration (2,158,273)"),
-        _judge_params(16383, 30, 5, 100, True, "the Brown configuration with direct connections"),
-        _judge_params(27, 10, 4, 200, False, "characters: V=27, d=10, n=4, dh=200", keyword=True),
-        _judge_params(5, 2, 2, 3, True, "n = 2 (one context word), direct", keyword=True),
-    ]
-    for _ in range(6):
-        V, d, n, dh = (
-            int(rng.integers(2, 5000)),
-            int(rng.integers(1, 64)),
-            int(rng.integers(2, 9)),
-            int(rng.integers(1, 512)),
-        )
-        direct = bool(rng.integers(0, 2))
-        checks.append(
-            _judge_params(V, d, n, dh, direct, f"V={V}, d={d}, n={n}, dh={dh}, direct={direct}")
-        )
-    return checks
-
-
-# ---------------------------------------------------------------- nplm_loss
 
 
 def torch_nplm(
@@ -207,6 +65,8 @@ def random_params(
 NEWEST_FIRST = (
     "the context was concatenated newest first: which embedding does the contract put first?"
 )
+
+
 NO_DIRECT = "W3 is given and the logits leave it out: the direct connections are missing"
 
 

@@ -8,7 +8,7 @@ contexts), and r at most dh + 2 (dh + (n - 1)d + 2 with direct connections): the
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
-from autograder.judge.checks.mlp_lm import random_params
+from autograder.judge.checks.nplm_loss import random_params
 from autograder.judge.expect import as_array, expect_close, expect_unchanged, labelled, tuple_answer
 from autograder.sandbox.guest.calls import Call, Outcome
 
