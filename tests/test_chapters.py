@@ -5,12 +5,11 @@ import json
 
 import pytest
 from conftest import REPO
+from support.markers import MARKERS
 
 from autograder.course.directory import chapters
 from autograder.course.release import student_notebooks
 from autograder.judge.exercises import EXERCISES, PREAMBLES
-
-MARKERS = ["BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "run_checks"]
 
 
 def comparable(path):

@@ -16,6 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 from conftest import REPO, released_course
+from support.classes import CHAPTER, busy_workers, course_command, student_code, totals
 from support.cluster import loopback_cluster
 from support.simulate import (
     copy_course,
@@ -23,10 +24,8 @@ from support.simulate import (
     replace_function,
     submission,
 )
-from test_class_faults import CHAPTER, course_command, totals
 
 from autograder.course.collect import collect
-from autograder.sandbox.host.bwrap import UID_COUNT, UID_FIRST
 
 pytestmark = pytest.mark.slow
 SEED = "20261130"
@@ -112,34 +111,11 @@ def test_local_cluster_then_a_separate_scheduler_then_a_rerun(tmp_path):
     assert "5 submissions to grade, 0 unchanged" in autograde(course, "--force").stdout
 
 
-def _student_code(process: psutil.Process) -> bool:
-    """A grading process: the one place a submission's code runs."""
-    command = " ".join(process.cmdline())
-    return (
-        UID_FIRST <= process.uids().real < UID_FIRST + UID_COUNT
-        and "autograder.sandbox.guest.child" in command
-    )
-
-
 def _notebook_running(process: psutil.Process) -> bool:
     """Whether the worker `process` runs a grading process: mid-task for certain."""
     with contextlib.suppress(psutil.Error):
-        return any(_student_code(p) for p in process.children(recursive=True))
+        return any(student_code(p) for p in process.children(recursive=True))
     return False
-
-
-def _busy_workers(process: psutil.Process) -> list[psutil.Process]:
-    """The local cluster's worker processes running student code right now."""
-    busy = []
-    for child in process.children():
-        try:
-            if "spawn_main" not in " ".join(child.cmdline()):
-                continue
-            if any(_student_code(p) for p in child.children(recursive=True)):
-                busy.append(child)
-        except psutil.Error:
-            continue
-    return busy
 
 
 def _autograde_while_killing(
@@ -158,7 +134,7 @@ def _autograde_while_killing(
     parent, killed = psutil.Process(process.pid), 0
     deadline = time.monotonic() + 600
     while killed < kills and process.poll() is None and time.monotonic() < deadline:
-        busy = [worker for worker in _busy_workers(parent) if _notebook_running(worker)]
+        busy = [worker for worker in busy_workers(parent) if _notebook_running(worker)]
         if busy:  # a grading process: the task is running, its death counts
             os.kill(busy[0].pid, signal.SIGKILL)
             killed += 1

@@ -15,39 +15,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO, released_course
-from support.simulate import copy_course, reference_code, submission
+from conftest import REPO
+from support.classes import CHAPTER, course_command, honest_class, totals
+from support.simulate import copy_course
 
 from autograder.course.collect import collect
 from autograder.judge.notebook import MAX_NOTEBOOK_BYTES
 from autograder.sandbox.host.bwrap import NOBODY
 
-CHAPTER = "01_bigram_counting"
 pytestmark = pytest.mark.slow
-
-
-def course_command(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "autograder.cli.instructor", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}"),
-    )
-
-
-def honest_class(course: Path, folder: Path, students: list[str]) -> None:
-    released_course(course, CHAPTER)
-    released = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
-    for student in students:
-        submission(released, folder / student / f"{CHAPTER}.ipynb", reference_code(CHAPTER))
-
-
-def totals(course: Path) -> dict[str, float]:
-    done = course_command("export", "--root", str(course), "--to", str(course / "grades.csv"))
-    assert done.returncode == 0, done.stderr
-    with (course / "grades.csv").open() as handle:
-        return {row["student"]: float(row["total"]) for row in csv.DictReader(handle)}
 
 
 def test_bad_files_cost_their_submission_alone(tmp_path):

@@ -15,8 +15,8 @@ import time
 
 import pytest
 from conftest import released_course
+from support.classes import CHAPTER, course_command, totals
 from support.simulate import reference_code, submission
-from test_class_faults import CHAPTER, course_command, totals
 
 from autograder.course.collect import collect
 from autograder.sandbox.host import bwrap

@@ -21,8 +21,8 @@ import pytest
 from conftest import REPO
 from served_course import api, serving, solved
 from server import course_with_chapter01, issue_tokens
+from support.page_attacks import course
 from support.simulate import reference_code, replace_function, submission
-from test_page_safety import course
 
 from autograder.kit.client import upload
 from autograder.server.db import database_url, open_database

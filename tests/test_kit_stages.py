@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from test_answer_keys import GRADED, _run_guarded, check_inputs, search
+from support.answer_search import GRADED, _run_guarded, check_inputs, search
 
 from autograder.course.directory import chapters
 from autograder.judge.exercises import EXERCISES, get_exercise

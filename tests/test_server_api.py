@@ -33,7 +33,7 @@ from server import (
     wait_graded,
 )
 from sqlalchemy import select
-from test_class_dask import _busy_workers
+from support.classes import busy_workers
 
 from autograder.server.db import Submission, open_database
 
@@ -341,7 +341,7 @@ def test_a_grading_worker_killed_mid_notebook_loses_nothing(tmp_path):
         number = upload(client, notebook).json()["id"]
         parent = psutil.Process(server.process.pid)
         deadline = time.monotonic() + 900
-        while not (busy := _busy_workers(parent)):
+        while not (busy := busy_workers(parent)):
             assert time.monotonic() < deadline, "no worker was seen running the notebook"
             time.sleep(0.2)
         time.sleep(1.0)  # let it get into the notebook

@@ -30,8 +30,17 @@ import pytest
 from browser import Steps, browser_page, chromium
 from served_course import api, serving, solved
 from server import course_with_chapter01, issue_tokens
+from support.page_attacks import (
+    FORGED,
+    Listener,
+    add_payloads,
+    beacon,
+    click,
+    executed,
+    hover,
+    watch,
+)
 from support.simulate import reference_code, submission
-from test_page_safety import FORGED, Listener, add_payloads, beacon, click, executed, hover, watch
 
 from autograder.server.db import Person, Submission, database_url, open_database
 

@@ -15,8 +15,8 @@ import nbformat
 import pytest
 from conftest import REPO, NotebookClient
 from packaging.requirements import Requirement
+from support.markers import MARKERS
 from support.simulate import reference_code, submission
-from test_chapters import MARKERS
 
 from autograder.course.directory import chapters
 from autograder.judge.notebook import cell_source, read_notebook

@@ -9,8 +9,8 @@ fails is a flag on that submission alone ("could not be scanned"), and the submi
 import json
 
 import pytest
+from support.classes import CHAPTER, course_command, honest_class, totals
 from support.simulate import reference_code, submission
-from test_class_faults import CHAPTER, course_command, honest_class, totals
 
 from autograder.course import tamper_scan
 from autograder.course.collect import collect
