@@ -35,6 +35,7 @@ from server import (
 from sqlalchemy import select
 from support.classes import busy_workers
 
+from autograder.course.simulate import reference_code, submission
 from autograder.server.db import Submission, open_database
 
 pytestmark = pytest.mark.slow
@@ -332,7 +333,11 @@ def test_restart_after_sigkill_grades_every_queued_submission_once(tmp_path):
 def test_a_grading_worker_killed_mid_notebook_loses_nothing(tmp_path):
     course = tmp_path / "course"
     released = course_with_chapter01(course)
-    notebook = correct(released, tmp_path / "correct" / NOTEBOOK)
+    # the student's own top-level code sleeps: the grading process lives long enough to be seen
+    # (a correct notebook alone is graded in well under a second, between two looks)
+    code = reference_code(CHAPTER)
+    code["bigram_counts_code"] += "\n\nimport time\n\ntime.sleep(8)\n"
+    notebook = submission(released, tmp_path / "slow" / NOTEBOOK, code).read_bytes()
     tokens = issue_tokens(course, "alice")
     with (
         Server(course, tmp_path / "server.log", "--workers", "1") as server,
