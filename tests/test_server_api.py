@@ -34,8 +34,8 @@ from server import (
 )
 from sqlalchemy import select
 from support.classes import busy_workers
+from support.simulate import reference_code, submission
 
-from autograder.course.simulate import reference_code, submission
 from autograder.server.db import Submission, open_database
 
 pytestmark = pytest.mark.slow
