@@ -15,7 +15,7 @@ paragraph, which every HTML parser walks: a piece with more than MAX_TAGS tags, 
 MAX_TAG characters or more than MAX_OPEN_FORMATTING formatting tags open is shown as escaped text
 instead, as are HTML outputs past the page's TAGS_PER_PAGE and markdown longer than MAX_MARKDOWN or
 past the page's MARKDOWN_PER_PAGE. So the work a page costs is linear in what the student wrote,
-with a small constant (tests/test_pages.py).
+with a small constant (tests/course/test_pages.py).
 """
 
 import base64
@@ -561,7 +561,7 @@ def safe_notebook(notebook: dict) -> dict:
     language's as single words: nbconvert makes a class of its lexer's name).
     """
     cells = notebook.get("cells") if isinstance(notebook.get("cells"), list) else []
-    budget = [TAGS_PER_PAGE]  # "<" the page's HTML outputs may hold (tests/test_pages.py)
+    budget = [TAGS_PER_PAGE]  # "<" the page's HTML outputs may hold (tests/course/test_pages.py)
     notebook["cells"] = [c for c in (_cell(c, budget) for c in cells if isinstance(c, dict)) if c]
     metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
     kernelspec, language = metadata.get("kernelspec"), metadata.get("language_info")

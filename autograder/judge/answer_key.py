@@ -10,7 +10,7 @@ The rule (README, "Answer keys"): NumPy exercises are graded with NumPy: their s
 PyTorch (its folder is covered by a package that raises `NoPyTorch` on import), so nothing of
 PyTorch can answer them. Chapter 08's PyTorch exercises may use PyTorch's building blocks, not its
 finished attention or transformer layers (`ATTENTION_EXERCISES`, refused inside the grading process
-by `autograder.sandbox.guest.answer_guard`). `tests/test_answer_keys.py` derives what the library and the
+by `autograder.sandbox.guest.answer_guard`). `tests/security/test_answer_keys.py` derives what the library and the
 grader's mounted modules answer by calling them on each exercise's check inputs, and fails when
 one that reproduces an answer is missing from LIBRARY_ANSWERS or GRADER_ANSWERS.
 """

@@ -8,7 +8,7 @@ attention (`F.multi_head_attention_forward`, flex attention's eager path, the de
 scaled-dot-product attention); every aten operator whose name says attention or transformer (the
 C++ kernels behind `F.scaled_dot_product_attention`). The result is the table
 `autograder/sandbox/guest/torch_refused.json`, written by `python -m autograder.judge.torch_search` and
-compared with a fresh search by `tests/test_answer_keys.py`, so a PyTorch upgrade that brings a
+compared with a fresh search by `tests/security/test_answer_keys.py`, so a PyTorch upgrade that brings a
 new one fails that test until the table is written again.
 """
 

@@ -6,8 +6,8 @@ every chapter up to one (`make student-kit ANSWERS_THROUGH=04_gradients`). A lib
 class that answers an exercise of any other chapter is held back: the kit's copy of `proof_lm` has
 it replaced where it stood by a stand-in that raises `HeldBack`, saying which exercise it answers.
 
-What answers an exercise is `LIBRARY_ANSWERS`, whose completeness `tests/test_answer_keys.py`
-proves by search; `tests/test_kit_stages.py` attacks the kit at every stage by copying its library's
+What answers an exercise is `LIBRARY_ANSWERS`, whose completeness `tests/security/test_answer_keys.py`
+proves by search; `tests/course/test_kit_stages.py` attacks the kit at every stage by copying its library's
 source, private helpers included, into each exercise not yet due. Two kinds of entry need no
 holding back, because a copy of them cannot run where that exercise is graded: PyTorch code, for a
 NumPy exercise (its sandbox has no PyTorch), and a model whose attention is PyTorch's

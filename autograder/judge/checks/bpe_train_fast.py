@@ -51,7 +51,7 @@ def bpe_train_fast_timed(rng: np.random.Generator) -> Check:
     """The timed call: SPEED_MERGES merges of a random SPEED_CHARS-character slice of the corpus.
 
     Its expected merges come from `proof_lm.bpe.bpe_train` (the plain definition would take the
-    grader seconds here); tests/test_bpe.py checks that one against the plain definition.
+    grader seconds here); tests/library/test_bpe.py checks that one against the plain definition.
     """
     from proof_lm.bpe import bpe_train
     from proof_lm.shakespeare import load_shakespeare

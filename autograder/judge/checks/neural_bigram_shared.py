@@ -1,7 +1,7 @@
 """What the checks of `softmax`, `cross_entropy`, `bigram_loss_and_grad` share.
 
 References are per-row loops in Python floats (math.fsum of exp after shifting by the row's max);
-tests/test_references.py proves them against central finite differences.
+tests/checks/test_references.py proves them against central finite differences.
 """
 
 import math

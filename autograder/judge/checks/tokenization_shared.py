@@ -3,7 +3,7 @@
 The references are the plain definitions, one round at a time over Python lists: count every
 adjacent pair (overlapping), take the most frequent (ties: the pair seen first in the current
 sequence), replace left to right. They share nothing with `proof_lm.bpe`, whose vectorised
-(PyTorch) rounds are checked against them in tests/test_bpe.py. Diagnoses are the same definitions with
+(PyTorch) rounds are checked against them in tests/library/test_bpe.py. Diagnoses are the same definitions with
 one rule changed (the tie rule, the counting, the replacement direction, the stop rule, the ids,
 a normalised text, a pair listed twice taken at its later index).
 

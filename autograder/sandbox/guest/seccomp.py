@@ -7,7 +7,7 @@ the same uid (one exercise's reference bytecode carried to the next). With this 
 ABI the machine has: on x86_64 the native one, i386 (`int 0x80`) and x32 (refused whole: no
 program of ours uses it); on aarch64 the native one and 32-bit ARM. A process of any other
 architecture is killed. Installed by the process itself before any student code exists (it needs
-`no_new_privs`, set first), and inherited by everything it starts; `tests/test_sandbox_attacks.py`
+`no_new_privs`, set first), and inherited by everything it starts; `tests/security/test_sandbox_attacks.py`
 tries each ABI.
 """
 

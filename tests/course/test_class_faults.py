@@ -1,6 +1,6 @@
 """Class grading never loses or corrupts anything: bad files, unsafe hand-ins, no sandbox.
 
-Dying workers and the Dask cluster: tests/test_class_dask.py.
+Dying workers and the Dask cluster: tests/course/test_class_dask.py.
 
 Through the real commands (`python -m autograder.cli.instructor ...`) on a real course directory.
 """

@@ -18,8 +18,8 @@ import json
 from pathlib import Path
 
 import pytest
-from browser import Lab, Steps, browser_page, chromium
 from conftest import REPO, released_course
+from support.browser import Lab, Steps, browser_page, chromium
 from support.page_attacks import (
     CHAPTER,
     FORGED,
@@ -59,7 +59,7 @@ def graded_course(tmp_path_factory, listener) -> Path:
         tmp / "in" / STUDENT / released.name,
         reference_code(CHAPTER),
         # nbgrader's autograde crashes on a forged grade id (the submission is flagged, no page
-        # is made); `tests/test_pages.py` covers it
+        # is made); `tests/course/test_pages.py` covers it
         add_payloads(listener.port, leave_out=(FORGED,)),
     )
     course("collect", "--root", str(root), str(tmp / "in"))

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SCREENSHOTS = REPO / "build" / "browser-screenshots"
 CHROMIUM_FLAGS = [

@@ -1,11 +1,11 @@
-"""Helpers for the tests of the server's client, web pages and collect, on top of tests/server.py: a
+"""Helpers for the tests of the server's client, web pages and collect, on top of tests/support/server.py: a
 server (one grading worker) for the length of a `with`, JSON from its API, a solved notebook's file."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from server import CHAPTER, Server, correct
+from support.server import CHAPTER, Server, correct
 
 
 @contextmanager

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from served_course import api, serving, solved
-from server import course_with_chapter01, issue_tokens
 from support.page_attacks import course
+from support.served_course import api, serving, solved
+from support.server import course_with_chapter01, issue_tokens
 from support.simulate import reference_code, replace_function, submission
 
 from autograder.kit.client import upload

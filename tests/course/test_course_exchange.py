@@ -4,7 +4,7 @@ import shutil
 import urllib.request
 
 import pytest
-from browser import Lab
+from support.browser import Lab
 
 from autograder.course.release import init_course
 

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from served_course import serving, solved
-from server import course_with_chapter01, issue_tokens
+from support.served_course import serving, solved
+from support.server import course_with_chapter01, issue_tokens
 from support.simulate import reference_code, replace_function, submission
 
 from autograder.kit.build import SUBMIT, submit_config

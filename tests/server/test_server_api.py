@@ -20,7 +20,9 @@ import httpx
 import psutil
 import pytest
 from conftest import REPO
-from server import (
+from sqlalchemy import select
+from support.classes import busy_workers
+from support.server import (
     CHAPTER,
     NOTEBOOK,
     Server,
@@ -32,8 +34,6 @@ from server import (
     upload,
     wait_graded,
 )
-from sqlalchemy import select
-from support.classes import busy_workers
 from support.simulate import reference_code, submission
 
 from autograder.server.db import Submission, open_database

@@ -13,9 +13,9 @@ import hashlib
 import os
 
 import pytest
-from server import Server, course_with_chapter01, issue_tokens
 from sqlalchemy import select
 from support.load import POINTS, class_notebooks, run_class
+from support.server import Server, course_with_chapter01, issue_tokens
 
 from autograder.server.db import Submission, open_database
 

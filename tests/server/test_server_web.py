@@ -27,9 +27,7 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 
 import pytest
-from browser import Steps, browser_page, chromium
-from served_course import api, serving, solved
-from server import course_with_chapter01, issue_tokens
+from support.browser import Steps, browser_page, chromium
 from support.page_attacks import (
     FORGED,
     Listener,
@@ -40,6 +38,8 @@ from support.page_attacks import (
     hover,
     watch,
 )
+from support.served_course import api, serving, solved
+from support.server import course_with_chapter01, issue_tokens
 from support.simulate import reference_code, submission
 
 from autograder.server.db import Person, Submission, database_url, open_database

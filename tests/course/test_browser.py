@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser import Lab, Steps, browser_page, chromium
 from conftest import REPO
+from support.browser import Lab, Steps, browser_page, chromium
 from support.simulate import reference_code, replace_function, submission
 
 from autograder.judge.exercises import chapter_exercises

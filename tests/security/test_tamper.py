@@ -1,6 +1,6 @@
 """The trusted grading path: tampering, crashes, endless loops and memory hogs earn nothing and are flagged.
 
-Everything runs in the OS sandbox, as grading does; tests/test_sandbox_attacks.py attacks the sandbox itself.
+Everything runs in the OS sandbox, as grading does; tests/security/test_sandbox_attacks.py attacks the sandbox itself.
 """
 
 import json

@@ -35,8 +35,8 @@ from contextlib import closing
 
 import httpx
 import pytest
-from server import CHAPTER, NOTEBOOK, Server, correct, course_with_chapter01, issue_tokens
 from sqlalchemy import select
+from support.server import CHAPTER, NOTEBOOK, Server, correct, course_with_chapter01, issue_tokens
 
 from autograder.server.db import Person, Submission, database_url, now, open_database
 from autograder.server.handin import collect_from_server
@@ -517,7 +517,7 @@ def test_collect_from_server_refuses_student_names_that_are_paths(served, tmp_pa
 @pytest.mark.browser
 def test_a_hostile_file_name_shows_as_text_in_chromium(served):
     """The 422 page repeats the file name a student chose: in a real browser, nothing of it runs."""
-    from browser import browser_page, chromium
+    from support.browser import browser_page, chromium
     from test_page_safety import watch
 
     server, token = served["server"], served["tokens"]["dave"]
@@ -545,7 +545,7 @@ def test_a_hostile_file_name_shows_as_text_in_chromium(served):
 @pytest.mark.browser
 def test_the_hourly_limit_page_shows_in_chromium_for_a_large_notebook(served):
     """Refused as the file begins, a 3 MB upload still gets its 429 page (not a reset connection)."""
-    from browser import browser_page, chromium
+    from support.browser import browser_page, chromium
 
     server, token = served["server"], served["tokens"]["alice"]
     add_row(served, "alice", ago=60)  # alice's hour is used (PER_HOUR=1)
@@ -570,7 +570,7 @@ def test_the_hourly_limit_page_shows_in_chromium_for_a_large_notebook(served):
 @pytest.mark.browser
 def test_with_secure_cookies_forced_chromium_signs_in_over_loopback_http(tmp_path, monkeypatch):
     """PROOF_LM_SECURE_COOKIE=1 on plain http: Chromium keeps a `__Host-` Secure cookie from loopback."""
-    from browser import browser_page, chromium
+    from support.browser import browser_page, chromium
 
     course = tmp_path / "course"
     course_with_chapter01(course)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 from conftest import IMPLEMENTATIONS, REPO, released_course
+
 from support.load import Server, environment
 from support.simulate import reference_code, replace_function, submission
 
