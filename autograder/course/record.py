@@ -15,7 +15,7 @@ from pathlib import Path
 from autograder.course.directory import db_url
 from autograder.course.flags import Reason
 from autograder.course.outputs import cap_notebook
-from autograder.course.pages import safe_notebook
+from autograder.course.page_notebook import safe_notebook
 from autograder.course.printable import printable
 from autograder.course.task import Graded
 from autograder.judge.exercises import chapter_exercises

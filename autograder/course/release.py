@@ -63,13 +63,13 @@ def student_notebooks(target: Path) -> list[Path]:
 def feedback(root: Path, names: list[str]) -> None:
     """Generate feedback HTML (hints and scores, no hidden-test source) for the given chapters.
 
-    Each page gets a strict Content-Security-Policy (`pages.protect_feedback`): beside the
+    Each page gets a strict Content-Security-Policy (`page_policy.protect_feedback`): beside the
     sanitizing of the notebook and its markdown, no script of a student's can run in it. When
     nbgrader fails part-way, the pages it did write are protected before its error is raised; a
     page that cannot be (not an HTML page with a head) is removed, and named in an error of its own
     when nbgrader did not fail.
     """
-    from autograder.course.pages import protect_feedback
+    from autograder.course.page_policy import protect_feedback
 
     for chapter in names:
         try:

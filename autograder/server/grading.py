@@ -6,7 +6,7 @@ the task's own), and in that same scratch course makes the feedback page as `mak
 `record.record` (the trusted reports put into the autograded notebook, nbgrader's
 SaveAutoGrades), nbgrader's GenerateFeedback with the course's configuration (hidden tests and the
 mark scheme cleared, the notebook sanitized) and the page's Content-Security-Policy
-(`pages.add_policy`). Nothing of the instructor's course directory or gradebook is touched: the
+(`page_policy.add_policy`). Nothing of the instructor's course directory or gradebook is touched: the
 result goes back to the server, which alone writes it into its own database.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from autograder.course.directory import db_url
 from autograder.course.flags import Reason
-from autograder.course.pages import add_policy
+from autograder.course.page_policy import add_policy
 from autograder.course.record import record
 from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.judge.exercises import chapter_exercises

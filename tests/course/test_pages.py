@@ -1,8 +1,10 @@
-"""`autograder.course.pages` on its own: what survives of a hostile notebook, and the policy."""
+"""`autograder.course.page_html`, `page_notebook` and `page_policy` on their own: what survives of a hostile notebook, and the policy."""
 
 import nbformat
 
-from autograder.course.pages import add_policy, clean_html, safe_notebook, without_mathjax
+from autograder.course.page_html import clean_html
+from autograder.course.page_notebook import safe_notebook
+from autograder.course.page_policy import add_policy, without_mathjax
 
 FORGED_ID = 'x"><img src=x onerror="alert(1)">'
 
@@ -133,7 +135,7 @@ def _cost(render, text: str) -> float:
 
 def _markdown(text: str) -> str:
     """One markdown piece through the course's filter, on a page of its own."""
-    from autograder.course.pages import markdown2html
+    from autograder.course.page_html import markdown2html
 
     return markdown2html({"resources": {}, "cell": {}}, text)
 
@@ -188,7 +190,7 @@ def test_formatting_tags_left_open_cost_linear_time():
 
 def test_a_pages_html_outputs_share_one_budget():
     """Past TAGS_PER_PAGE tags in a notebook's HTML outputs, later outputs show as text."""
-    from autograder.course.pages import TAGS_PER_PAGE
+    from autograder.course.page_html import TAGS_PER_PAGE
 
     table = "<table>" + "<tr><td>1</td></tr>" * 500 + "</table>"  # 2,002 tags
     output = {"output_type": "display_data", "data": {"text/html": table}, "metadata": {}}
@@ -206,7 +208,7 @@ def test_rendering_student_markdown_costs_linear_time():
 
 
 def test_markup_past_the_bounds_is_shown_as_text():
-    from autograder.course.pages import MARKDOWN_PER_PAGE, MAX_MARKDOWN, MAX_TAG, MAX_TAGS
+    from autograder.course.page_html import MARKDOWN_PER_PAGE, MAX_MARKDOWN, MAX_TAG, MAX_TAGS
 
     assert clean_html("<b>" * (MAX_TAGS + 1)).startswith("<pre>&lt;b&gt;")
     assert clean_html("<b title='" + "x" * MAX_TAG + "'>x</b>").startswith("<pre>&lt;b")
@@ -216,7 +218,7 @@ def test_markup_past_the_bounds_is_shown_as_text():
     assert clean_html(table).count("<td>") == 1_200  # a DataFrame's table is still a table
     assert _markdown("*a* " * (MAX_MARKDOWN // 4 + 1)).startswith("<pre>*a*")
     page = {"resources": {}, "cell": {}}
-    from autograder.course.pages import markdown2html
+    from autograder.course.page_html import markdown2html
 
     pieces = MARKDOWN_PER_PAGE // 40_000 + 1
     shown = [markdown2html(page, "*a* " + "b " * 20_000) for _ in range(pieces)]
@@ -279,7 +281,7 @@ def test_formulas_become_mathml_the_browser_typesets_without_a_script():
 
 
 def test_a_formula_past_its_bounds_stays_text(monkeypatch):
-    from autograder.course.pages import MATH_PER_PAGE, MAX_FORMULA
+    from autograder.course.page_html import MATH_PER_PAGE, MAX_FORMULA
 
     long = "x+" * (MAX_FORMULA // 2) + "x"  # one character past
     assert "<math" not in _markdown(f"${long}$") and f"${long}$" in _markdown(f"${long}$")
@@ -308,7 +310,7 @@ def test_a_formula_past_its_bounds_stays_text(monkeypatch):
 
 def _markdown_on(page: dict, text: str) -> str:
     """One markdown piece through the course's filter, on `page` (its budgets shared)."""
-    from autograder.course.pages import markdown2html
+    from autograder.course.page_html import markdown2html
 
     return markdown2html(page, text)
 
