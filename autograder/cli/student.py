@@ -7,7 +7,8 @@ from pathlib import Path
 
 from autograder.judge.exercises import EXERCISES
 from autograder.judge.report import as_json, html_report, score_line, scores, text_report
-from autograder.judge.runner import check_each, check_source, grade_notebook, new_seed
+from autograder.judge.runner import check_each, check_source, grade_notebook
+from autograder.judge.session import new_seed
 from autograder.sandbox.host import bwrap
 
 

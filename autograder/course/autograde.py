@@ -25,7 +25,7 @@ from autograder.course.flags import Reason
 from autograder.course.printable import printable
 from autograder.course.record import record
 from autograder.course.task import Graded, Job, Release, grade_submission
-from autograder.judge.runner import new_seed
+from autograder.judge.session import new_seed
 from autograder.paths import REPO
 from autograder.sandbox.host import bwrap
 

@@ -14,6 +14,8 @@ past the page's MARKDOWN_PER_PAGE. So the work a page costs is linear in what th
 with a small constant (tests/course/test_pages.py).
 """
 
+import base64
+import binascii
 import functools
 import html as html_text
 import re
@@ -21,8 +23,6 @@ import secrets
 
 import nh3
 from jinja2 import pass_context
-
-from autograder.course.page_notebook import _attachments
 
 # Markup a written answer or a displayed table may use; no script, style, form, frame or object.
 TAGS = frozenset(
@@ -468,3 +468,33 @@ def markdown2html(context: dict, source: str) -> str:
     if not _bounded(html):
         return as_text(source)
     return Cleaned(_with_formulas(clean_html(html), renderer.marker, renderer.formulas))
+
+
+def _text(value: object) -> str:
+    """A notebook's multi-line string (a string or a list of them) as one string."""
+    if isinstance(value, list):
+        return "".join(item if isinstance(item, str) else str(item) for item in value)
+    return value if isinstance(value, str) else str(value)
+
+
+def _base64(value: object) -> str | None:
+    """`value` if it is base64 text (as image outputs hold), else None."""
+    text = _text(value).replace("\n", "")
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return text
+
+
+def _attachments(attachments: object) -> dict[str, dict[str, str]]:
+    """Only attachments with a plain name holding a PNG, JPEG or GIF as base64."""
+    kept = {}
+    for name, bundle in (attachments if isinstance(attachments, dict) else {}).items():
+        if not (isinstance(name, str) and SAFE_ID.fullmatch(name) and isinstance(bundle, dict)):
+            continue
+        images = {m: _base64(bundle[m]) for m in IMAGE_TYPES if m in bundle}
+        images = {mime: data for mime, data in images.items() if data is not None}
+        if images:
+            kept[name] = images
+    return kept

@@ -6,52 +6,22 @@ handler). So `safe_notebook` (used where the autograded notebook is written and 
 feedback) keeps only what the pages need, typed, and every HTML output cleaned (`page_html`).
 """
 
-import base64
-import binascii
 import html as html_text
 import uuid
 
 from nbconvert.preprocessors import Preprocessor
 
 from autograder.course.page_html import (
-    IMAGE_TYPES,
     OUTPUT_TYPES,
     SAFE_ID,
     TAGS_PER_PAGE,
     TYPED,
+    _attachments,
+    _base64,
+    _text,
     as_text,
     clean_html,
 )
-
-
-def _text(value: object) -> str:
-    """A notebook's multi-line string (a string or a list of them) as one string."""
-    if isinstance(value, list):
-        return "".join(item if isinstance(item, str) else str(item) for item in value)
-    return value if isinstance(value, str) else str(value)
-
-
-def _base64(value: object) -> str | None:
-    """`value` if it is base64 text (as image outputs hold), else None."""
-    text = _text(value).replace("\n", "")
-    try:
-        base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    return text
-
-
-def _attachments(attachments: object) -> dict[str, dict[str, str]]:
-    """Only attachments with a plain name holding a PNG, JPEG or GIF as base64."""
-    kept = {}
-    for name, bundle in (attachments if isinstance(attachments, dict) else {}).items():
-        if not (isinstance(name, str) and SAFE_ID.fullmatch(name) and isinstance(bundle, dict)):
-            continue
-        images = {m: _base64(bundle[m]) for m in IMAGE_TYPES if m in bundle}
-        images = {mime: data for mime, data in images.items() if data is not None}
-        if images:
-            kept[name] = images
-    return kept
 
 
 def _size(metadata: dict, mime: str) -> dict[str, dict[str, int]]:

@@ -45,7 +45,7 @@ class Exercise:
     extra: bool = False  # a challenge: extra credit beside the chapter's score, never in the total
     kind: str = "implement"  # one of KINDS
     timed: bool = (
-        False  # also timed: `<name>_timed(rng)` in its module, run by `runner.speed_result`
+        False  # also timed: `<name>_timed(rng)` in its module, run by `timing.speed_result`
     )
 
     def __post_init__(self) -> None:

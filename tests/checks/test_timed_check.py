@@ -15,7 +15,8 @@ from conftest import IMPLEMENTATIONS
 from autograder.judge import answer_key
 from autograder.judge.exercises import get_exercise
 from autograder.judge.outcomes import read_answers
-from autograder.judge.runner import GRADING_LIMITS, check_function, check_source, job, opening
+from autograder.judge.runner import check_function, check_source
+from autograder.judge.session import GRADING_LIMITS, job, opening
 from autograder.sandbox.host.grading_process import run_session
 
 EXERCISE = get_exercise("bpe_train_fast")

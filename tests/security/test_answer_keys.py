@@ -395,7 +395,7 @@ def test_the_attention_guard_leaves_building_blocks_alone(tmp_path):
 
 def _sent_references(exercise: str) -> dict[str, object]:
     """The reference functions the grading process of `exercise` builds, from the code it is sent."""
-    from autograder.judge.runner import compiled_references
+    from autograder.judge.session import compiled_references
     from autograder.sandbox.guest.child import build_references
 
     exercise_ = get_exercise(exercise)

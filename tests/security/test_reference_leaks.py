@@ -15,7 +15,8 @@ import json
 from conftest import IMPLEMENTATIONS
 
 from autograder.judge.exercises import get_exercise
-from autograder.judge.runner import NOTES_SHOWN, check_source
+from autograder.judge.runner import check_source
+from autograder.judge.session import NOTES_SHOWN
 
 CHAPTER, EXERCISE = "01_bigram_counting", "perplexity"
 CORRECT = (IMPLEMENTATIONS / EXERCISE / "correct_loop.py").read_text()

@@ -21,7 +21,8 @@ import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.judge.exercises import EXERCISES, get_exercise
-from autograder.judge.runner import GRADING_LIMITS, build_checks, check_source
+from autograder.judge.runner import check_source
+from autograder.judge.session import GRADING_LIMITS, build_checks
 from autograder.sandbox.host import bwrap
 
 CORRECT = (IMPLEMENTATIONS / "perplexity" / "correct_loop.py").read_text()

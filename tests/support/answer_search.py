@@ -16,7 +16,7 @@ from conftest import REPO
 
 from autograder.judge.exercises import EXERCISES, get_exercise
 from autograder.judge.references import reference_solutions
-from autograder.judge.runner import build_checks
+from autograder.judge.session import build_checks
 
 SEED = 0
 
