@@ -26,7 +26,7 @@ PREAMBLES = {
     "09_tokenization": "import math\n\nimport numpy as np\n",
 }
 # The chapters whose exercises are written with PyTorch; every other exercise is graded in a sandbox
-# without PyTorch (autograder.judge.answer_key.mounts).
+# without PyTorch (autograder.judge.mounted.mounts).
 TORCH_CHAPTERS = frozenset({"08_gpt"})
 # What an exercise asks of the student (the course map's kinds): turn a given specification into
 # code; derive a result the text does not state, by a method it gives; fix planted bugs; design

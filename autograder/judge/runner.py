@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from autograder.judge import answer_key
+from autograder.judge import answer_key, mounted
 from autograder.judge.check import Check
 from autograder.judge.exercises import EXERCISES, Exercise, chapter_exercises
 from autograder.judge.notebook import read_notebook, student_sources
@@ -73,7 +73,7 @@ def check_together(
         timeout,
         sandboxed,
         limits,
-        answer_key.mounts(tuple(e.name for e in exercises)) if sandboxed else [],
+        mounted.mounts(tuple(e.name for e in exercises)) if sandboxed else [],
     )
     if shown is not None:
         shown.append(run.shown)
@@ -175,7 +175,7 @@ def check_each(
         timeout,
         sandboxed,
         limits,
-        answer_key.mounts((exercise.name,)) if sandboxed else [],
+        mounted.mounts((exercise.name,)) if sandboxed else [],
     )
     reports = []
     for index, (sources, seed, each) in enumerate(zip(submissions, seeds, checks, strict=True)):

@@ -11,7 +11,7 @@ import math
 import time
 from collections.abc import Callable
 
-from autograder.judge import answer_key
+from autograder.judge import mounted
 from autograder.judge.check import Check
 from autograder.judge.exercises import Exercise
 from autograder.judge.session import (
@@ -147,5 +147,5 @@ def timed_run(
         timeout,
         sandboxed,
         limits,
-        answer_key.mounts(exercise.name) if sandboxed else [],
+        mounted.mounts(exercise.name) if sandboxed else [],
     )

@@ -21,13 +21,9 @@ from pathlib import Path
 
 from autograder.course.deadlines import deadlines
 from autograder.course.directory import chapters
-from autograder.judge.answer_key import (
-    ATTENTION_EXERCISES,
-    LIBRARY_ANSWERS,
-    refusing_stub,
-    without_definitions,
-)
+from autograder.judge.answer_key import ATTENTION_EXERCISES, LIBRARY_ANSWERS
 from autograder.judge.exercises import EXERCISES
+from autograder.judge.source_cut import refusing_stub, without_definitions
 from autograder.paths import REPO
 
 # Built on F.scaled_dot_product_attention, which chapter 08's attention exercises may not run.

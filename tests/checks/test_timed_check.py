@@ -12,7 +12,7 @@ import textwrap
 
 from conftest import IMPLEMENTATIONS
 
-from autograder.judge import answer_key
+from autograder.judge import mounted
 from autograder.judge.exercises import get_exercise
 from autograder.judge.outcomes import read_answers
 from autograder.judge.runner import check_function, check_source
@@ -35,7 +35,7 @@ def _run(code: str, one_process: bool = False):
         60,
         True,
         GRADING_LIMITS,
-        answer_key.mounts(EXERCISE.name),
+        mounted.mounts(EXERCISE.name),
     )
     return run, read_answers(run.answers[0], 0)
 

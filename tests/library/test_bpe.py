@@ -113,7 +113,7 @@ def test_graded_copy_of_the_library_refuses_only_the_exercise(exercise, tmp_path
     import subprocess
     import sys
 
-    from autograder.judge.answer_key import library_without
+    from autograder.judge.mounted import library_without
 
     package = library_without(exercise)
     link = tmp_path / "proof_lm"

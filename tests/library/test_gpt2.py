@@ -176,7 +176,7 @@ def test_train_on_text_clips_each_gradient_to_max_grad_norm(max_grad_norm):
 def test_grading_blocks_the_library_class_of_the_exercise_and_keeps_the_others():
     import importlib.util
 
-    from autograder.judge.answer_key import library_without
+    from autograder.judge.mounted import library_without
 
     path = library_without("CausalSelfAttention") / "gpt2.py"
     spec = importlib.util.spec_from_file_location("blocked_gpt2", path)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.judge import answer_key
+from autograder.judge import mounted
 from autograder.paths import GUEST, REPO
 
 PROJECT = {"autograder", "proof_lm"}
@@ -52,7 +52,7 @@ def test_inside_imports_nothing_of_the_project_outside_itself() -> None:
 
 def test_the_sandbox_copy_is_the_whole_folder() -> None:
     inside = {p.relative_to(GUEST) for p in GUEST.rglob("*.py")}
-    package = answer_key.grading_package("softmax")
+    package = mounted.grading_package("softmax")
     copied = {
         p.relative_to(package / "sandbox" / "guest")
         for p in (package / "sandbox" / "guest").rglob("*.py")
@@ -69,10 +69,10 @@ def test_what_answers_the_exercise_is_cut_from_its_copy_alone(
     """linear_loss_and_grad's sandbox holds every module, but the sgd_train probe's softmax
     regression in it refuses (the answer-key rule); its other problems still work."""
     monkeypatch.setattr(sys, "dont_write_bytecode", True)  # the copy stays as a sandbox mounts it
-    package = answer_key.grading_package("linear_loss_and_grad")
+    package = mounted.grading_package("linear_loss_and_grad")
     assert {p.relative_to(package) for p in package.rglob("*.py")} == {
-        p.relative_to(answer_key.grading_package("softmax"))
-        for p in answer_key.grading_package("softmax").rglob("*.py")
+        p.relative_to(mounted.grading_package("softmax"))
+        for p in mounted.grading_package("softmax").rglob("*.py")
     }
     spec = importlib.util.spec_from_file_location(
         "copied_probes", package / "sandbox" / "guest" / "probes.py"
@@ -101,7 +101,7 @@ def test_the_sandbox_copy_imports_alone() -> None:
     """Every module of the copy a grading process mounts imports with only it, site-packages and the
     standard library on sys.path (`-S`: no .pth file, so no editable install's finder, reaches the
     project)."""
-    package = answer_key.grading_package("softmax")
+    package = mounted.grading_package("softmax")
     modules = sorted(
         "autograder." + ".".join(p.relative_to(package).with_suffix("").parts)
         for p in (package / "sandbox" / "guest").rglob("*.py")

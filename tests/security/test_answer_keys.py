@@ -37,7 +37,7 @@ from support.answer_search import (
 )
 
 import proof_lm
-from autograder.judge import answer_key
+from autograder.judge import answer_key, mounted
 from autograder.judge.exercises import EXERCISES, get_exercise
 from autograder.judge.runner import check_source
 
@@ -82,7 +82,7 @@ def library_candidates() -> dict[str, object]:
 def grader_candidates(exercise: str) -> dict[str, object]:
     """Every function of the grader's modules as mounted in the sandbox of `exercise` (its copy)."""
     found = {}
-    package = answer_key.grading_package(exercise)
+    package = mounted.grading_package(exercise)
     for path in sorted(package.rglob("*.py")):
         dotted = "autograder." + ".".join(path.relative_to(package).with_suffix("").parts)
         dotted = dotted.removesuffix(".__init__")
@@ -235,11 +235,11 @@ def test_pytorch_exercises_have_pytorch():
 
 def test_the_mask_covers_every_pytorch_package():
     # the stand-in is mounted over each folder PyTorch installs; a NumPy exercise's binds end with them
-    folders = answer_key.torch_folders()
+    folders = mounted.torch_folders()
     assert any(Path(folder).name == "torch" for folder in folders)
-    binds = answer_key.mounts("softmax")
+    binds = mounted.mounts("softmax")
     assert [inside for _, inside in binds[-len(folders) :]] == list(folders)
-    assert all(inside not in folders for _, inside in answer_key.mounts("GPT"))
+    assert all(inside not in folders for _, inside in mounted.mounts("GPT"))
 
 
 def test_the_library_numpy_modules_import_without_pytorch():
@@ -268,7 +268,7 @@ def test_the_library_numpy_modules_import_without_pytorch():
         "    sys.modules.pop('torch', None)\n"
     )
     command = bwrap.bwrap_command(
-        [sys.executable, "-I", "-c", code], readonly=answer_key.mounts("softmax")
+        [sys.executable, "-I", "-c", code], readonly=mounted.mounts("softmax")
     )
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd="/")
     results = {line.split()[1]: line.split()[0] for line in done.stdout.splitlines()}
