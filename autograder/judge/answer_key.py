@@ -1,18 +1,14 @@
-"""What the grading sandbox of one exercise may import: no implementation of that exercise, anywhere.
+"""What answers each exercise, and so what its grading sandbox may not run: the rule's tables.
 
-The sandbox sees two project packages, both built here as read-only copies: `autograder` holding
-only the package `autograder.sandbox.guest`, whole (the grading process, its probes: no checks, no
-references, no exercise list), and `proof_lm` with every function that answers the exercise being
-graded cut out of its source and replaced by one that raises `AnswerKeyError`. The real files are
-not mounted, so no import trick can reach them.
-
-The rule (README, "Answer keys"): NumPy exercises are graded with NumPy: their sandbox holds no
-PyTorch (its folder is covered by a package that raises `NoPyTorch` on import), so nothing of
+The rule (README, "Answer keys"): no implementation of an exercise anywhere its grading process
+can reach. NumPy exercises are graded with NumPy: their sandbox holds no PyTorch, so nothing of
 PyTorch can answer them. Chapter 08's PyTorch exercises may use PyTorch's building blocks, not its
 finished attention or transformer layers (`ATTENTION_EXERCISES`, refused inside the grading process
-by `autograder.sandbox.guest.answer_guard`). `tests/security/test_answer_keys.py` derives what the library and the
-grader's mounted modules answer by calling them on each exercise's check inputs, and fails when
-one that reproduces an answer is missing from LIBRARY_ANSWERS or GRADER_ANSWERS.
+by `autograder.sandbox.guest.answer_guard`). What of the library (`LIBRARY_ANSWERS`) and of the
+grader's own mounted modules (`GRADER_ANSWERS`) answers an exercise is cut out of the copies its
+sandbox mounts (`autograder.judge.mounted`) and held back from the student kit until the deadline
+(`autograder.kit.stages`). `tests/security/test_answer_keys.py` derives these tables by calling
+everything on each exercise's check inputs, and fails when an answer is missing from them.
 """
 
 # Library functions and classes that implement (all or the heart of) each graded exercise,
