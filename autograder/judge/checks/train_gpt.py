@@ -7,6 +7,9 @@ failing run is named by the slip it reproduces. Each probe isolates one part: a 
 reads the learning rate of every step (Adam moves a weight whose gradient never changes by exactly
 the rate), a zero gradient shows the weight decay alone, gradients of varying length (some past the
 bound) show the clipping, and a tiny language model checks the whole loop and its batches.
+
+Its length (one exercise, some 500 lines) is the slips': each known departure from the loop is
+replayed on the same probes, so that a failing run is named by the slip it reproduces.
 """
 
 import math
