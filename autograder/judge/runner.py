@@ -1,6 +1,6 @@
 """The judge and the grading API: a chapter's exercises checked against a student's code.
 
-The student's code runs once in a grading process in the OS sandbox (`autograder.wall`, which
+The student's code runs once in a grading process in the OS sandbox (`autograder.sandbox.host`, which
 starts `autograder.sandbox.guest.child` and talks to it), and each exercise is checked in a copy of that
 process; hidden-test cells check in this process. Checks and references are built here first and
 judged here last.

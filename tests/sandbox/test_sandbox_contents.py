@@ -120,5 +120,7 @@ def test_the_sandbox_copy_imports_alone() -> None:
     assert set(modules) <= set(loaded)
     for name, file in loaded.items():
         assert name.split(".")[0] == "autograder", name  # no proof_lm
-        assert name in ("autograder", "autograder.sandbox") or name.startswith("autograder.sandbox.guest")
+        assert name in ("autograder", "autograder.sandbox") or name.startswith(
+            "autograder.sandbox.guest"
+        )
         assert file and Path(file).is_relative_to(package), (name, file)
