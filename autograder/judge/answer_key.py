@@ -57,7 +57,7 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
 }
 
 # The grader's own functions mounted in every grading sandbox that answer an exercise, "module:name"
-# (of autograder/sandbox/guest/module.py): the sgd_train probe's softmax regression is linear_loss_and_grad.
+# (of autograder/sandbox/guest/<module>.py): the sgd_train probe's softmax regression is linear_loss_and_grad.
 GRADER_ANSWERS: dict[str, tuple[str, ...]] = {
     "linear_loss_and_grad": ("probes:softmax_regression",),
     "bigram_loss_and_grad": ("probes:softmax_regression",),
