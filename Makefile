@@ -39,7 +39,7 @@ sandbox:
 	    echo "  sudo dnf install bubblewrap       # Fedora;  sudo pacman -S bubblewrap  # Arch"; \
 	    exit 1; \
 	  fi; }
-	@$(PY) -c "from autograder.wall.sandbox import check_available; check_available()"
+	@$(PY) -c "from autograder.sandbox.host.bwrap import check_available; check_available()"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
@@ -94,7 +94,7 @@ format: $(STAMP)
 
 # Regenerate the student notebooks from solutions/ with nbgrader generate_assignment.
 chapters: $(STAMP)
-	$(PY) -m autograder.course chapters
+	$(PY) -m autograder.cli.instructor chapters
 
 # What students get (no solutions, hidden tests or grader): $(KIT)/ and $(KIT).zip, rebuilt.
 # SERVER_URL=https://... writes the submission server's address into the kit's submit.toml. The
@@ -103,29 +103,29 @@ chapters: $(STAMP)
 ANSWERS_THROUGH ?=
 student-kit: $(STAMP)
 	rm -rf $(KIT) $(KIT).zip
-	$(PY) -m autograder.course.kit $(KIT) --server "$(SERVER_URL)" --course $(COURSE) \
+	$(PY) -m autograder.kit.build $(KIT) --server "$(SERVER_URL)" --course $(COURSE) \
 	  --answers-through "$(ANSWERS_THROUGH)"
 
 # The instructor's flow on the course directory $(COURSE).
 release: $(STAMP)
-	$(PY) -m autograder.course release --root $(COURSE) $(CHAPTERS)
+	$(PY) -m autograder.cli.instructor release --root $(COURSE) $(CHAPTERS)
 
 collect: $(STAMP)
-	$(PY) -m autograder.course collect --root $(COURSE) $(if $(FROM_SERVER),--from-server,$(SUBMISSIONS))
+	$(PY) -m autograder.cli.instructor collect --root $(COURSE) $(if $(FROM_SERVER),--from-server,$(SUBMISSIONS))
 
 autograde: $(STAMP)
-	$(PY) -m autograder.course autograde --root $(COURSE) $(if $(NO_SANDBOX),--no-sandbox,) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(CHAPTERS)
+	$(PY) -m autograder.cli.instructor autograde --root $(COURSE) $(if $(NO_SANDBOX),--no-sandbox,) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(CHAPTERS)
 
 feedback: $(STAMP)
-	$(PY) -m autograder.course feedback --root $(COURSE) $(CHAPTERS)
+	$(PY) -m autograder.cli.instructor feedback --root $(COURSE) $(CHAPTERS)
 
 export: $(STAMP)
-	$(PY) -m autograder.course export --root $(COURSE) --to $(COURSE)/grades.csv
+	$(PY) -m autograder.cli.instructor export --root $(COURSE) --to $(COURSE)/grades.csv
 
 # The submission server, in the foreground: students upload, the trusted grader answers (README).
 .PHONY: serve
 serve: $(STAMP) sandbox
-	$(PY) -m autograder.course serve --root $(COURSE) --host $(HOST) --port $(PORT) --per-hour $(PER_HOUR) --max-bytes $(MAX_BYTES) $(if $(WORKERS),--workers $(WORKERS),) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
+	$(PY) -m autograder.cli.instructor serve --root $(COURSE) --host $(HOST) --port $(PORT) --per-hour $(PER_HOUR) --max-bytes $(MAX_BYTES) $(if $(WORKERS),--workers $(WORKERS),) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 # A student's self-grade: make grade NOTEBOOK=chapters/01_bigram_counting.ipynb
 grade: $(STAMP)

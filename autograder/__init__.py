@@ -5,5 +5,5 @@ import os
 # One BLAS thread in every process that runs the grader, set before NumPy loads. Grading threads
 # start their sandboxes with fork (subprocess with preexec_fn), and OpenBLAS shuts its thread pool
 # down at every fork: a BLAS call that another grading thread is making at that moment then waits
-# for ever for workers that are gone (a CI run hung on it; tests/test_blas_fork.py).
+# for ever for workers that are gone (a CI run hung on it; tests/judge/test_blas_fork.py).
 os.environ.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})

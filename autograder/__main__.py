@@ -1,7 +1,7 @@
-"""`python -m autograder`: see autograder.cli."""
+"""`python -m autograder`: see autograder.cli.student."""
 
 import sys
 
-from autograder.cli import main
+from autograder.cli.student import main
 
 sys.exit(main())

@@ -9,9 +9,9 @@ def run_checks(name: str, fn: Callable) -> None:
     Only the instructor's own runs of the source notebooks get here: class grading never executes
     a notebook (the trusted grader checks each exercise outside the student's code).
     """
-    from autograder.exercises import get_exercise
-    from autograder.report import text_report
-    from autograder.runner import check_function
+    from autograder.judge.exercises import get_exercise
+    from autograder.judge.report import text_report
+    from autograder.judge.runner import check_function
 
     report = check_function(get_exercise(name), fn)
     print(text_report(report))

@@ -17,16 +17,25 @@ what the sandbox costs per notebook (one student's notebooks graded with and wit
 import argparse
 import os
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import chapters, collect, nbgrader_command, release
-from autograder.course.autograde import Outcome, autograde
-from autograder.course.cluster import loopback_cluster
-from autograder.course.simulate import copy_course, reference_code, submission
-from autograder.exercises import chapter_exercises
-from autograder.runner import grade_notebook
+sys.path.insert(
+    0, str(Path(__file__).resolve().parent.parent / "tests")
+)  # support: the tooling shared with the tests
+
+from support.cluster import loopback_cluster
+from support.simulate import copy_course, reference_code, submission
+
+from autograder.course.autograde import AutogradeRun, autograde
+from autograder.course.collect import collect
+from autograder.course.directory import chapters
+from autograder.course.nbgrader_api import nbgrader_command
+from autograder.course.release import release
+from autograder.judge.exercises import chapter_exercises
+from autograder.judge.runner import grade_notebook
 
 CATALOGUE = Path(__file__).resolve().parent.parent / "tests" / "implementations"
 TAMPERS = {
@@ -80,7 +89,7 @@ def scores(root: Path, names: list[str]) -> dict[tuple[str, str, str], float]:
     return out
 
 
-def per_task(outcome: Outcome, workers: int) -> str:
+def per_task(outcome: AutogradeRun, workers: int) -> str:
     """Time per submission, and the overhead per task beyond the tasks' own time on their workers."""
     count = len(outcome.graded)
     busy = sum(graded.seconds for graded in outcome.graded)

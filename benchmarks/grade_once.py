@@ -16,9 +16,9 @@ import argparse
 import time
 from pathlib import Path
 
-from autograder.exercises import EXERCISES, chapter_exercises
-from autograder.notebook import read_notebook, student_sources
-from autograder.runner import check_source, grade_sources
+from autograder.judge.exercises import EXERCISES, chapter_exercises
+from autograder.judge.notebook import read_notebook, student_sources
+from autograder.judge.runner import check_source, grade_sources
 
 REPO = Path(__file__).resolve().parent.parent
 WORK = (

@@ -16,10 +16,10 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.course import chapters
-from autograder.exercises import chapter_exercises
-from autograder.notebook import read_notebook, student_sources
-from autograder.runner import check_source, grade_notebook
+from autograder.course.directory import chapters
+from autograder.judge.exercises import chapter_exercises
+from autograder.judge.notebook import read_notebook, student_sources
+from autograder.judge.runner import check_source, grade_notebook
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -9,9 +9,9 @@ the other, against plain `nbgrader autograde` of the same notebook (unsandboxed,
 course of its own) as many times, in the same run: both medians and their ratio, per chapter.
 
 Releases chapter 01 (the cheapest to grade) into a scratch course, issues one token per student,
-starts `python -m autograder.course serve` on loopback (the default local Dask cluster: one worker
+starts `python -m autograder.cli.instructor serve` on loopback (the default local Dask cluster: one worker
 per core; every trusted grading process sandboxed), and has every student at once upload
-three notebooks, one after the other (`autograder.server.load`: one buggy, two correct). It prints the submissions
+three notebooks, one after the other (`support.load`: one buggy, two correct). It prints the submissions
 graded per minute, the time from each upload's 202 to its feedback page (median and 95th
 percentile; the student's client polls every 2 s, so each figure includes up to 2 s of polling),
 and the slowest `GET /api/health` probe. On a machine shared with other work the figures say more
@@ -30,9 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import chapters, nbgrader_command, release
-from autograder.course.simulate import copy_course, reference_code, submission
-from autograder.server.load import (
+sys.path.insert(
+    0, str(Path(__file__).resolve().parent.parent / "tests")
+)  # support: the tooling shared with the tests
+
+from support.load import (
     CHAPTER,
     POINTS,
     Server,
@@ -41,7 +43,12 @@ from autograder.server.load import (
     percentile,
     run_class,
 )
-from autograder.wall.paths import REPO
+from support.simulate import copy_course, reference_code, submission
+
+from autograder.course.directory import chapters
+from autograder.course.nbgrader_api import nbgrader_command
+from autograder.course.release import release
+from autograder.paths import REPO
 
 
 def main() -> None:
@@ -128,7 +135,15 @@ def main() -> None:
 def _tokens(course: Path, *people: str) -> dict[str, str]:
     """One token per person (`course tokens`)."""
     done = subprocess.run(
-        [sys.executable, "-m", "autograder.course", "tokens", "--root", str(course), *people],
+        [
+            sys.executable,
+            "-m",
+            "autograder.cli.instructor",
+            "tokens",
+            "--root",
+            str(course),
+            *people,
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -34,8 +34,9 @@ _RELEASED: dict[tuple[str, ...], Path] = {}  # chapters -> a course released onc
 def released_course(course: Path, *chapters: str) -> Path:
     """`course` as `release(course, chapters)` makes it (chapter 01 by default), copied from one
     real release per test process: nbgrader's generate_assignment and a new gradebook cost 3 s."""
-    from autograder.course import release
-    from autograder.course.simulate import copy_course
+    from support.simulate import copy_course
+
+    from autograder.course.release import release
 
     chapters = chapters or ("01_bigram_counting",)
     if chapters not in _RELEASED:

@@ -10,6 +10,7 @@ task failed (its workers kept dying, or the grader itself failed) is named, ever
 graded, and `GradingIncomplete` is raised at the end.
 """
 
+import ast
 import functools
 import hashlib
 import json
@@ -20,14 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.course.cluster import ATTEMPTS, grading_client, scratch_directory
+from autograder.course.directory import db_url
 from autograder.course.flags import Reason
 from autograder.course.printable import printable
-from autograder.course.record import db_url, record
+from autograder.course.record import record
 from autograder.course.task import Graded, Job, Release, grade_submission
-from autograder.runner import new_seed
-from autograder.wall import sandbox
-from autograder.wall.paths import REPO
+from autograder.judge.exercises import chapter_exercises
+from autograder.judge.session import new_seed
+from autograder.paths import REPO
+from autograder.sandbox.host import bwrap
 
+CHECKS = "autograder.judge.checks."
 STATE = "autograde.json"
 
 
@@ -36,7 +40,7 @@ class GradingIncomplete(RuntimeError):
 
 
 @dataclass
-class Outcome:
+class AutogradeRun:
     """What one autograde run did."""
 
     flags: dict[str, dict[str, list[str]]]  # student -> chapter -> reasons (the whole class)
@@ -93,21 +97,68 @@ def _manifest_flags(manifest: dict, job: Job) -> list[str]:
 def _fingerprint(job: Job, release: Release, sandboxed: bool) -> dict:
     """What a re-run compares to decide whether a submission needs grading again.
 
-    The notebook, the chapter's source notebook, the sandbox setting, and the grader and library
-    themselves: after a fix to a check or to `proof_lm`, everything is graded again.
+    The notebook, the chapter's source notebook (its references), the sandbox setting, and the code
+    that decides the chapter's scores (`grader_hash`): after a fix to one of its checks, to the
+    judge, the sandbox or `proof_lm`, the chapter is graded again; a change anywhere else is not.
     """
     source = hashlib.sha256(release.sources[job.chapter]).hexdigest()
-    return {"sha256": job.sha256, "source": source, "sandbox": sandboxed, "grader": _grader_hash()}
+    return {
+        "sha256": job.sha256,
+        "source": source,
+        "sandbox": sandboxed,
+        "grader": _grader_hash(job.chapter),
+    }
 
 
-@functools.cache
-def _grader_hash() -> str:
-    """A hash of every source file of the grader and the library (what decides a score)."""
+def grading_files(chapter: str, root: Path = REPO) -> list[Path]:
+    """The files that decide a chapter's scores: the judge, the sandbox, the library, and the
+    chapter's check modules with the check modules they import."""
+    autograder = root / "autograder"
+    files = [*(autograder / "judge").glob("*.py"), autograder / "paths.py"]
+    files += [p for p in (autograder / "sandbox").rglob("*") if p.suffix in (".py", ".json")]
+    files += (root / "proof_lm").rglob("*.py")
+    checks = autograder / "judge" / "checks"
+    wanted = [checks / f"{e.module}.py" for e in chapter_exercises(chapter)]
+    seen: set[Path] = set()
+    while wanted:
+        path = wanted.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(CHECKS):
+                wanted.append(checks / f"{node.module.removeprefix(CHECKS)}.py")
+    return sorted({*files, *seen, checks / "__init__.py"})
+
+
+def _code(path: Path) -> bytes:
+    """What of a file decides a score: a Python file's syntax tree without its docstrings (so a
+    comment, a docstring or a reformatting changes nothing), any other file's bytes."""
+    if path.suffix != ".py":
+        return path.read_bytes()
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            body[0] = ast.Pass()
+    return ast.dump(tree).encode()
+
+
+def grader_hash(chapter: str, root: Path = REPO) -> str:
+    """A hash of what decides the chapter's scores (`grading_files`), comments and docstrings aside."""
     digest = hashlib.sha256()
-    for package in ("autograder", "proof_lm"):
-        for path in sorted((REPO / package).rglob("*.py")):
-            digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
+    for path in grading_files(chapter, root):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + _code(path) + b"\0")
     return digest.hexdigest()
+
+
+_grader_hash = functools.cache(grader_hash)  # one autograde run reads the files once
 
 
 def _load_state(root: Path) -> dict:
@@ -235,7 +286,7 @@ def autograde(
     seed: int | None = None,
     force: bool = False,
     workers: int | None = None,
-) -> Outcome:
+) -> AutogradeRun:
     """Grade every new or changed submission of `chapters` on a Dask cluster; the whole class's flags.
 
     SandboxUnavailable (with install instructions) unless bubblewrap works or `sandboxed` is False;
@@ -246,7 +297,7 @@ def autograde(
     from tqdm.auto import tqdm
 
     if sandboxed:
-        sandbox.check_available()
+        bwrap.check_available()
     start = time.perf_counter()
     run = ClassRun(root, new_seed() if seed is None else seed, sandboxed)
     release = release_data(root, chapters)
@@ -254,7 +305,7 @@ def autograde(
     print(
         f"{len(jobs)} submissions to grade, {skipped} unchanged since they were graded", flush=True
     )
-    outcome = Outcome(run.flags, skipped=skipped)
+    outcome = AutogradeRun(run.flags, skipped=skipped)
     if jobs:
         with grading_client(scheduler, workers) as client, Gradebook(db_url(root)) as gradebook:
             print(f"Dask dashboard: {client.dashboard_link}", flush=True)

@@ -14,8 +14,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.course.release import chapters
-from autograder.notebook import MAX_NOTEBOOK_BYTES
+from autograder.course.directory import chapters
+from autograder.judge.notebook import MAX_NOTEBOOK_BYTES
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
 MAX_ENTRIES = 10_000  # files and folders looked at in one student's folder
@@ -151,8 +151,3 @@ def collect(root: Path, submissions: Path) -> Collected:
     root.mkdir(parents=True, exist_ok=True)
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True))
     return result
-
-
-def submitted_chapters(root: Path) -> list[str]:
-    """Chapters that have at least one submission."""
-    return sorted({path.name for path in (root / "submitted").glob("*/*") if path.is_dir()})

@@ -13,6 +13,8 @@ import ast
 import datetime as dt
 from pathlib import Path
 
+from autograder.course.directory import chapters, db_url
+
 EXAMPLE = '"2026-12-08T23:59:00+01:00"'
 
 
@@ -56,8 +58,6 @@ def deadlines(root: Path) -> dict[str, dt.datetime]:
         return {}
     if not isinstance(value, dict):
         raise ValueError(f"DEADLINES in {config}: expected a dict of chapter: time strings")
-    from autograder.course.release import chapters  # (release imports this module)
-
     known = set(chapters())
     unknown = sorted(str(chapter) for chapter in value if chapter not in known)
     if unknown:
@@ -81,8 +81,6 @@ def config_lines(root: Path) -> str:
 def write_due_dates(root: Path, names: list[str]) -> dict[str, dt.datetime]:
     """Write the deadlines of the chapters `names` (those that have one) as nbgrader's due dates."""
     from nbgrader.api import Gradebook
-
-    from autograder.course.record import db_url
 
     due = {chapter: when for chapter, when in deadlines(root).items() if chapter in names}
     with Gradebook(db_url(root)) as gradebook:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from autograder.course.printable import printable
-from autograder.exercises import chapter_exercises
+from autograder.judge.exercises import chapter_exercises
 
 
 def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:

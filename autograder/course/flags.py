@@ -2,7 +2,7 @@
 
 Every flag class grading writes (flags.json, the terminal, grades.csv, the gradebook's flag) is
 built here from a `Reason` and its details, so the words of each kind are written once; the
-trusted grader's own per-exercise flags are `autograder.model.Flag`, quoted by GRADER.
+trusted grader's own per-exercise flags are `autograder.judge.verdicts.Flag`, quoted by GRADER.
 """
 
 import string
@@ -21,7 +21,7 @@ class Reason(StrEnum):
     UNSCANNED = "the notebook could not be scanned for tampering: {}"
     UNREADABLE = "the submission is not a readable notebook: {}"
     NBGRADER_FAILED = "nbgrader could not record the notebook (its autograde failed)"
-    GRADER = "{}: {} in the trusted grader"  # the exercise, then its autograder.model.Flag
+    GRADER = "{}: {} in the trusted grader"  # the exercise, then its autograder.judge.verdicts.Flag
 
     def say(self, *details: object) -> str:
         """This flag's line with `details` in its places; ValueError unless there is one per place."""

@@ -2,10 +2,10 @@
 
 nbgrader's formgrader renders a student's autograded notebook into a page of the instructor's
 Jupyter server, where any script would act as the instructor (the Contents API, kernels). Beside the
-sanitizing of that notebook (`autograder.course.pages`), every submission page is sent with a CSP
+sanitizing of that notebook (`autograder.course.page_notebook`), every submission page is sent with a CSP
 that lets scripts run only from the formgrader's static folder, or when they are the page's own
 inline scripts before the notebook (allowed by hash); inline handlers likewise. The template's
-MathJax is taken out: formulas are MathML, written on our side (`autograder.course.pages`); and the
+MathJax is taken out: formulas are MathML, written on our side (`autograder.course.page_html`); and the
 feedback pages' style is added (a failed check's one-line hints wrap inside the page). Enabled
 for this environment by `make venv` (`python -m autograder.course.formgrader_policy`).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tornado.web import OutputTransform
 
-from autograder.course.pages import FEEDBACK_STYLE, policy, template_hashes, without_mathjax
+from autograder.course.page_policy import FEEDBACK_STYLE, policy, template_hashes, without_mathjax
 
 SUBMISSION_PAGE = re.compile(r"/formgrader/submissions/[^/]+/?$")
 NOTEBOOK_MARK = 'id="notebook"'  # the student's notebook starts here; before it, nbgrader's markup

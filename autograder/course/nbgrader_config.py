@@ -34,7 +34,7 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbgrader.preprocessors.ClearMarkScheme",
     "autograder.course.outputs.OneLineErrors",
-    "autograder.course.pages.SafeNotebook",
+    "autograder.course.page_notebook.SafeNotebook",
 ]
 # HTML or JavaScript a notebook displays is sanitized in feedback pages (no script of a student's
 # reaches a page, and no style can hide the trusted report).
@@ -43,6 +43,6 @@ c.HTMLExporter.sanitize_html = True
 # cell, markdown output and comment goes through nh3 instead (the formgrader reads this too).
 # nbconvert's own `clean_html` (for HTML outputs and code) is replaced by the same cleaner.
 c.HTMLExporter.filters = {
-    "markdown2html": "autograder.course.pages.markdown2html",
-    "clean_html": "autograder.course.pages.clean_html",
+    "markdown2html": "autograder.course.page_html.markdown2html",
+    "clean_html": "autograder.course.page_html.clean_html",
 }

@@ -1,7 +1,7 @@
 """What a graded notebook may carry into the autograded copy and the feedback page.
 
 The outputs of the student's cells are those the grading process's one load of them showed
-(`autograder.inside.outputs`), never those saved in the submitted file: `shown_outputs` reads them
+(`autograder.sandbox.guest.outputs`), never those saved in the submitted file: `shown_outputs` reads them
 (untrusted JSON: checked output by output, each cut to OUTPUT_CHARS) and `RecordedOutputs` puts
 them into the notebook nbgrader autogrades, in place of its execute step.
 """
@@ -15,8 +15,8 @@ from collections.abc import Callable
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, List
 
-from autograder.inside.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS, OUTPUTS, SHOWN_LIMIT
-from autograder.notebook import cell_source
+from autograder.judge.notebook import cell_source
+from autograder.sandbox.guest.protocol import NOTEBOOK_CHARS, OUTPUT_CHARS, OUTPUTS, SHOWN_LIMIT
 
 BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 IMAGE_CHARS = 10 * OUTPUT_CHARS  # one figure's PNG, as base64

@@ -12,14 +12,15 @@ import contextlib
 import warnings
 from pathlib import Path
 
+from autograder.course.directory import db_url
 from autograder.course.flags import Reason
 from autograder.course.outputs import cap_notebook
-from autograder.course.pages import safe_notebook
+from autograder.course.page_notebook import safe_notebook
 from autograder.course.printable import printable
 from autograder.course.task import Graded
-from autograder.exercises import chapter_exercises
-from autograder.model import ExerciseReport
-from autograder.report import text_report
+from autograder.judge.exercises import chapter_exercises
+from autograder.judge.report import text_report
+from autograder.judge.verdicts import ExerciseReport
 
 
 def _report_outputs(report: ExerciseReport) -> list[dict]:
@@ -99,11 +100,6 @@ def _set_scores(gradebook: object, chapter: str, student: str, earned: dict[str,
             grade.extra_credit = score if exercise.extra else None
             grade.manual_score = None
             grade.needs_manual_grade = False
-
-
-def db_url(root: Path) -> str:
-    """The course's gradebook database."""
-    return f"sqlite:///{root / 'gradebook.db'}"
 
 
 def record(root: Path, gradebook: object, graded: Graded, reasons: list[str]) -> list[str]:

@@ -5,7 +5,7 @@ so a tamperer whose tampering changed no score would pass unnoticed. This scan f
 itself — patching a module, reaching for the grader, hooking IPython, stopping the interpreter,
 touching files — and class grading (`autograder.course`) flags it for the instructor, naming the line.
 It is a hint, never a boundary or a score: code built at run time escapes any reading of text,
-and the OS sandbox (`autograder.wall.sandbox`) is what keeps student code away from everything else.
+and the OS sandbox (`autograder.sandbox.host.bwrap`) is what keeps student code away from everything else.
 
 The scan reads untrusted text on the trusted side, so it runs bounded (`scan_bounded`): in a
 subprocess with limits on memory and CPU time and a wall-clock deadline; whatever goes wrong there
@@ -24,7 +24,7 @@ import resource
 import subprocess
 import sys
 
-from autograder.notebook import PARSING, cell_source
+from autograder.judge.notebook import PARSING, cell_source
 
 SCAN_SECONDS = 60  # wall clock for one submission's scan
 SCAN_LIMITS = {resource.RLIMIT_AS: 2 * 1024**3, resource.RLIMIT_CPU: 30}
@@ -384,7 +384,7 @@ def scan_bounded(released: dict, submitted: dict) -> list[tuple[str | None, str]
     try:
         done = subprocess.run(
             # run by path: `-m` would import the course package first (nbconvert, Dask: seconds
-            # per submission); the scan needs the standard library and autograder.notebook alone
+            # per submission); the scan needs the standard library and autograder.judge.notebook alone
             [sys.executable, "-I", "-c", RUN_BY_PATH, __file__],
             input=json.dumps({"released": released, "submitted": submitted}).encode(),
             capture_output=True,

@@ -2,7 +2,7 @@
 
 The task carries everything it needs (`Job`: the submitted bytes; `Release`: the course's release
 data) and touches nothing of the course directory, so it runs the same on this machine and on
-another host. The trusted grader (`autograder.runner.grade_run`) runs the student's cells once in
+another host. The trusted grader (`autograder.judge.runner.grade_run`) runs the student's cells once in
 the OS sandbox and checks every exercise; then, in a scratch course of its own, real `nbgrader
 autograde` records the notebook without executing it: its execute step is replaced by the outputs
 that one run showed (`outputs.RecordedOutputs`), never those saved in the file. Only the results
@@ -20,10 +20,10 @@ from pathlib import Path
 
 from autograder.course.flags import Reason
 from autograder.course.tamper_scan import ScanFailed, scan_bounded
-from autograder.model import ExerciseReport
-from autograder.notebook import checksum, read_notebook, student_sources
-from autograder.runner import grade_run
-from autograder.wall import policy
+from autograder.judge.notebook import checksum, read_notebook, student_sources
+from autograder.judge.runner import grade_run
+from autograder.judge.verdicts import ExerciseReport
+from autograder.sandbox.host import policy
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,8 @@ def _run_nbgrader(root: Path, job: Job, shown: list[tuple[str, list[dict]]]) -> 
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
 
+    from autograder.course.nbgrader_api import nbgrader_api
     from autograder.course.outputs import CapOutputs, RecordedOutputs
-    from autograder.course.release import nbgrader_api
 
     default = Autograde.class_traits()["autograde_preprocessors"].default()
     steps = [
@@ -176,7 +176,7 @@ def grade_submission(
     import nbformat
 
     from autograder.course.outputs import shown_outputs
-    from autograder.exercises import chapter_exercises
+    from autograder.judge.exercises import chapter_exercises
 
     released = nbformat.reads(release.released[job.chapter].decode("utf-8"), as_version=4)
     graded = Graded(job.chapter, job.student, job.sha256, False, "", None, None)

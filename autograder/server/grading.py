@@ -6,7 +6,7 @@ the task's own), and in that same scratch course makes the feedback page as `mak
 `record.record` (the trusted reports put into the autograded notebook, nbgrader's
 SaveAutoGrades), nbgrader's GenerateFeedback with the course's configuration (hidden tests and the
 mark scheme cleared, the notebook sanitized) and the page's Content-Security-Policy
-(`pages.add_policy`). Nothing of the instructor's course directory or gradebook is touched: the
+(`page_policy.add_policy`). Nothing of the instructor's course directory or gradebook is touched: the
 result goes back to the server, which alone writes it into its own database.
 """
 
@@ -14,15 +14,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course.directory import db_url
 from autograder.course.flags import Reason
-from autograder.course.pages import add_policy
-from autograder.course.record import db_url, record
+from autograder.course.page_policy import add_policy
+from autograder.course.record import record
 from autograder.course.task import Graded, Job, Release, grade_submission
-from autograder.exercises import chapter_exercises
+from autograder.judge.exercises import chapter_exercises
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ServerGrade:
     """What the server stores for a graded submission."""
 
     graded: bool  # False: the submission could not be graded (see flags)
@@ -55,7 +56,7 @@ def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
 
 def _generate_feedback(root: Path, job: Job) -> str:
     """nbgrader's GenerateFeedback for the one autograded notebook in `root`; the page, CSP added."""
-    from autograder.course.release import nbgrader_api
+    from autograder.course.nbgrader_api import nbgrader_api
 
     api = nbgrader_api(root)
     result = api.generate_feedback(job.chapter, job.student, force=True)
@@ -69,7 +70,7 @@ def _generate_feedback(root: Path, job: Job) -> str:
 
 def grade_with_feedback(
     job: Job, release: Release, seed: int, sandboxed: bool, scratch: str | None = None
-) -> Outcome:
+) -> ServerGrade:
     """Grade one submission (the same seed gives the same result) and make its feedback page."""
     made: dict[str, object] = {"page": None, "reasons": []}
 
@@ -87,12 +88,12 @@ def grade_with_feedback(
     graded = grade_submission(job, release, seed, sandboxed, scratch, then=feedback)
     if graded.reports is None:  # not a readable notebook after all: say why, no page
         flags = list(graded.flags) or [Reason.NBGRADER_FAILED.say()]
-        return Outcome(False, None, None, [], flags, None, graded.seconds, graded.stages)
+        return ServerGrade(False, None, None, [], flags, None, graded.seconds, graded.stages)
     rows = exercise_rows(job.chapter, graded)
     regular = [
         row for row, e in zip(rows, chapter_exercises(job.chapter), strict=True) if not e.extra
     ]
-    return Outcome(
+    return ServerGrade(
         True,
         sum(row["earned"] for row in regular),
         sum(row["points"] for row in regular),

@@ -31,7 +31,7 @@ from autograder.course.autograde import release_data
 from autograder.course.printable import printable
 from autograder.course.task import Job, Release
 from autograder.server.db import Submission, now
-from autograder.server.grading import Outcome, grade_with_feedback
+from autograder.server.grading import ServerGrade, grade_with_feedback
 
 MAX_ATTEMPTS = 5  # a submission handed to the cluster this often without a result is failed
 PER_WORKER = 2  # tasks in flight per worker thread (the next one is ready when one finishes)
@@ -61,7 +61,7 @@ def _yield_to_the_server() -> None:
     os.nice(NICE)
 
 
-def run_task(job: Job, release: Release, seed: int, sandboxed: bool) -> Outcome:
+def run_task(job: Job, release: Release, seed: int, sandboxed: bool) -> ServerGrade:
     """The task as a worker runs it: in the grading plugin's scratch directory, at a lower priority."""
     from autograder.course.cluster import scratch_directory
 
@@ -171,7 +171,7 @@ class GradingLoop:
                     store_result(
                         session,
                         submission.id,
-                        Outcome(False, None, None, [], [_gave_up(submission.attempts)]),
+                        ServerGrade(False, None, None, [], [_gave_up(submission.attempts)]),
                         status="queued",
                     )
                     continue
@@ -213,7 +213,7 @@ class GradingLoop:
                 except Exception as error:  # its workers kept dying, or the grader itself failed
                     why = printable(f"{type(error).__name__}: {error}", limit=2000)
                     self.log(f"submission {submission_id} could not be graded: {why}")
-                    outcome = Outcome(False, None, None, [], [_failure(error)])
+                    outcome = ServerGrade(False, None, None, [], [_failure(error)])
                 store_result(session, submission_id, outcome, attempt=attempt)
 
 
@@ -243,7 +243,7 @@ def claim(session: Session, submission_id: int) -> int | None:
 def store_result(
     session: Session,
     submission_id: int,
-    outcome: Outcome,
+    outcome: ServerGrade,
     status: str = "grading",
     attempt: int | None = None,
 ) -> bool:

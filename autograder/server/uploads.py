@@ -6,7 +6,7 @@ chunked bodies have none). Starlette's multipart parser (python-multipart) takes
 file goes to a spooled temporary file, never to a path named after anything the student sent.
 The file name must be `<chapter>.ipynb` for a released chapter (it is compared with the names of
 the course's release folders, never joined into a path), and the bytes must be a notebook that
-`autograder.notebook` can read.
+`autograder.judge.notebook` can read.
 
 Before the file's data is read, as soon as the file part's headers have come (between two chunks
 of the body), `read_upload` calls `fields(...)` with the fields sent before the file (the web
@@ -183,7 +183,7 @@ def parts(notebook: object) -> int:
 
 
 def check_notebook(data: bytes) -> None:
-    """Refused (422) unless `data` is a notebook the grader can read (`autograder.notebook.read_notebook`).
+    """Refused (422) unless `data` is a notebook the grader can read (`autograder.judge.notebook.read_notebook`).
 
     Before nbformat reads it, a plain JSON read refuses what costs nbformat far more than its bytes:
     a version other than 4 (nbformat converts a version 3 notebook, which keeps its cells elsewhere,
@@ -191,7 +191,7 @@ def check_notebook(data: bytes) -> None:
     outputs (150,000 empty cells in 9 MB took 7 s), or a weight over MAX_WEIGHT (one cell whose source
     is 1.5 million one-line strings took 1.9 s; one output of 200,000 MIME types 1.5 s).
     """
-    from autograder.notebook import read_notebook
+    from autograder.judge.notebook import read_notebook
 
     try:
         notebook = json.loads(data)

@@ -21,7 +21,7 @@ data is read or parsed); a POST whose Origin (or Referer) is another host is ref
 rendered by Jinja2 with autoescaping (names, flags, file names appear as text) and sent with a
 Content-Security-Policy that allows no script at all; a page refreshes itself (a <meta> refresh,
 not a script) while a submission is queued or grading. The feedback page, already sanitized and
-carrying its own policy (`autograder/course/pages.py`), is sent with `sandbox` and no
+carrying its own policy (`autograder/course/page_policy.py`), is sent with `sandbox` and no
 `allow-scripts` or `allow-same-origin`: nothing in it runs, and it cannot reach this site's cookies
 (its formulas are MathML, which the browser typesets without a script).
 Limits: sessions are not stored by the server, so signing out removes the cookie from the browser

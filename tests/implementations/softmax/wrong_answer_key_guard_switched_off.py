@@ -2,7 +2,7 @@
 
 import sys
 
-guard = sys.modules.get("autograder.inside.answer_guard")
+guard = sys.modules.get("autograder.sandbox.guest.answer_guard")
 if guard is not None and guard.GUARD is not None:
     guard.GUARD.patched = True
     sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != guard.__name__]

@@ -1,0 +1,1 @@
+"""The command lines: the student's (`python -m autograder`), the instructor's and the server's."""

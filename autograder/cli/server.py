@@ -1,0 +1,78 @@
+"""The `tokens` and `serve` steps of `python -m autograder.cli.instructor`."""
+
+import argparse
+import sys
+from pathlib import Path
+
+from autograder.sandbox.host import bwrap
+
+
+def tokens(
+    root: Path,
+    students: list[str],
+    instructors: list[str],
+    db: str | None,
+    parser: argparse.ArgumentParser,
+) -> int:
+    """Print `name,token` for every student and instructor named; each one's earlier token stops working."""
+    from autograder.server.db import database_url, open_database
+    from autograder.server.tokens import check_name, issue
+
+    if not students and not instructors:
+        parser.error("tokens takes one or more student names (or --instructor NAME)")
+    try:
+        for name in [*students, *instructors]:
+            check_name(name)
+    except ValueError as error:
+        parser.error(str(error))
+    if not root.is_dir():
+        parser.error(f"no course directory at {root} (make release COURSE={root} first)")
+    sessions = open_database(database_url(root, db))
+    with sessions() as session:
+        for name in students:
+            print(f"{name},{issue(session, name)}")
+        for name in instructors:
+            print(f"{name},{issue(session, name, instructor=True)}")
+    return 0
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the submission server in the foreground until interrupted."""
+    import uvicorn
+
+    from autograder.server.app import create_app
+    from autograder.server.grading_loop import released_chapters
+    from autograder.server.service import Settings
+
+    try:
+        bwrap.check_available()
+    except bwrap.SandboxUnavailable as error:
+        print(f"refusing to serve: {error}", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings(
+            root=args.root,
+            per_hour=args.per_hour,
+            max_bytes=args.max_bytes,
+            scheduler=args.scheduler,
+            db=args.db,
+            workers=args.workers,
+            queue=args.queue,
+            waiting=args.waiting,
+            body_seconds=args.body_seconds,
+            refused_per_hour=args.refused_per_hour,
+        )
+    except ValueError as error:
+        print(f"ERROR: {error}", file=sys.stderr)
+        return 2
+    released = sorted(released_chapters(args.root))
+    if not released:
+        print(f"note: no chapter released in {args.root} yet (make release)", file=sys.stderr)
+    print(
+        f"serving {args.root} on http://{args.host}:{args.port} (chapters: "
+        f"{', '.join(released) or 'none'}); Ctrl-C stops",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    return 0

@@ -1,0 +1,1 @@
+"""The grading core: the exercises, their checks and references, the runner, verdicts and reports."""

@@ -1,0 +1,157 @@
+"""Hidden checks for chapter 08's `Block`: random shapes against the pre-norm reference, T < block_size, structure, dropout, causality."""
+
+import numpy as np
+import torch
+
+from autograder.judge.check import Check, CheckFailed
+from autograder.judge.checks.gpt_shared import (
+    MODULE,
+    _diagnose,
+    _expect_causal,
+    _expect_eval_mode,
+    _first_output,
+    _n,
+    _report,
+    _t,
+    block_shapes,
+    expect_listing,
+    random_weights,
+    reference_block,
+)
+from autograder.judge.expect import labelled
+from autograder.sandbox.guest.calls import Call, Outcome
+
+
+def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndarray]]:
+    """(hint, output) of the classic mistakes of a decoder block."""
+    variants = [
+        (
+            "post-norm: normalise the input of each sublayer, x + attn(ln1(x)), not ln1(x + attn(x))",
+            {"variant": "post"},
+        ),
+        ("the attention has no residual: x = x + attn(ln1(x))", {"variant": "no_attn_residual"}),
+        ("the MLP has no residual: x = x + mlp(ln2(x))", {"variant": "no_mlp_residual"}),
+        ("ln1 and ln2 are swapped: ln1 comes before attn, ln2 before mlp", {"variant": "swapped"}),
+        ("ln1 is used twice: the MLP reads ln2(x)", {"variant": "one_norm"}),
+        (
+            "the residual adds the normalised x: what does the residual stream carry?",
+            {"variant": "normed_residual"},
+        ),
+        (
+            "attention and MLP ran side by side on the same x: the MLP never sees the "
+            "attention's output",
+            {"variant": "parallel"},
+        ),
+        (
+            "GELU with the tanh approximation: the contract's GELU is the exact (erf) form",
+            {"activation": "tanh"},
+        ),
+        (
+            "ReLU instead of the contract's GELU",
+            {"activation": "relu"},
+        ),
+    ]
+    return [(hint, _n(reference_block(x, w, H, **kwargs))) for hint, kwargs in variants]
+
+
+def _judge_block(rng: np.random.Generator, B: int, T: int, C: int, H: int, block: int) -> Check:
+    w = random_weights(rng, block_shapes(C))
+    x = rng.normal(size=(B, T, C))
+    expected = _n(reference_block(_t(x), w, H))
+    diagnoses = block_diagnoses(_t(x), w, H)
+    init = {"n_embd": C, "n_head": H, "block_size": block}
+
+    def judge(outcomes: list[Outcome]) -> None:
+        report = _report(outcomes[0])
+        expect_listing(report, block_shapes(C), "Block")
+        for mode, output in zip(("eval", "train"), report["outputs"], strict=True):
+            with labelled(f"{mode} mode, dropout=0"):
+                _diagnose(_first_output(output, False, (B, T, C)), expected, diagnoses)
+        if not np.array_equal(report["inputs_after"][0], x):
+            raise CheckFailed("forward modified its input x: write x = x + ..., not x += ...")
+
+    return Check(
+        f"B={B}, T={T}, n_embd={C}, n_head={H}, block_size={block}",
+        [Call((init, w, [x], ["float"]), {"modes": ("eval", "train")}, probe=MODULE)],
+        judge,
+    )
+
+
+def _judge_block_structure_and_dropout(rng: np.random.Generator) -> Check:
+    B, T, C, H, p = 2, 5, 8, 2, 0.3
+    w = random_weights(rng, block_shapes(C))
+    x = rng.normal(size=(B, T, C))
+    expected = _n(reference_block(_t(x), w, H))
+    init = {"n_embd": C, "n_head": H, "block_size": T, "dropout": p}
+
+    def judge(outcomes: list[Outcome]) -> None:
+        report = _report(outcomes[0])
+        listing = report["listing"]
+        expect_listing(report, block_shapes(C), "Block")
+        children = listing["children"]
+        for name, kind in (("ln1", "LayerNorm"), ("ln2", "LayerNorm"), ("mlp", "Sequential")):
+            if children.get(name) != kind:
+                raise CheckFailed(f"{name} must be an nn.{kind}; got {children.get(name)}")
+        if listing["dropouts"].get("mlp.3") != p:
+            raise CheckFailed(
+                "the MLP ends with nn.Dropout(dropout): nn.Sequential(nn.Linear(C, 4C), nn.GELU(), "
+                "nn.Linear(4C, C), nn.Dropout(dropout))"
+            )
+        if listing["dropouts"].get("attn.attn_dropout") != p:
+            raise CheckFailed("pass dropout on to the attention: CausalSelfAttention(..., dropout)")
+        outs = [_first_output(o, False, (B, T, C)) for o in report["outputs"]]
+        _expect_eval_mode(outs, expected, "dropout=0.3")
+        if np.array_equal(outs[2], outs[3]):
+            raise CheckFailed(
+                "train mode with dropout=0.3 gives the same output twice: dropout is not applied"
+            )
+
+    return Check(
+        "dropout=0.3: ln1, ln2, the MLP ending in Dropout; none in eval mode, active in training",
+        [
+            Call(
+                (init, w, [x], ["float"]),
+                {"modes": ("eval", "eval", "train", "train")},
+                probe=MODULE,
+            )
+        ],
+        judge,
+    )
+
+
+def _judge_block_causal(rng: np.random.Generator) -> Check:
+    B, T, C, H = 2, 6, 8, 4
+    w = random_weights(rng, block_shapes(C))
+    x = rng.normal(size=(B, T, C))
+    expected = _n(reference_block(_t(x), w, H))
+    t = int(rng.integers(0, T - 1))
+    changed = x.copy()
+    changed[:, t + 1 :] = rng.normal(size=(B, T - t - 1, C))
+    init = {"n_embd": C, "n_head": H, "block_size": T}
+
+    def judge(outcomes: list[Outcome]) -> None:
+        first, second = (_report(o) for o in outcomes)
+        expect_listing(first, block_shapes(C), "Block")
+        a = _first_output(first["outputs"][0], False, (B, T, C))
+        b = _first_output(second["outputs"][0], False, (B, T, C))
+        _expect_causal(a, b, t, "the block's output", expected)
+
+    return Check(
+        f"causal: inputs after position {t} changed, outputs up to {t} unchanged",
+        [Call((init, w, [v], ["float"]), probe=MODULE) for v in (x, changed)],
+        judge,
+    )
+
+
+def Block_checks(rng: np.random.Generator) -> list[Check]:  # noqa: N802 - the exercise's name
+    """Random shapes against the pre-norm reference, T < block_size, structure, dropout, causality."""
+    checks = [
+        _judge_block(rng, B, T, C, H, block)
+        for B, T, C, H, block in [
+            (2, 5, 8, 2, 8),
+            (1, 7, 12, 3, 7),
+            (3, 1, 4, 1, 4),
+            (2, 6, 16, 4, 9),
+        ]
+    ]
+    return [*checks, _judge_block_structure_and_dropout(rng), _judge_block_causal(rng)]

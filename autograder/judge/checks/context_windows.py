@@ -1,0 +1,92 @@
+"""Hidden checks for chapter 03's `context_windows`: the visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies.
+
+context_windows is compared with makemore's rolling-context loop, nplm_params with the closed
+form, and nplm_loss with the same model written in PyTorch (float64) and reduced by
+torch.nn.functional.cross_entropy.
+"""
+
+import numpy as np
+
+from autograder.judge.check import Check, CheckFailed
+from autograder.judge.checks.cases import alphabet_vocab, random_vocab, random_words
+from autograder.judge.expect import (
+    as_array,
+    expect_close,
+    expect_unchanged,
+    tuple_answer,
+)
+from autograder.sandbox.guest.calls import Call, Outcome
+
+
+def reference_windows(
+    words: list[str], stoi: dict[str, int], block_size: int, reset: bool = True, end: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """makemore's loop: a rolling context of ids, padded with '.', oldest first."""
+    X, Y = [], []
+    context = [stoi["."]] * block_size
+    for word in words:
+        if reset:
+            context = [stoi["."]] * block_size
+        for ch in word + ("." if end else ""):
+            X.append(list(context))
+            Y.append(stoi[ch])
+            context = [*context[1:], stoi[ch]]
+    return np.array(X, dtype=np.int64).reshape(-1, block_size), np.array(Y, dtype=np.int64)
+
+
+def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what: str) -> Check:
+    X, Y = reference_windows(words, stoi, block_size)
+    rows = len(Y)
+    no_end_rows = sum(len(w) for w in words)
+    diagnoses = [
+        (
+            "the context is newest first: the contract puts the oldest id in X[i, 0]",
+            X[:, ::-1],
+        ),
+        (
+            "the context carries over from the previous word: each word starts afresh",
+            reference_windows(words, stoi, block_size, reset=False)[0],
+        ),
+    ]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        (outcome,) = outcomes
+        got_X, got_Y = tuple_answer(outcome, ["X", "Y"])
+        if isinstance(got_Y, np.ndarray) and got_Y.ndim == 1 and len(got_Y) == no_end_rows != rows:
+            raise CheckFailed(
+                f"{len(got_Y)} examples, expected {rows}: the final '.' of each word is a target too"
+            )
+        got_X = as_array(got_X, (rows, block_size), kinds="iu")
+        got_Y = as_array(got_Y, (rows,), kinds="iu")
+        expect_close(got_Y, Y, rtol=0, atol=0)
+        expect_close(got_X, X, rtol=0, atol=0, diagnoses=diagnoses)
+        if got_X.dtype != np.int64 or got_Y.dtype != np.int64:
+            raise CheckFailed(
+                f"right ids, but dtypes {got_X.dtype} and {got_Y.dtype}; return np.int64 arrays"
+            )
+        expect_unchanged(outcome, (words, stoi, block_size))
+
+    return Check(what, [Call((words, stoi, block_size))], judge)
+
+
+def context_windows_checks(rng: np.random.Generator) -> list[Check]:
+    """The visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies."""
+    alphabet = alphabet_vocab()
+    checks = [
+        _judge_windows(["emma"], alphabet, 3, "the visible example 'emma', block size 3"),
+        _judge_windows(
+            ["a", "b", "ab"], {".": 0, "a": 1, "b": 2}, 2, "one-letter names, block size 2"
+        ),
+        _judge_windows(["abcdefghijklmn"], alphabet, 3, "a name much longer than the block"),
+        _judge_windows(["ava", "bo"], alphabet, 8, "block size 8, longer than the names"),
+        _judge_windows(["x"], alphabet, 1, "block size 1 (a bigram dataset)"),
+    ]
+    for block_size in (1, 2, 3, 5):
+        stoi = random_vocab(rng, int(rng.integers(4, 15)))
+        words = random_words(rng, stoi, int(rng.integers(3, 40)), max_length=12)
+        checks.append(
+            _judge_windows(
+                words, stoi, block_size, f"random words, shuffled ids, block size {block_size}"
+            )
+        )
+    return checks

@@ -1,0 +1,266 @@
+"""Hidden checks for chapter 08's `generate`: distributions under temperature and top-k, cropping, greedy decoding, the generator, the mode."""
+
+import numpy as np
+
+from autograder.judge.check import Check, CheckFailed
+from autograder.judge.checks.gpt_shared import PROBES, _array, _judge_reproducible, _report
+from autograder.sandbox.guest.calls import Call, Outcome
+
+
+def toy_probs(
+    W: np.ndarray, U: np.ndarray, context: np.ndarray, temperature: float, top_k: int | None
+) -> np.ndarray:
+    """The next-id distribution the toy model and a correct generate give for one context."""
+    logits = (W[context[-1]] + U[context[0]]) / temperature
+    if top_k is not None:
+        logits = np.where(logits < np.sort(logits)[-top_k], -np.inf, logits)
+    e = np.exp(logits - logits.max())
+    return e / e.sum()
+
+
+def _fits(counts: np.ndarray, probs: np.ndarray) -> bool:
+    """Counts of one draw per row agree with probs: no count where p = 0, within 5 sigma elsewhere."""
+    n = counts.sum()
+    if (counts[probs == 0] > 0).any():
+        return False
+    spread = np.sqrt(n * probs * (1 - probs)) + 1e-12
+    return bool((np.abs(counts - n * probs) <= 5 * spread + 1).all())
+
+
+def _expected_rows(out: np.ndarray, T0: int, steps: int, block: int, row_major: bool) -> list:
+    """The contexts a correct generate feeds, in the order of batched steps (or row by row)."""
+    rows = range(out.shape[0])
+    windows = [(r, out[r, max(0, T0 + i - block) : T0 + i]) for i in range(steps) for r in rows]
+    if row_major:
+        windows.sort(key=lambda pair: pair[0])
+    return [window for _, window in windows]
+
+
+def _judge_generate_runs(
+    report: dict, idx: np.ndarray, steps: int, block: int, train_mode: bool
+) -> list[np.ndarray]:
+    """Shapes, dtypes, the prefix, the contexts fed, eval mode and no_grad; return the outputs."""
+    B, T0 = idx.shape
+    outs = []
+    for run in report["runs"]:
+        if run["type"] != "torch.int64":
+            raise CheckFailed(f"generate returned {run['type']}; expected a torch int64 tensor")
+        out = _array(run["out"], (B, T0 + steps), "the output")
+        if not np.array_equal(out[:, :T0], idx):
+            raise CheckFailed("the output must start with idx itself, then the new ids")
+        if not np.array_equal(run["idx_after"], idx):
+            raise CheckFailed("idx was modified in place: the caller's tensor must not change")
+        if any(run["training"]):
+            raise CheckFailed("the model ran in training mode while sampling: dropout was active")
+        if any(run["grad"]):
+            raise CheckFailed("the model ran with gradients on: sampling built an autograd graph")
+        if run["mode_after"] != train_mode:
+            mode = "training" if train_mode else "eval"
+            raise CheckFailed(
+                f"the model was in {mode} mode before generate and not after: the caller's "
+                "mode was not restored"
+            )
+        fed = [row for context in run["contexts"] for row in context]
+        if steps and len(fed) != B * steps:
+            raise CheckFailed(
+                f"the model was called on {len(fed)} contexts for {B} rows and {steps} new ids; "
+                "expected one forward pass per new id"
+            )
+        for row_major in (False, True):
+            wanted = _expected_rows(out, T0, steps, block, row_major)
+            if all(
+                len(a) == len(b) and np.array_equal(a, b) for a, b in zip(fed, wanted, strict=True)
+            ):
+                break
+        else:
+            bad = next(
+                i
+                for i, (a, b) in enumerate(
+                    zip(fed, _expected_rows(out, T0, steps, block, False), strict=True)
+                )
+                if len(a) != len(b) or not np.array_equal(a, b)
+            )
+            got, want = fed[bad], _expected_rows(out, T0, steps, block, False)[bad]
+            if len(got) < len(want):
+                raise CheckFailed(
+                    f"the model was fed {len(got)} ids where {len(want)} were available: the "
+                    "context was cut shorter than block_size"
+                )
+            raise CheckFailed(
+                "the model was not fed the last block_size ids of the sequence so far at every step"
+            )
+        outs.append(out)
+    return outs
+
+
+def _generate_call(
+    W: np.ndarray,
+    U: np.ndarray,
+    block: int,
+    idx: np.ndarray,
+    steps: int,
+    seeds: list[int],
+    kwargs: dict,
+    train_mode: bool,
+) -> Call:
+    return Call(
+        (W, U, block, idx, steps, seeds, kwargs, train_mode), probe=f"{PROBES}:generate_probe"
+    )
+
+
+def _crop_hint(outcome: Outcome) -> None:
+    if outcome.error is not None and "reads at most block_size" in outcome.message:
+        raise CheckFailed(
+            f"context not cropped ({outcome.message}): the model reads at most block_size ids"
+        )
+
+
+def _judge_generate_distribution(
+    rng: np.random.Generator, T0: int, temperature: float, top_k: int | None
+) -> Check:
+    V, block, B = 6, 4, 4000
+    W, U = rng.normal(size=(V, V)), rng.normal(size=(V, V))
+    idx = np.repeat(rng.integers(0, V, (1, T0)), B, axis=0)
+    context = idx[0, -block:]
+    probs = toy_probs(W, U, context, temperature, top_k)
+    full = idx[0]
+    candidates = [
+        ("the logits were not divided by the temperature", toy_probs(W, U, context, 1.0, top_k)),
+        (
+            "a higher temperature made the distribution sharper: it should flatten it",
+            toy_probs(W, U, context, 1 / temperature, top_k),
+        ),
+        (
+            "top_k was ignored: every token can be drawn",
+            toy_probs(W, U, context, temperature, None) if top_k else None,
+        ),
+        (
+            "sampled from the first position's logits: which position predicts the next id?",
+            toy_probs(W, U, context[:1], temperature, top_k),
+        ),
+        (
+            "the context was not cropped to the last block_size ids",
+            toy_probs(W, U, full, temperature, top_k) if block < T0 else None,
+        ),
+    ]
+    kwargs = {"temperature": temperature} if temperature != 1.0 else {}
+    if top_k is not None:
+        kwargs["top_k"] = top_k
+    seeds = [int(rng.integers(0, 2**31))]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        _crop_hint(outcomes[0])
+        (out,) = _judge_generate_runs(_report(outcomes[0]), idx, 1, block, False)
+        counts = np.bincount(out[:, -1], minlength=V)[:V]
+        if _fits(counts, probs):
+            return
+        for hint, candidate in candidates:
+            if candidate is not None and _fits(counts, candidate):
+                raise CheckFailed(hint)
+        if top_k is not None and (counts[probs == 0] > 0).any():
+            raise CheckFailed(f"an id outside the top_k = {top_k} most likely was sampled")
+        raise CheckFailed(
+            f"the new ids are not drawn from softmax(logits[:, -1] / temperature) (after top_k): "
+            f"frequencies {np.round(counts / B, 3).tolist()}, expected {np.round(probs, 3).tolist()}"
+        )
+
+    return Check(
+        f"the distribution of the next id: {B} rows, T={T0}, block_size={block}, "
+        f"temperature={temperature}, top_k={top_k}",
+        [_generate_call(W, U, block, idx, 1, seeds, kwargs, False)],
+        judge,
+    )
+
+
+def _greedy(
+    W: np.ndarray, U: np.ndarray, idx: np.ndarray, steps: int, block: int, read: int = -1
+) -> np.ndarray:
+    """Greedy ids from the toy model; `read` is the position of the context whose logits are read."""
+    out = idx.copy()
+    for _ in range(steps):
+        picks = [int(np.argmax(W[row[-block:][read]] + U[row[-block:][0]])) for row in out]
+        out = np.concatenate([out, np.array(picks)[:, None]], axis=1)
+    return out
+
+
+def _judge_generate_greedy(rng: np.random.Generator) -> Check:
+    V, block, steps = 7, 4, 9
+    while True:  # a case where reading the first position's logits gives other ids (most do)
+        W, U = rng.normal(size=(V, V)), rng.normal(size=(V, V))
+        idx = rng.integers(0, V, (3, 2))
+        expected = _greedy(W, U, idx, steps, block)
+        first = _greedy(W, U, idx, steps, block, read=0)
+        if not np.array_equal(first, expected):
+            break
+    seeds = [int(rng.integers(0, 2**31))]
+
+    def judge(outcomes: list[Outcome]) -> None:
+        _crop_hint(outcomes[0])
+        (out,) = _judge_generate_runs(_report(outcomes[0]), idx, steps, block, False)
+        if np.array_equal(out, first):
+            raise CheckFailed(
+                "sampled from the first position's logits: which position predicts the next id?"
+            )
+        if not np.array_equal(out, expected):
+            column = int(np.argwhere(out != expected)[0][1])
+            raise CheckFailed(
+                f"with top_k=1 the ids must be the most likely ones at every step; the first "
+                f"difference is at position {column}"
+            )
+
+    return Check(
+        f"top_k=1 is greedy: {steps} new ids from T=2 with block_size={block}, crops as it goes",
+        [_generate_call(W, U, block, idx, steps, seeds, {"top_k": 1}, False)],
+        judge,
+    )
+
+
+def _judge_generate_generator(rng: np.random.Generator) -> Check:
+    V, block, steps = 8, 5, 12
+    W, U = rng.normal(0, 0.5, (V, V)), rng.normal(0, 0.5, (V, V))
+    idx = rng.integers(0, V, (6, 3))
+    seed = int(rng.integers(0, 2**31))
+
+    def judge(outcomes: list[Outcome]) -> None:
+        _crop_hint(outcomes[0])
+        report = _report(outcomes[0])
+        runs = _judge_generate_runs(report, idx, steps, block, True)
+        _judge_reproducible(
+            report,
+            *runs,
+            "sample with the generator passed in (torch.multinomial(probs, 1, generator=generator))",
+            "ids",
+        )
+
+    return Check(
+        "reproducible from the generator alone; eval mode, no_grad, the training mode restored",
+        [_generate_call(W, U, block, idx, steps, [seed, seed, seed + 1], {}, True)],
+        judge,
+    )
+
+
+def _judge_generate_nothing(rng: np.random.Generator) -> Check:
+    W, U = rng.normal(size=(5, 5)), rng.normal(size=(5, 5))
+    idx = rng.integers(0, 5, (2, 3))
+
+    def judge(outcomes: list[Outcome]) -> None:
+        _judge_generate_runs(_report(outcomes[0]), idx, 0, 4, False)
+
+    return Check(
+        "max_new_tokens=0 returns idx",
+        [_generate_call(W, U, 4, idx, 0, [0], {}, False)],
+        judge,
+    )
+
+
+def generate_checks(rng: np.random.Generator) -> list[Check]:
+    """Distributions under temperature and top-k, cropping, greedy decoding, the generator, the mode."""
+    return [
+        _judge_generate_distribution(rng, 3, 1.0, None),
+        _judge_generate_distribution(rng, 6, 0.5, 3),
+        _judge_generate_distribution(rng, 2, 2.0, None),
+        _judge_generate_distribution(rng, 4, 1.5, 2),
+        _judge_generate_greedy(rng),
+        _judge_generate_generator(rng),
+        _judge_generate_nothing(rng),
+    ]

@@ -1,0 +1,105 @@
+"""Hidden checks for chapter 05's `temperature_probs`: the worked table, random logits and temperatures, logits of +-1000, tiny temperatures, bad ones."""
+
+import numpy as np
+
+from autograder.judge.check import Check
+from autograder.judge.checks.layouts import with_layout
+from autograder.judge.checks.sampling_shared import (
+    WORKED,
+    _judge_probs,
+    _judge_rejects,
+    distinct_logits,
+    reference_temperature,
+)
+
+
+def _power_of_shifted(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """What exp(z - max z) ** (1 / t), renormalised, computes (the classic slip)."""
+    z = np.asarray(logits, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(z - z.max()) ** (1 / temperature)
+        return e / e.sum()
+
+
+def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Check:
+    expected = reference_temperature(logits, temperature)
+    diagnoses = [
+        (
+            "a higher temperature made the distribution sharper: it should flatten it",
+            reference_temperature(logits, 1 / temperature),
+        ),
+        ("the temperature was ignored", reference_temperature(logits, 1.0)),
+        (
+            "far logits lost their mass: their probabilities underflowed to 0 before the power "
+            "could bring them back",
+            _power_of_shifted(logits, temperature),
+        ),
+    ]
+    return _judge_probs((logits, temperature), {}, logits, expected, what, diagnoses, temperature)
+
+
+def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
+    """The worked table, random logits and temperatures, logits of +-1000, tiny temperatures, bad ones."""
+    checks = [
+        _temperature_check(WORKED, t, f"the worked table, temperature {t}") for t in (1.0, 0.5, 2.0)
+    ]
+    for V, t in [(5, 0.3), (27, 1.7), (10, 10.0), (2, 0.05)]:
+        checks.append(
+            _temperature_check(distinct_logits(rng, V), t, f"random logits, V={V}, temperature {t}")
+        )
+    checks.append(
+        _temperature_check(rng.uniform(-1000, 1000, 6), 0.5, "logits of +-1000 at temperature 0.5")
+    )
+    checks.append(
+        _temperature_check(np.array([3.0, 2.9, -1.0]), 0.001, "temperature 0.001 (nearly greedy)")
+    )
+    checks += [
+        _temperature_check(WORKED, 1e-4, "the worked logits at temperature 0.0001"),
+        _temperature_check(
+            distinct_logits(rng, 12, scale=0.5), 0.002, "12 close logits at temperature 0.002"
+        ),
+        _temperature_check(distinct_logits(rng, 7), 1e4, "temperature 10,000 (nearly uniform)"),
+        _temperature_check(
+            rng.normal(0, 2, 9) - 1000.0, 1.0, "every logit near -1000 (exp underflows to 0)"
+        ),
+        _temperature_check(rng.normal(0, 2, 9) + 1000.0, 2.0, "every logit near +1000"),
+        _temperature_check(
+            distinct_logits(rng, 6).astype(np.float32), 0.7, "float32 logits, temperature 0.7"
+        ),
+        _temperature_check(np.array([3, 1, 0, -2]), 0.5, "integer logits, temperature 0.5"),
+        _temperature_check(
+            200.0 + distinct_logits(rng, 8) * 1e-3,
+            1e-3,
+            "logits near 200 at temperature 0.001",
+        ),
+        _temperature_check(
+            rng.uniform(-1000, 1000, 8), 1e3, "logits of +-1000 at temperature 1000"
+        ),
+        _temperature_check(
+            rng.integers(-1000, 1001, 6), 300.0, "integer logits of +-1000 at temperature 300"
+        ),
+        _temperature_check(np.array([1.5]), 0.7, "a single logit (V = 1)"),
+    ]
+    checks += [
+        with_layout(
+            _temperature_check(distinct_logits(rng, 7), 0.8, "random logits, V=7"), "strided"
+        )
+    ]
+    checks += [
+        _judge_rejects(
+            (WORKED, 0.0), {}, "temperature 0 raises ValueError", "temperature must be > 0"
+        ),
+        _judge_rejects(
+            (WORKED, -1.0),
+            {},
+            "a negative temperature raises ValueError",
+            "temperature must be > 0",
+        ),
+        _judge_rejects(
+            (WORKED, -1e-9),
+            {},
+            "a tiny negative temperature raises ValueError",
+            "temperature must be > 0",
+        ),
+    ]
+    return checks

@@ -1,0 +1,101 @@
+"""Hidden checks for chapter 05's `top_k_probs`: the worked example, random k and V, k >= V, temperature first, bad k and temperature."""
+
+import numpy as np
+
+from autograder.judge.check import Check
+from autograder.judge.checks.layouts import with_layout
+from autograder.judge.checks.sampling_shared import (
+    WORKED,
+    _judge_probs,
+    _judge_rejects,
+    distinct_logits,
+    reference_temperature,
+    reference_top_k,
+)
+
+
+def _top_k_check(logits: np.ndarray, k: int, temperature: float | None, what: str) -> Check:
+    t = 1.0 if temperature is None else temperature
+    expected = reference_top_k(logits, k, t)
+    V = len(logits)
+    probs = reference_temperature(logits, t)
+    masked = np.where(expected > 0, probs, 0.0)
+    diagnoses = [
+        ("the kept probabilities do not sum to 1", masked),
+        (
+            "the kept set ignores the temperature: it was applied after filtering",
+            reference_top_k(logits, k, 1.0) if t != 1 else None,
+        ),
+        (
+            "that keeps the k least likely tokens",
+            reference_top_k(-logits, k, t) if k < V else None,
+        ),
+        ("that keeps k + 1 tokens", reference_top_k(logits, k + 1, t) if k + 1 < V else None),
+        ("that keeps k - 1 tokens", reference_top_k(logits, k - 1, t) if k > 1 else None),
+    ]
+    kwargs = {} if temperature is None else {"temperature": temperature}
+    return _judge_probs((logits, k), kwargs, logits, expected, what, diagnoses, t)
+
+
+def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
+    """The worked example, random k and V, k >= V, temperature first, bad k and temperature."""
+    checks = [
+        _top_k_check(WORKED, 1, None, "the worked example, k = 1 (greedy)"),
+        _top_k_check(WORKED, 2, None, "the worked example, k = 2"),
+        _top_k_check(WORKED, 3, None, "k = V keeps everything"),
+        _top_k_check(WORKED, 10, None, "k > V keeps everything"),
+    ]
+    for V, k, t in [(8, 3, None), (27, 5, 0.7), (12, 11, 2.0), (6, 2, 0.3)]:
+        checks.append(
+            _top_k_check(
+                distinct_logits(rng, V),
+                k,
+                t,
+                f"random logits, V={V}, k={k}, temperature {t or 1.0}",
+            )
+        )
+    checks += [
+        _top_k_check(
+            distinct_logits(rng, 9) * 300, 3, None, "logits in the hundreds to thousands, k = 3"
+        ),
+        _top_k_check(distinct_logits(rng, 8) - 1000.0, 4, None, "every logit near -1000, k = 4"),
+        _top_k_check(distinct_logits(rng, 10, scale=0.5), 3, 0.001, "temperature 0.001, k = 3"),
+        _top_k_check(distinct_logits(rng, 10), 6, 1e4, "temperature 10,000, k = 6"),
+        _top_k_check(distinct_logits(rng, 7).astype(np.float32), 2, 0.8, "float32 logits, k = 2"),
+        _top_k_check(np.array([4, -1, 2, 7, 0]), 3, None, "integer logits, k = 3"),
+        _top_k_check(
+            200.0 + distinct_logits(rng, 9) * 1e-3,
+            4,
+            1e-3,
+            "logits near 200 at temperature 0.001, k = 4",
+        ),
+        _top_k_check(
+            np.sort(rng.uniform(-1000, 1000, 10)),
+            7,
+            1e3,
+            "logits of +-1000 at temperature 1000, k = 7",
+        ),
+        _top_k_check(np.array([0.3]), 1, None, "a single logit (V = 1), k = 1"),
+    ]
+    checks.append(
+        with_layout(
+            _top_k_check(distinct_logits(rng, 8), 3, 0.9, "random logits, V=8, k=3"), "strided"
+        )
+    )
+    checks += [
+        _judge_rejects((WORKED, 0), {}, "k = 0 raises ValueError", "k must be at least 1"),
+        _judge_rejects(
+            (WORKED, 2),
+            {"temperature": 0.0},
+            "temperature 0 raises ValueError",
+            "temperature must be > 0",
+        ),
+        _judge_rejects((WORKED, -2), {}, "k = -2 raises ValueError", "k must be at least 1"),
+        _judge_rejects(
+            (WORKED, 2),
+            {"temperature": -0.5},
+            "a negative temperature raises ValueError",
+            "temperature must be > 0",
+        ),
+    ]
+    return checks

@@ -1,0 +1,529 @@
+"""Hidden checks for chapter 08's train_gpt: AdamW on two parameter groups, warm-up then cosine, clipping.
+
+The student's loop trains trusted probe models (autograder.sandbox.guest.torch_probes.training_model)
+inside the sandbox; each logs the parameters at every call. Here the same models are trained by the
+specification's loop, and on a mismatch by that loop with one known slip each (`SLIPS`), so that a
+failing run is named by the slip it reproduces. Each probe isolates one part: a constant gradient
+reads the learning rate of every step (Adam moves a weight whose gradient never changes by exactly
+the rate), a zero gradient shows the weight decay alone, gradients of varying length (some past the
+bound) show the clipping, and a tiny language model checks the whole loop and its batches.
+
+Its length (one exercise, some 500 lines) is the slips': each known departure from the loop is
+replayed on the same probes, so that a failing run is named by the slip it reproduces.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from autograder.judge.check import Check, CheckFailed, describe_error
+from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.torch_probes import training_model
+
+PROBE = "autograder.sandbox.guest.torch_probes:train_probe"
+NAMES = ("emb.weight", "norm.weight", "norm.bias", "lin.weight", "lin.bias")
+MATRICES = ("emb.weight", "lin.weight")
+
+
+@dataclass(frozen=True)
+class Slip:
+    """One departure from the specified loop (the defaults are the specification)."""
+
+    rate: str = "schedule"  # "schedule", "late" or a slip of rate_at
+    first_group_only: bool = False  # the rate set on param_groups[0] alone
+    # which parameters decay: "matrices"; "all"; "none"; "weights" (by name: LayerNorm's gains
+    # too); "linear" (not the embedding); "default" (the others at AdamW's default 0.01); or "l2"
+    # (Adam's penalty, in the gradient)
+    decay: str = "matrices"
+    clip: str = "global"  # "global", "each" (parameter by parameter), "value", "one" or "none"
+    clear: str = "before"  # when .grad is cleared: "before" backward, "never", "after" backward
+    fresh_optimizer: bool = False  # a new optimizer at every step
+    betas: tuple[float, float] = (0.9, 0.999)
+
+
+# (slip, the hint that names it): the first one a failing run reproduces is reported
+SLIPS: list[tuple[Slip, str]] = [
+    (
+        Slip(rate="constant"),
+        "every step ran at the peak rate: the learning rate never warms up nor decays",
+    ),
+    (
+        Slip(rate="warmup_from_zero"),
+        "step 0 ran at rate 0 and every warm-up step one increment behind: the warm-up's first "
+        "step already takes the first of its `warmup` equal increments",
+    ),
+    (
+        Slip(rate="no_warmup"),
+        "the first steps already ran at (nearly) the peak rate: there is no warm-up",
+    ),
+    (
+        Slip(rate="to_zero"),
+        "the decay falls toward 0 instead of toward final_fraction of the peak",
+    ),
+    (
+        Slip(rate="early_floor"),
+        "the cosine reaches its floor at the last step, one step early: the floor belongs to step "
+        "`steps`, one past the last",
+    ),
+    (
+        Slip(rate="whole_run"),
+        "the cosine's half period is measured from step 0: it starts from the peak at step "
+        "`warmup`",
+    ),
+    (
+        Slip(rate="linear"),
+        "the rate falls in a straight line: the decay is half a period of a cosine, flat at both "
+        "ends",
+    ),
+    (
+        Slip(rate="late"),
+        "each update ran at the rate meant for the step before it (step 0 at the optimizer's "
+        "initial rate): when does a step's rate reach the optimizer?",
+    ),
+    (
+        Slip(first_group_only=True),
+        "the schedule reached one parameter group only: the other trained at the optimizer's "
+        "initial rate throughout",
+    ),
+    (
+        Slip(decay="all"),
+        "the biases and LayerNorm's parameters shrank too: weight decay reached parameters with "
+        "fewer than two dimensions",
+    ),
+    (
+        Slip(decay="weights"),
+        "LayerNorm's gains shrank: they are called weight but have one dimension, and weight "
+        "decay is for the parameters of two or more",
+    ),
+    (
+        Slip(decay="default"),
+        "the biases and LayerNorm's parameters shrank a little: a parameter group without a "
+        "weight_decay of its own takes AdamW's default, 0.01",
+    ),
+    (
+        Slip(decay="linear"),
+        "the embedding did not shrink: it is a matrix too (two dimensions), and weight decay is "
+        "for every parameter of two or more",
+    ),
+    (
+        Slip(decay="none"),
+        "the matrices did not shrink: no weight decay on the parameters with two or more "
+        "dimensions",
+    ),
+    (
+        Slip(decay="l2"),
+        "the decay went into the gradient, where Adam rescales it (Adam's L2 penalty): AdamW "
+        "shrinks the weights apart from the gradient",
+    ),
+    (
+        Slip(clip="none"),
+        "the gradient reached the optimizer unclipped when it was longer than max_grad_norm",
+    ),
+    (
+        Slip(clip="each"),
+        "each parameter's gradient was clipped on its own: the length to bound is that of all "
+        "the gradients together, as one vector",
+    ),
+    (
+        Slip(clip="value"),
+        "each entry of the gradient was cut to at most max_grad_norm: the bound is on the length "
+        "of the whole gradient, which keeps its direction",
+    ),
+    (
+        Slip(clip="one"),
+        "the gradient was clipped to length 1, whatever max_grad_norm says",
+    ),
+    (
+        Slip(clear="never"),
+        "the gradients of earlier steps stayed in .grad and added up: each step must start from "
+        "fresh gradients",
+    ),
+    (
+        Slip(clear="after"),
+        "no weight followed its gradient: the gradients were cleared between backward and the "
+        "optimizer's step",
+    ),
+    (
+        Slip(fresh_optimizer=True),
+        "Adam's running averages started afresh at every step: one optimizer must live through "
+        "the whole run",
+    ),
+    (
+        Slip(betas=(0.9, 0.95)),
+        "Adam's moment averages are not PyTorch's defaults: the contract's AdamW keeps its "
+        "default betas",
+    ),
+]
+
+
+def rate_at(step: int, recipe: dict, slip: str = "schedule") -> float:
+    """The learning rate of `step` under the specification, or under one of its rate slips."""
+    peak, warmup, steps = recipe["learning_rate"], recipe["warmup"], recipe["steps"]
+    floor = 0.0 if slip == "to_zero" else recipe["final_fraction"] * peak
+    if slip == "constant":
+        return peak
+    if step < warmup and slip != "no_warmup":
+        return peak * (step if slip == "warmup_from_zero" else step + 1) / warmup
+    start = 0 if slip in ("no_warmup", "whole_run") else warmup
+    span = steps - start - (1 if slip == "early_floor" else 0)
+    progress = (step - start) / max(1, span)
+    if slip == "linear":
+        return floor + (peak - floor) * (1 - progress)
+    return floor + (peak - floor) * (1 + math.cos(math.pi * progress)) / 2
+
+
+def _step_rate(step: int, recipe: dict, slip: Slip) -> float:
+    if slip.rate == "late":
+        return recipe["learning_rate"] if step == 0 else rate_at(step - 1, recipe)
+    return rate_at(step, recipe, slip.rate)
+
+
+def draw_batch(
+    data: torch.Tensor, block_size: int, batch_size: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """get_batch's contract (chapter 08, Exercise 1): the draws a correct loop makes."""
+    starts = torch.randint(len(data) - block_size, (batch_size,), generator=generator)
+    x = torch.stack([data[s : s + block_size] for s in starts.tolist()])
+    y = torch.stack([data[s + 1 : s + 1 + block_size] for s in starts.tolist()])
+    return x, y
+
+
+def _optimizer(
+    model: torch.nn.Module, decay: float, peak: float, slip: Slip
+) -> torch.optim.Optimizer:
+    """The specification's AdamW on two parameter groups, or one of the optimizer slips."""
+    named = dict(model.named_parameters())
+    decayed = {
+        "weights": lambda n, p: n.endswith("weight"),
+        "linear": lambda n, p: p.dim() >= 2 and not n.startswith("emb."),
+    }.get(slip.decay, lambda n, p: p.dim() >= 2)
+    on_matrices, on_vectors = {
+        "all": (decay, decay),
+        "none": (0.0, 0.0),
+        "default": (decay, 0.01),
+    }.get(slip.decay, (decay, 0.0))
+    groups = [
+        {"params": [p for n, p in named.items() if decayed(n, p)], "weight_decay": on_matrices},
+        {"params": [p for n, p in named.items() if not decayed(n, p)], "weight_decay": on_vectors},
+    ]
+    adam = torch.optim.Adam if slip.decay == "l2" else torch.optim.AdamW
+    return adam(groups, lr=peak, betas=slip.betas)
+
+
+def train(case: dict, slip: Slip = Slip()) -> dict:
+    """Train the case's probe model with the specified loop (or with one slip): the probe's report."""
+    recipe, max_norm = case["recipe"], case["max_grad_norm"]
+    model = training_model(case["kind"], case["spec"])
+    if case["eval_first"]:
+        model.eval()
+    peak = recipe["learning_rate"]
+
+    def optimizer() -> torch.optim.Optimizer:
+        return _optimizer(model, recipe["weight_decay"], peak, slip)
+
+    adam = optimizer()
+    data = torch.tensor(case["data"], dtype=torch.int64)
+    generator = torch.Generator().manual_seed(case["seed"])
+    model.train()
+    losses = []
+    for step in range(recipe["steps"]):
+        if slip.fresh_optimizer:
+            adam = optimizer()
+        groups = adam.param_groups[:1] if slip.first_group_only else adam.param_groups
+        for group in groups:
+            group["lr"] = _step_rate(step, recipe, slip)
+        x, y = draw_batch(data, case["block_size"], recipe["batch_size"], generator)
+        _, loss = model(x, y)
+        if slip.clear == "before":
+            adam.zero_grad(set_to_none=True)
+        loss.backward()
+        if slip.clear == "after":
+            adam.zero_grad(set_to_none=True)
+        bound = 1.0 if slip.clip == "one" else max_norm
+        if slip.clip in ("global", "one"):
+            torch.nn.utils.clip_grad_norm_(model.parameters(), bound)
+        elif slip.clip == "each":
+            for p in model.parameters():
+                torch.nn.utils.clip_grad_norm_(p, bound)
+        elif slip.clip == "value":
+            torch.nn.utils.clip_grad_value_(model.parameters(), bound)
+        adam.step()
+        losses.append(loss.item())
+    return {"returned": losses, "calls": model.log, "final": model.flat()}
+
+
+def _path(report: dict) -> np.ndarray | None:
+    """The parameters at every call and at the end, one row each (None if they cannot be stacked)."""
+    rows = [np.asarray(call["params"], dtype=np.float64) for call in report["calls"]]
+    rows.append(np.asarray(report["final"], dtype=np.float64))
+    if len({row.shape for row in rows}) != 1:
+        return None
+    return np.stack(rows)
+
+
+def _same_path(got: np.ndarray | None, expected: np.ndarray) -> bool:
+    """True when two training paths agree to 1e-6 of how far the weights moved (or 1e-12).
+
+    Loose enough for any correct order of floating-point work (a hand-written clip without
+    clip_grad_norm_'s 1e-6, fused or looped AdamW), far tighter than any slip's effect.
+    """
+    if got is None or got.shape != expected.shape:
+        return False
+    moved = float(np.max(np.abs(expected - expected[0])))
+    return bool(np.max(np.abs(got - expected)) <= 1e-6 * moved + 1e-12)
+
+
+def _named_slip(case: dict, got: np.ndarray | None) -> str | None:
+    """The hint of the slip whose training path is the observed one (None if no slip's is).
+
+    When several slips leave the same path on this model, another check tells them apart.
+    """
+    hints = [hint for slip, hint in SLIPS if _same_path(got, _path(train(case, slip)))]
+    if len(hints) > 1:
+        return "the same mistake as another check here; on this model it is " + " or ".join(hints)
+    return hints[0] if hints else None
+
+
+def _call(case: dict) -> Call:
+    return Call(
+        (
+            case["kind"],
+            case["spec"] | {"eval_first": case["eval_first"]},
+            case["data"],
+            case["block_size"],
+            case["recipe"],
+            case["seed"],
+            case["max_grad_norm"],
+        ),
+        probe=PROBE,
+    )
+
+
+def _judge_run(case: dict, outcome: Outcome, off_path: str) -> None:
+    """Fail unless the student's loop trained the case's model as the specification does.
+
+    `off_path` is the hint for a path that no known slip explains.
+    """
+    if outcome.error is not None:
+        raise CheckFailed(describe_error(outcome))
+    report = outcome.value
+    steps = case["recipe"]["steps"]
+    if len(report["calls"]) != steps:
+        raise CheckFailed(
+            f"the model was called {len(report['calls'])} times with gradients on in {steps} "
+            "steps: one forward pass per step, on that step's batch"
+        )
+    if case["eval_first"] and not all(call["mode"] for call in report["calls"]):
+        raise CheckFailed(
+            "the model was handed over in evaluation mode and trained so (dropout off): the "
+            "loop trains in training mode"
+        )
+    got = _path(report)
+    if not _same_path(got, _path(train(case))):
+        raise CheckFailed(_named_slip(case, got) or off_path)
+
+
+def _judge_returned(report: dict) -> None:
+    """The list returned holds the loss the model computed at each call, in order."""
+    if report["returned"] is None:
+        raise CheckFailed(
+            f"returned {report['returned_type']}: expected a list of Python floats, one per step"
+        )
+    want = [call["loss"] for call in report["calls"]]
+    if len(report["returned"]) != len(want) or not np.allclose(
+        report["returned"], want, rtol=1e-12, atol=1e-12
+    ):
+        raise CheckFailed(
+            "the list returned is not each step's loss, taken on that step's batch before its "
+            "update, in order"
+        )
+
+
+def _weights(rng: np.random.Generator, V: int, C: int) -> dict:
+    return {
+        "emb.weight": rng.normal(0, 1, (V, C)),
+        "norm.weight": 1 + 0.1 * rng.normal(size=C),
+        "norm.bias": 0.1 * rng.normal(size=C),
+        "lin.weight": rng.normal(0, 0.5, (V, C)),
+        "lin.bias": 0.1 * rng.normal(size=V),
+    }
+
+
+def _case(
+    rng: np.random.Generator, kind: str, grads: dict | None, recipe: dict, **extra: object
+) -> dict:
+    V, C = 5, 3
+    spec = {"vocab": V, "width": C, "weights": _weights(rng, V, C)}
+    if grads is not None:
+        spec["grads"] = grads
+    case = {
+        "kind": kind,
+        "spec": spec,
+        "data": rng.integers(0, V, int(rng.integers(40, 80))),
+        "block_size": int(rng.integers(5, 8)),  # never batch_size: a swap of the two shows
+        "recipe": {"batch_size": int(rng.integers(2, 5)), "eval_every": 10**6, "seed": 0} | recipe,
+        "seed": int(rng.integers(0, 2**31)),
+        "max_grad_norm": 1.0,
+        "eval_first": False,
+    }
+    return case | extra
+
+
+def _shapes(V: int = 5, C: int = 3) -> dict[str, tuple[int, ...]]:
+    return {
+        "emb.weight": (V, C),
+        "norm.weight": (C,),
+        "norm.bias": (C,),
+        "lin.weight": (V, C),
+        "lin.bias": (V,),
+    }
+
+
+def _recipe(rng: np.random.Generator, steps: int, weight_decay: float) -> dict:
+    return {
+        "steps": steps,
+        "warmup": int(rng.integers(3, 7)),
+        "learning_rate": float(rng.uniform(0.02, 0.1)),
+        "final_fraction": float(rng.uniform(0.05, 0.3)),
+        "weight_decay": weight_decay,
+    }
+
+
+def _rates(case: dict, path: np.ndarray) -> np.ndarray:
+    """The rate of every step, read from lin.bias[0], whose gradient is the constant g: Adam moves
+    it by rate * g / (|g| + eps) when the gradient never changes."""
+    offset = sum(math.prod(s) for n, s in _shapes().items() if NAMES.index(n) < 4)
+    g = float(np.asarray(case["spec"]["grads"]["lin.bias"])[0][0])
+    moved = path[:-1, offset] - path[1:, offset]
+    return moved * (abs(g) + 1e-8) / g
+
+
+def _judge_schedule(rng: np.random.Generator) -> Check:
+    steps = int(rng.integers(16, 24))
+    shapes = _shapes()
+    # one constant gradient per parameter, of total length 0.5 (below max_grad_norm: no clipping)
+    direction = {n: rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 1, s) for n, s in shapes.items()}
+    length = math.sqrt(sum(float((d**2).sum()) for d in direction.values()))
+    grads = {n: np.repeat((0.5 * d / length)[None], steps, 0) for n, d in direction.items()}
+    case = _case(rng, "linear", grads, _recipe(rng, steps, 0.0))
+
+    def judge(outcomes: list[Outcome]) -> None:
+        outcome = outcomes[0]
+        if outcome.error is None and len(outcome.value["calls"]) == steps:
+            got = _path(outcome.value)
+            wanted = _path(train(case))
+            if got is not None and not _same_path(got, wanted):
+                hint = _named_slip(case, got)
+                if hint is None:
+                    mine, theirs = _rates(case, got), _rates(case, wanted)
+                    step = int(np.argmax(~np.isclose(mine, theirs, rtol=1e-6, atol=1e-12)))
+                    where = "a warm-up step" if step < case["recipe"]["warmup"] else "a decay step"
+                    hint = (
+                        f"step {step} ({where}) ran at rate {mine[step]:.6g}; the schedule's "
+                        f"properties give {theirs[step]:.6g} there"
+                    )
+                raise CheckFailed(hint)
+        _judge_run(case, outcome, "the weights did not move by the schedule's rate at every step")
+        _judge_returned(outcome.value)
+
+    recipe = case["recipe"]
+    return Check(
+        f"the rate of each of {steps} steps (warm-up {recipe['warmup']}, peak "
+        f"{recipe['learning_rate']:.3g}, floor {recipe['final_fraction']:.2f} of it), read from "
+        "weights with a constant gradient",
+        [_call(case)],
+        judge,
+    )
+
+
+def _judge_decay(rng: np.random.Generator) -> Check:
+    steps = int(rng.integers(10, 16))
+    grads = {n: np.zeros((steps, *s)) for n, s in _shapes().items()}
+    case = _case(rng, "linear", grads, _recipe(rng, steps, float(rng.uniform(0.5, 2.0))))
+
+    def judge(outcomes: list[Outcome]) -> None:
+        _judge_run(
+            case,
+            outcomes[0],
+            "with zero gradients the weights did not move as AdamW's decay moves them: each step "
+            "multiplies a decayed weight by (1 - rate * weight_decay) and leaves the others alone",
+        )
+
+    return Check(
+        "weight decay on the matrices only (zero gradients: the decay alone moves the weights)",
+        [_call(case)],
+        judge,
+    )
+
+
+def _judge_clipping(rng: np.random.Generator) -> Check:
+    steps = int(rng.integers(12, 18))
+    shapes = _shapes()
+    grads = {n: rng.normal(size=(steps, *s)) for n, s in shapes.items()}
+    lengths = np.sqrt(sum((g.reshape(steps, -1) ** 2).sum(1) for g in grads.values()))
+    bound = float(rng.uniform(1.3, 1.8))  # not 1: a bound of 1 whatever max_grad_norm shows
+    wanted = bound * rng.uniform(0.3, 0.9, steps)  # below the bound ...
+    wanted[rng.choice(steps, 4, replace=False)] = bound * rng.uniform(2, 5, 4)  # ... but 4 times
+    grads = {n: g * (wanted / lengths).reshape(-1, *[1] * len(shapes[n])) for n, g in grads.items()}
+    case = _case(rng, "linear", grads, _recipe(rng, steps, 0.1), max_grad_norm=bound)
+
+    def judge(outcomes: list[Outcome]) -> None:
+        _judge_run(
+            case,
+            outcomes[0],
+            "with gradients of varying length (4 steps longer than max_grad_norm) the weights "
+            "left the path of AdamW on the clipped gradients",
+        )
+
+    return Check(
+        "gradients longer than max_grad_norm at 4 of the steps: clipped as one vector",
+        [_call(case)],
+        judge,
+    )
+
+
+def _judge_language_model(rng: np.random.Generator) -> Check:
+    recipe = _recipe(rng, int(rng.integers(14, 20)), 0.1) | {"learning_rate": 0.05}
+    case = _case(rng, "lm", None, recipe, eval_first=True)
+    case["max_grad_norm"] = 0.5
+
+    def judge(outcomes: list[Outcome]) -> None:
+        outcome = outcomes[0]
+        if outcome.error is None and len(outcome.value["calls"]) == recipe["steps"]:
+            for step, (call, want) in enumerate(
+                zip(outcome.value["calls"], train(case)["calls"], strict=True)
+            ):
+                if not (
+                    np.array_equal(call["x"], want["x"]) and np.array_equal(call["y"], want["y"])
+                ):
+                    raise CheckFailed(
+                        f"the batch of step {step} is not get_batch's: one call of get_batch(data, "
+                        "block_size, recipe.batch_size, generator) per step, from the generator "
+                        "passed in"
+                    )
+        _judge_run(
+            case,
+            outcome,
+            "a tiny language model trained by your loop took another path than the "
+            "specification's (AdamW on two groups, the schedule, clipping, fresh gradients)",
+        )
+        _judge_returned(outcome.value)
+
+    return Check(
+        f"a tiny language model, {recipe['steps']} steps from evaluation mode: the batches, every "
+        "update, the losses returned",
+        [_call(case)],
+        judge,
+    )
+
+
+def train_gpt_checks(rng: np.random.Generator) -> list[Check]:
+    """The schedule, the decay groups, the clipping, then a whole run of a tiny language model."""
+    return [
+        _judge_schedule(rng),
+        _judge_decay(rng),
+        _judge_clipping(rng),
+        _judge_language_model(rng),
+    ]

@@ -1,0 +1,211 @@
+"""The read-only copies a grading sandbox mounts, built once per set of exercises, and where they go.
+
+`autograder` holds only `autograder.sandbox.guest`, whole, what of it answers the exercises refusing
+(GRADER_ANSWERS); `proof_lm` has what answers them cut out (LIBRARY_ANSWERS); for a NumPy exercise
+PyTorch's folders are covered by a package that raises `NoPyTorch` on import. The real files are
+not mounted, so no import trick can reach them."""
+
+import atexit
+import functools
+import importlib.util
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from autograder.judge.answer_key import GRADER_ANSWERS, LIBRARY_ANSWERS
+from autograder.judge.exercises import EXERCISES
+from autograder.judge.source_cut import refusing_stub, without_definitions
+from autograder.paths import GUEST, REPO
+
+BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
+
+
+NO_TORCH = '''"""Stands in for PyTorch while a NumPy exercise is graded: PyTorch is not in this sandbox.
+
+`import torch` (and any `torch.*` module) gives a stand-in whose every attribute raises NoPyTorch,
+so code fails where it uses PyTorch, in the rule's words.
+"""
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+MESSAGE = (
+    "PyTorch is not available: NumPy exercises are graded without PyTorch, write it with NumPy "
+    "(the course's rules)"
+)
+
+
+class NoPyTorch(ImportError):
+    """PyTorch was used while a NumPy exercise was graded."""
+
+
+class Absent(types.ModuleType):
+    """A PyTorch module that is not there: every attribute it lacks raises NoPyTorch."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NoPyTorch(MESSAGE)
+
+
+class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds every PyTorch module as an Absent one."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("torch", "functorch", "torchgen"):
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = Absent(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+sys.meta_path.insert(0, Finder())
+sys.modules[__name__].__class__ = Absent
+__path__ = []
+'''
+
+
+STUB = refusing_stub(
+    "AnswerKeyError",
+    "Raised by a library (or grader) function that implements the exercise being graded.",
+    'f"{__name__}.{name} implements the exercise being graded ({EXERCISE}); "\n'
+    '            "the answer-key rule: while an exercise is graded, the environment\'s own "\n'
+    "            \"implementations of it (the library's, the grader's, PyTorch's) refuse to run. \"\n"
+    '            "Write it yourself"',
+)
+
+
+@functools.cache
+def _root() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="proof-lm-answer-key-"))
+    root.chmod(0o755)
+    atexit.register(shutil.rmtree, root, True)
+    return root
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    """Copy the modules of package `source` to `target` (made 0755), each 0644."""
+    target.mkdir(mode=0o755, parents=True)
+    target.chmod(0o755)
+    for path in sorted(source.glob("*.py")):
+        shutil.copyfile(path, target / path.name)
+        (target / path.name).chmod(0o644)
+
+
+def _names(exercises: str | tuple[str, ...]) -> tuple[str, ...]:
+    """One exercise's name or several, as a tuple."""
+    return (exercises,) if isinstance(exercises, str) else tuple(exercises)
+
+
+def _sandbox_package(target: Path, exercises: tuple[str, ...]) -> Path:
+    """At `target`: an `autograder` holding its `__init__` and `autograder.sandbox.guest` whole, in which
+    what answers any of `exercises` (GRADER_ANSWERS) raises AnswerKeyError."""
+    shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
+    for folder in (target.parent, target):
+        folder.mkdir(mode=0o755, exist_ok=True)
+        folder.chmod(0o755)
+    guest = target / "sandbox" / "guest"
+    shutil.copytree(GUEST, guest, ignore=shutil.ignore_patterns("__pycache__"))
+    for init in ("__init__.py", "sandbox/__init__.py"):
+        shutil.copyfile(REPO / "autograder" / init, target / init)
+    for path in (target / "sandbox", *(target / "sandbox").rglob("*"), target / "__init__.py"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    _cut(guest, GRADER_ANSWERS, exercises)
+    return target
+
+
+def grading_package(exercises: str | tuple[str, ...]) -> Path:
+    """The `autograder` the grading process of `exercises` (one or several) sees:
+    `autograder.sandbox.guest`, whole, and nothing else (what of it answers them refuses to run)."""
+    return _grading_package(_names(exercises))
+
+
+@functools.cache
+def _grading_package(names: tuple[str, ...]) -> Path:
+    """`grading_package`, built once per tuple of names."""
+    return _sandbox_package(_root() / f"grading-{'+'.join(names)}" / "autograder", names)
+
+
+def library_without(exercises: str | tuple[str, ...]) -> Path:
+    """A copy of `proof_lm` in which every function or class answering any of `exercises` (one or
+    several) raises AnswerKeyError."""
+    return _library_without(_names(exercises))
+
+
+@functools.cache
+def _library_without(names: tuple[str, ...]) -> Path:
+    """`library_without`, built once per tuple of names."""
+    target = _root() / f"proof_lm-{'+'.join(names)}"
+    shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
+    _copy_tree(REPO / "proof_lm", target)
+    _cut(target, LIBRARY_ANSWERS, names)
+    return target
+
+
+def _cut(package: Path, answers: dict[str, tuple[str, ...]], exercises: tuple[str, ...]) -> None:
+    """Replace each "module:name" that `answers` lists for any of `exercises` in the copied
+    `package` by a refusing stand-in."""
+    by_module: dict[str, set[str]] = {}
+    for exercise in exercises:
+        for entry in answers.get(exercise, ()):
+            module, name = entry.split(":")
+            by_module.setdefault(module, set()).add(name)
+    for module, names in by_module.items():
+        path = package / f"{module}.py"
+        stub = STUB.replace("{EXERCISE}", ", ".join(exercises))
+        path.write_text(without_definitions(path.read_text(), names, stub))
+
+
+@functools.cache
+def _no_torch() -> Path:
+    """A folder holding only the package that stands in for PyTorch (NO_TORCH)."""
+    target = _root() / "no-torch"
+    target.mkdir(mode=0o755, exist_ok=True)
+    (target / "__init__.py").write_text(NO_TORCH)
+    (target / "__init__.py").chmod(0o644)
+    return target
+
+
+@functools.cache
+def torch_folders() -> tuple[str, ...]:
+    """Where PyTorch's packages are installed (found without importing them)."""
+    found = []
+    for name in ("torch", "functorch", "torchgen"):
+        spec = (
+            importlib.util.find_spec(name)
+            if name not in sys.modules
+            else sys.modules[name].__spec__
+        )
+        if spec is not None and spec.submodule_search_locations:
+            found += [str(Path(p).resolve()) for p in spec.submodule_search_locations]
+    return tuple(found)
+
+
+def mounts(exercises: str | tuple[str, ...]) -> list[tuple[Path, str]]:
+    """Read-only binds for grading `exercises` (one, or several graded by one process): the two
+    packages above and the data folder, and for NumPy exercises the stand-in over every PyTorch
+    package folder (mounted last: it covers them). Exercises graded together share an environment:
+    all PyTorch or all NumPy."""
+    names = _names(exercises)
+    numpy = {name not in EXERCISES or not EXERCISES[name].torch for name in names}
+    if len(numpy) != 1:
+        raise ValueError(f"{names} mix NumPy and PyTorch exercises; one environment expected")
+    with BUILDING:
+        binds = [
+            (grading_package(names), str(REPO / "autograder")),
+            (library_without(names), str(REPO / "proof_lm")),
+            (REPO / "data", str(REPO / "data")),
+        ]
+        if numpy == {True}:
+            binds += [(_no_torch(), folder) for folder in torch_folders()]
+        return binds

@@ -1,0 +1,102 @@
+"""The grading process's answers as the trusted parent reads them: every size and shape checked."""
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograder.judge.notebook import PARSING
+from autograder.sandbox.guest.calls import Outcome
+from autograder.sandbox.guest.plain import decode
+
+JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
+PROBLEMS_KEPT = 50  # failed statements reported; the rest are dropped
+MESSAGE_CHARS = 500  # of an exception's message a student reads (one line only)
+NAME_CHARS = 60  # of an exception's class name
+
+
+def short_message(text: object) -> str:
+    """An exception's message as a student may read it: one printable line of at most MESSAGE_CHARS.
+
+    A message of several lines (a traceback, a dump, a disassembly) is not quoted at all.
+    """
+    lines = str(text).strip().splitlines() or [""]
+    if len(lines) > 1:
+        return f"(a message of {len(lines)} lines, not shown)"
+    line = lines[0][:MESSAGE_CHARS] + ("…" if len(lines[0]) > MESSAGE_CHARS else "")
+    return "".join(ch if ch.isprintable() else "?" for ch in line)
+
+
+def _class_name(text: str) -> str:
+    """An exception's class name as reported: identifier characters only, cut to NAME_CHARS."""
+    return "".join(ch for ch in text if ch.isalnum() or ch in "_.")[:NAME_CHARS] or "Exception"
+
+
+@dataclass
+class Problem:
+    """A top-level statement of the student's code that failed while loading."""
+
+    cell: int
+    line: int
+    outcome: Outcome  # the exception, as data
+
+    def __str__(self) -> str:
+        """The note a student reads: where, and what was raised."""
+        return f"cell {self.cell}, line {self.line}: {self.outcome.error}: {self.outcome.message}"
+
+
+@dataclass
+class Answers:
+    """What a grading process that answered sent back, its shape checked."""
+
+    found: bool  # the student's code defines the function
+    problems: list[Problem]
+    outcomes: list[Outcome]  # one per call, in order
+
+
+def _outcome(raw: dict) -> Outcome:
+    """An Outcome from the grading process's data; ValueError when its error fields are not text."""
+    outcome = Outcome(**raw)
+    if not (outcome.error is None or isinstance(outcome.error, str)):
+        raise ValueError("malformed outcome")
+    outcome.error_bases = tuple(str(base) for base in outcome.error_bases)
+    if outcome.error is not None:
+        outcome.error = _class_name(outcome.error)
+    outcome.message = short_message(outcome.message)
+    if not isinstance(outcome.aliases, list):
+        raise ValueError("malformed outcome")
+    outcome.aliases = [[str(where)[:200], int(index)] for where, index in outcome.aliases]
+    return outcome
+
+
+def _problem(raw: dict) -> Problem:
+    """A Problem from the grading process's data; ValueError when it is not one."""
+    problem = Problem(**{**raw, "outcome": _outcome(raw["outcome"])})
+    if (
+        type(problem.cell) is not int
+        or type(problem.line) is not int
+        or problem.outcome.error is None
+    ):
+        raise ValueError("malformed problem")
+    return problem
+
+
+def read_answers(data: bytes, expected: int) -> Answers:
+    """Decode the grading process's answers, trusting nothing about their shape or size."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = archive.infolist()
+        if any(m.compress_type != zipfile.ZIP_STORED or m.file_size > len(data) for m in members):
+            raise ValueError("compressed or oversized members")
+    with PARSING, np.load(io.BytesIO(data), allow_pickle=False) as stored:
+        arrays = {key: stored[key] for key in stored.files}
+    text = arrays.pop("__json__")
+    if text.size > JSON_LIMIT:
+        raise ValueError(f"{text.size} bytes of answers' structure")
+    summary = decode(json.loads(text.tobytes().decode()), arrays)
+    outcomes = [_outcome(raw) for raw in summary["outcomes"]]
+    if summary["found"] and len(outcomes) != expected:
+        raise ValueError(f"{len(outcomes)} answers for {expected} calls")
+    problems = [_problem(raw) for raw in summary["problems"][:PROBLEMS_KEPT]]
+    return Answers(bool(summary["found"]), problems, outcomes)

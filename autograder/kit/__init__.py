@@ -1,0 +1,1 @@
+"""The student kit: what it holds at each stage, how it is built, and its hand-in client."""

@@ -1,0 +1,1 @@
+"""Everything that builds or talks to a sandbox: bubblewrap, the environment policy, the grading process."""

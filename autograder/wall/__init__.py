@@ -1,1 +1,0 @@
-"""The wall: the OS sandbox, the grading process, what is mounted, the reading of what comes back."""

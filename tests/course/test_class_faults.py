@@ -1,0 +1,175 @@
+"""Class grading never loses or corrupts anything: bad files, unsafe hand-ins, no sandbox.
+
+Dying workers and the Dask cluster: tests/course/test_class_dask.py.
+
+Through the real commands (`python -m autograder.cli.instructor ...`) on a real course directory.
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from support.classes import CHAPTER, course_command, honest_class, totals
+from support.simulate import copy_course
+
+from autograder.course.collect import collect
+from autograder.judge.notebook import MAX_NOTEBOOK_BYTES
+from autograder.sandbox.host.bwrap import NOBODY
+
+pytestmark = pytest.mark.slow
+
+
+def test_bad_files_cost_their_submission_alone(tmp_path):
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    honest_class(course, folder, ["good1", "good2"])
+    bad = {
+        "empty": "",
+        "notjson": "this is not a notebook {",
+        "nbformat3": json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}}),
+        "badcell": json.dumps(
+            {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"source": 7}]}
+        ),
+        "badgradeid": json.dumps(
+            {
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {},
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "source": "x = 1",
+                        "metadata": {"nbgrader": {"grade_id": ["a"]}},
+                        "outputs": [],
+                        "execution_count": None,
+                    }
+                ],
+            }
+        ),
+    }
+    for student, text in bad.items():
+        (folder / student).mkdir(parents=True)
+        (folder / student / f"{CHAPTER}.ipynb").write_text(text)
+    collect(course, folder)
+    done = course_command("autograde", "--root", str(course))
+    assert done.returncode == 0, done.stderr[-3000:]
+    flags = json.loads((course / "flags.json").read_text())
+    scores = totals(course)
+    assert scores["good1"] == scores["good2"] == 7.0
+    run = json.loads((course / "autograde.json").read_text())
+    assert run["sandbox"] is True and isinstance(run["seed"], int)
+    with (course / "grades.csv").open() as handle:
+        assert {row["sandbox"] for row in csv.DictReader(handle)} == {"on"}
+    assert "good1" not in flags and "good2" not in flags
+    for student in bad:
+        assert scores.get(student, 0.0) == 0.0
+        assert any("not a readable notebook" in reason for reason in flags[student][CHAPTER]), (
+            student,
+            flags[student],
+        )
+
+
+CASES = {  # case: (the refused student's folder name, chapter refused or None for the student)
+    "symlink-notebook": ("mallory", CHAPTER),
+    "symlink-folder": ("mallory", None),
+    "glob-name": ("*", None),
+    "dash-name": ("-x", None),
+    "newline-name": ("bad\nFLAGGED alice", None),
+    "fifo-notebook": ("mallory", CHAPTER),
+    "folder-notebook": ("mallory", CHAPTER),
+    "huge-notebook": ("mallory", CHAPTER),
+}
+
+
+@pytest.fixture(scope="module")
+def two_students(tmp_path_factory) -> Path:
+    """A released course and the hand-ins of alice and zed (sorted before and after each bad name)."""
+    base = tmp_path_factory.mktemp("two-students")
+    honest_class(base / "course", base / "submissions", ["alice", "zed"])
+    return base
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_collect_refuses_an_unsafe_hand_in_alone(tmp_path, case, two_students):
+    course = copy_course(two_students / "course", tmp_path / "course")
+    folder = tmp_path / "submissions"
+    shutil.copytree(two_students / "submissions", folder)
+    name, chapter = CASES[case]
+    bad = folder / name
+    if case == "symlink-folder":
+        bad.symlink_to(folder / "alice")
+    else:
+        bad.mkdir()
+    notebook = bad / f"{CHAPTER}.ipynb"
+    if case == "symlink-notebook":
+        notebook.symlink_to(folder / "alice" / f"{CHAPTER}.ipynb")
+    elif case in ("glob-name", "dash-name", "newline-name"):
+        notebook.write_text("{}")
+    elif case == "fifo-notebook":
+        os.mkfifo(notebook)  # reading it would block collect forever
+        os.mkfifo(bad / "pipe")
+    elif case == "folder-notebook":
+        notebook.mkdir()
+        (notebook / "inside.txt").write_text("x")
+    elif case == "huge-notebook":
+        with notebook.open("wb") as handle:
+            handle.truncate(MAX_NOTEBOOK_BYTES + 1)
+    done = course_command("collect", "--root", str(course), str(folder))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"collected alice {CHAPTER}", f"collected zed {CHAPTER}"]
+    refused = f"refused {name!r}" + (f" {chapter}" if chapter else "")
+    assert done.stderr.startswith(refused) and done.stderr.count("\n") == 1, done.stderr
+    assert {p.name for p in (course / "submitted").iterdir()} == {"alice", "zed"}
+    manifest = json.loads((course / "collected.json").read_text())
+    assert manifest["_refused"] == [
+        {"student": name, "chapter": chapter, "why": manifest["_refused"][0]["why"]}
+    ]
+    assert set(manifest) == {"alice", "zed", "_refused"}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="makes an unreadable file for another uid")
+def test_collect_refuses_an_unreadable_hand_in_alone():
+    """As a uid that cannot read one student's notebook (root reads everything)."""
+    tmp_path = Path(tempfile.mkdtemp(prefix="proof-lm-unreadable-"))  # a path nobody can reach
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    honest_class(course, folder, ["alice", "zed"])
+    (folder / "mallory").mkdir()
+    (folder / "mallory" / f"{CHAPTER}.ipynb").write_text("{}")
+    (folder / "mallory" / f"{CHAPTER}.ipynb").chmod(0)
+    (folder / "nosy").mkdir(mode=0)
+    for path in (tmp_path, *tmp_path.rglob("*")):
+        os.lchown(path, NOBODY, NOBODY)
+    done = subprocess.run(
+        [
+            *("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"),
+            *(sys.executable, "-m", "autograder.cli.instructor", "collect"),
+            *("--root", str(course), str(folder)),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"collected alice {CHAPTER}", f"collected zed {CHAPTER}"]
+    assert f"refused 'mallory' {CHAPTER}: the hand-in cannot be read" in done.stderr
+    assert "refused 'nosy': its folder cannot be read" in done.stderr
+    shutil.rmtree(tmp_path)
+
+
+def test_grading_without_the_sandbox_is_written_into_the_grades(tmp_path):
+    course, folder = tmp_path / "course", tmp_path / "submissions"
+    honest_class(course, folder, ["alice"])
+    collect(course, folder)
+    done = course_command("autograde", "--root", str(course), "--no-sandbox")
+    assert done.returncode == 0 and "--no-sandbox" in done.stderr, done.stderr[-2000:]
+    assert totals(course) == {"alice": 7.0}, "the same score without the sandbox"
+    assert json.loads((course / "autograde.json").read_text())["sandbox"] is False
+    with (course / "grades.csv").open() as handle:
+        assert [row["sandbox"] for row in csv.DictReader(handle)] == ["OFF (--no-sandbox)"]

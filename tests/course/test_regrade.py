@@ -1,0 +1,66 @@
+"""Re-grading follows what decides a chapter's scores: its checks, the judge, the sandbox, the library."""
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import REPO
+
+from autograder.course.autograde import grader_hash, grading_files
+
+
+def _copy(root: Path) -> Path:
+    for package in ("autograder", "proof_lm"):
+        shutil.copytree(
+            REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    return root
+
+
+def _edit(path: Path, change) -> None:
+    path.write_text(change(path.read_text()))
+
+
+def test_a_chapter_is_graded_again_when_what_scores_it_changes_and_only_then(tmp_path):
+    root = _copy(tmp_path)
+    first, gpt = "01_bigram_counting", "08_gpt"
+
+    def hashes() -> tuple[str, str]:
+        return grader_hash(first, root), grader_hash(gpt, root)
+
+    before = hashes()
+    # a comment, a docstring, the server, the command lines: no score changes, nothing re-graded
+    _edit(root / "autograder/server/web.py", lambda s: s + "\nTHEME = 'dark'  # the server's\n")
+    _edit(
+        root / "autograder/cli/student.py", lambda s: s.replace("import", "import", 1) + "\n# x\n"
+    )
+    _edit(root / "autograder/judge/runner.py", lambda s: s.replace('"""', '"""Reworded. ', 1))
+    _edit(
+        root / "autograder/judge/checks/gpt.py", lambda s: s + "\n# a comment on the GPT's checks\n"
+    )
+    assert hashes() == before
+    # one of chapter 08's checks: chapter 08 alone
+    _edit(root / "autograder/judge/checks/gpt_shared.py", lambda s: s + "\nEXTRA = 1\n")
+    after_checks = hashes()
+    assert after_checks[0] == before[0] and after_checks[1] != before[1]
+    # the judge, the sandbox's guest (its refusal table too) and the library: every chapter
+    for path in ("autograder/judge/report.py", "proof_lm/ngram.py"):
+        now = hashes()
+        _edit(root / path, lambda s: s + "\nEXTRA = 2\n")
+        assert all(a != b for a, b in zip(hashes(), now, strict=True)), path
+    now = hashes()
+    table = root / "autograder/sandbox/guest/torch_refused.json"
+    refused = json.loads(table.read_text())
+    refused["modules"]["torch.nn.extra"] = {
+        "file": "nn/extra.py",
+        "classes": ["Extra"],
+        "functions": [],
+    }
+    table.write_text(json.dumps(refused))
+    assert all(a != b for a, b in zip(hashes(), now, strict=True))
+
+
+def test_the_files_of_a_chapter_are_its_check_modules_and_what_they_import():
+    names = {p.name for p in grading_files("01_bigram_counting") if "checks" in p.parts}
+    assert {"bigram_counts.py", "bigram_counting_shared.py", "cases.py", "layouts.py"} <= names
+    assert not names & {"gpt.py", "train_gpt.py", "softmax.py"}

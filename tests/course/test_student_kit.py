@@ -1,0 +1,218 @@
+"""The student kit installs into a fresh environment without this repository, runs every released
+notebook's visible tests on the reference answers, and holds nothing of the grader's."""
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import REPO, NotebookClient
+from packaging.requirements import Requirement
+from support.markers import MARKERS
+from support.simulate import reference_code, submission
+
+from autograder.course.directory import chapters
+from autograder.judge.notebook import cell_source, read_notebook
+from autograder.kit import build as kit_module
+from autograder.kit.build import build_kit
+from autograder.kit.stages import hold_back
+
+pytestmark = pytest.mark.slow
+
+KERNEL = "proof-lm-kit"
+CONTENTS = {"notebooks", "proof_lm", "data", "pyproject.toml", "requirements.txt", "README.md"}
+CONTENTS |= {"submit.py", "submit.toml"}  # the submission server's client and its settings
+CONTENTS |= {"docs"}  # docs/verdicts.md: the measurements the chapters cite
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The kit as `make student-kit` builds it."""
+    return build_kit(tmp_path_factory.mktemp("kit") / "student-kit")
+
+
+def outside_env(**extra: str) -> dict[str, str]:
+    """This process's environment without anything that would put the repository on sys.path."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return {**env, "PYTHONNOUSERSITE": "1", **extra}
+
+
+def link_distribution(pin: str, site: Path) -> None:
+    """Install the pinned distribution in `site` by linking its files from this environment."""
+    requirement = Requirement(pin)
+    dist = metadata.distribution(requirement.name)
+    assert requirement.specifier.contains(dist.version), f"{pin}: {dist.version} installed here"
+    for top in {Path(name).parts[0] for name in dist.files or []} - {"..", "__pycache__"}:
+        if not (site / top).exists():
+            (site / top).symlink_to(dist.locate_file(top))
+
+
+@pytest.fixture(scope="module")
+def kit_python(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new venv with only the kit's requirements (linked from here), its proof_lm and its kernel.
+
+    The packages come from this environment's files, so no download; the repository and its
+    editable install are not in it: the kit stands on its own.
+    """
+    env = tmp_path_factory.mktemp("env") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    python = env / "bin" / "python"
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = Path(subprocess.check_output([python, "-c", purelib], text=True).strip())
+    for pin in (kit / "requirements.txt").read_text().split():
+        link_distribution(pin, site)
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
+    for command in (
+        [*pip, "--no-build-isolation", "--no-index", "-e", str(kit)],
+        [python, "-m", "ipykernel", "install", "--sys-prefix", "--name", KERNEL],
+    ):
+        subprocess.run(command, check=True, cwd=env, env=outside_env())
+    return python
+
+
+def grader_texts() -> set[str]:
+    """The source of every definition in `autograder`, and the names the check modules define.
+
+    (But the kit's own submission client, which the kit ships as submit.py and which grades nothing.)
+    """
+    texts = set()
+    for path in (REPO / "autograder").rglob("*.py"):
+        if path == kit_module.SUBMIT:
+            continue
+        source = path.read_text()
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                texts.add(ast.get_source_segment(source, node))
+                if path.parent.name == "checks":
+                    texts.add(f"def {node.name}(")
+    return texts
+
+
+def test_the_kit_holds_what_students_need_and_nothing_of_the_graders(kit: Path):
+    handed_out = zipfile.ZipFile(kit.with_suffix(".zip"))
+    files = {
+        path.removeprefix(f"{kit.name}/"): handed_out.read(path).decode()
+        for path in handed_out.namelist()
+        if not path.endswith("/")
+    }
+    assert {name.split("/")[0] for name in files} == CONTENTS
+    assert sorted(f"notebooks/{chapter}.ipynb" for chapter in chapters()) == sorted(
+        name for name in files if name.startswith("notebooks/")
+    )
+    assert files["README.md"].startswith("# proof-lm"), files["README.md"][:80]
+    assert f"\n{len(chapters())} Jupyter notebooks" in files["README.md"]  # counted from the kit
+    assert "NumPy exercises" in files["README.md"] and "--allow-root" in files["README.md"]
+    # built with no stage: before the first deadline, and the README says what that means
+    assert "This kit was built before the first deadline." in files["README.md"]
+    assert "`proof_lm.gpt2.get_batch`: get_batch" in files["README.md"]
+    for name in files:
+        assert not {"autograder", "solutions", "source", "tests"} & set(name.split("/")), name
+    assert files["submit.py"] == kit_module.SUBMIT.read_text()  # the server's client, as is
+    cited = {
+        path
+        for name, text in files.items()
+        if name.startswith("notebooks/")
+        for path in re.findall(r"docs/[\w.]+\.md", text)
+    }
+    assert cited == {"docs/verdicts.md"} and cited <= set(files), cited  # what they cite is here
+    assert files["docs/verdicts.md"] == (REPO / "docs" / "verdicts.md").read_text()
+    assert 'server = ""' in files["submit.toml"] and 'token = ""' in files["submit.toml"]
+    grader = grader_texts()
+    answers = {
+        cell_source(cell).split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0].strip()
+        for chapter in chapters()
+        for cell in read_notebook(REPO / "solutions" / f"{chapter}.ipynb")["cells"]
+        if "### BEGIN SOLUTION" in cell_source(cell)
+    } | {code.strip() for chapter in chapters() for code in reference_code(chapter).values()}
+    forbidden = [*MARKERS, "autograder.", "import autograder", *sorted(grader), *sorted(answers)]
+    for name, text in files.items():
+        found = [snippet[:80] for snippet in forbidden if snippet in text]
+        assert not found, f"{name} holds {found}"
+
+
+def test_the_kit_installs_alone_and_reads_its_own_corpus(kit: Path, kit_python: Path, tmp_path):
+    probe = (
+        "import importlib.util, proof_lm, proof_lm.corpus\n"
+        "print(importlib.util.find_spec('autograder'), importlib.util.find_spec('nbgrader'))\n"
+        "print(proof_lm.__file__)\n"
+        "print(len(proof_lm.corpus.load_names()))\n"
+    )
+    done = subprocess.run(
+        [kit_python, "-c", probe], cwd=tmp_path, env=outside_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["None", "None", str(kit / "proof_lm" / "__init__.py"), "30000"]
+    lab = [kit_python, "-m", "jupyterlab", "--version"]
+    version = subprocess.check_output(lab, cwd=tmp_path, env=outside_env(), text=True)
+    assert f"jupyterlab=={version.strip()}" in (kit / "requirements.txt").read_text().split()
+
+
+def staged_library(kit: Path, chapter: str, folder: Path) -> Path:
+    """A folder holding the kit's library as re-issued just before `chapter`'s deadline (the
+    answers of the chapters before it), beside the kit's data: first on the kernel's path."""
+    released = chapters()[: chapters().index(chapter)]
+    shutil.copytree(kit / "proof_lm", folder / "proof_lm")
+    for path in (folder / "proof_lm").glob("*.py"):  # the kit's cut copy, restored from the source
+        shutil.copyfile(REPO / "proof_lm" / path.name, path)
+    hold_back(folder / "proof_lm", released)
+    (folder / "data").symlink_to(kit / "data")
+    return folder
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_released_notebook_passes_its_visible_tests_in_the_kit(
+    chapter: str, kit: Path, kit_python: Path, tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    # each notebook runs top to bottom, solved, with the kit its students have while it is open
+    monkeypatch.setenv("JUPYTER_PATH", str(kit_python.parent.parent / "share" / "jupyter"))
+    library = staged_library(kit, chapter, tmp_path / "stage")
+    answered = submission(
+        kit / "notebooks" / f"{chapter}.ipynb",
+        tmp_path / f"{chapter}.ipynb",
+        reference_code(chapter),
+    )
+    notebook = nbformat.read(answered, as_version=4)
+    where = nbformat.v4.new_code_cell(
+        "import sys, proof_lm; print(sys.executable); print(proof_lm.__file__)"
+    )
+    notebook.cells.insert(0, where)
+    client = NotebookClient(
+        notebook, kernel_name=KERNEL, timeout=600, resources={"metadata": {"path": tmp_path}}
+    )
+    client.execute(env=outside_env(PROOF_LM_DEMO="small", PYTHONPATH=str(library)))
+    python, package = where.outputs[0]["text"].split()
+    assert python == str(kit_python), "not the kit's kernel"
+    assert package == str(library / "proof_lm" / "__init__.py"), "not the staged library"
+    tests = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade") is True]
+    tests = [c for c in tests if c.cell_type == "code"]
+    assert tests, f"{chapter}: no visible test cell"
+    for cell in tests:
+        assert cell.execution_count is not None
+        assert not [o for o in cell.outputs if o.output_type == "error"]
+
+
+def test_build_kit_refuses_a_folder_that_exists(tmp_path):
+    with pytest.raises(ValueError, match="exists: expected a path for a new folder"):
+        build_kit(tmp_path)
+
+
+def test_a_needed_package_missing_here_is_named(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(kit_module, "TOOLS", ("jupyterlab", "no-such-package"))
+    with pytest.raises(ValueError, match="no-such-package, which the student kit needs"):
+        kit_module.student_requirements()
+
+
+def test_the_kits_library_depends_only_on_what_it_imports():
+    """The grader's and the server's stack stay out of a student's environment."""
+    needed = {Requirement(spec).name.lower() for spec in kit_module.library_dependencies()}
+    assert needed == {"numpy", "torch", "matplotlib", "tqdm", "ipywidgets"}
+    pinned = {Requirement(pin).name.lower() for pin in kit_module.student_requirements()}
+    assert not pinned & {"starlette", "uvicorn", "sqlalchemy", "python-multipart", "nbgrader"}
+    assert {"numpy", "torch", "jupyterlab"} <= pinned

@@ -1,0 +1,277 @@
+"""The submission server's database and tokens, on a real SQLite file: hashes only, a new token
+replaces the old, a result is stored once per submission, bad names and settings are refused.
+"""
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from autograder.server.db import Person, Submission, now, open_database
+from autograder.server.grading import ServerGrade
+from autograder.server.grading_loop import claim, requeue, store_result
+from autograder.server.service import Settings
+from autograder.server.tokens import authenticate, bearer, check_name, issue
+from autograder.server.uploads import (
+    ENTRY_WEIGHT,
+    MAX_WEIGHT,
+    Refused,
+    chapter_of,
+    check_notebook,
+    json_weight,
+)
+
+
+@pytest.fixture
+def sessions(tmp_path):
+    return open_database(f"sqlite:///{tmp_path / 'submissions.db'}")
+
+
+def test_tokens_are_stored_as_hashes_and_replaced(sessions, tmp_path):
+    with sessions() as session:
+        first = issue(session, "alice")
+        assert authenticate(session, first).name == "alice"
+        second = issue(session, "alice")
+        assert first != second
+        assert authenticate(session, first) is None  # the earlier token stopped working
+        assert authenticate(session, second).name == "alice"
+        prof = issue(session, "prof", instructor=True)
+        assert authenticate(session, prof).instructor
+        assert not authenticate(session, second).instructor
+        stored = session.scalar(select(Person.token_hash).where(Person.name == "alice"))
+        assert stored == hashlib.sha256(second.encode()).hexdigest()
+        for wrong in (None, "", "x", stored, second + "x", second[:-1], "é" * 43):
+            assert authenticate(session, wrong) is None
+    database = (tmp_path / "submissions.db").read_bytes()
+    assert first.encode() not in database and second.encode() not in database
+    assert bearer(f"Bearer {second}") == second and bearer(f"bearer  {second} ") == second
+    assert bearer(second) is None and bearer(f"Basic {second}") is None and bearer(None) is None
+
+
+def test_names_must_be_plain(sessions):
+    for name in ("alice", "a.b-c_9", "S1"):
+        assert check_name(name) == name
+    for name in ("", "../x", "a/b", ".hidden", "a b", "x" * 65, "é", "-a"):
+        with pytest.raises(ValueError, match="invalid name"):
+            check_name(name)
+    with sessions() as session, pytest.raises(ValueError, match="invalid name"):
+        issue(session, "../../etc")
+
+
+def empty_submission(session: Session, status: str) -> int:
+    """A new person alice's submission (an empty notebook) in `status`, committed; its id."""
+    issue(session, "alice")
+    row = Submission(
+        person_id=session.scalar(select(Person)).id,
+        chapter="01_bigram_counting",
+        notebook=b"{}",
+        sha256=hashlib.sha256(b"{}").hexdigest(),
+        seed=7,
+        submitted_at=now(),
+        status=status,
+    )
+    session.add(row)
+    session.commit()
+    return row.id
+
+
+def test_a_result_is_stored_once(sessions):
+    with sessions() as session:
+        number = empty_submission(session, "grading")
+        first = ServerGrade(True, 7.0, 7.0, [], [], "<html>first</html>")
+        second = ServerGrade(True, 5.0, 7.0, [], ["other"], "<html>second</html>")
+        assert store_result(session, number, first)
+        assert not store_result(session, number, second)  # graded already: nothing changes
+        session.expire_all()
+        stored = session.get(Submission, number)
+        assert (stored.status, stored.points, stored.feedback) == (
+            "graded",
+            7.0,
+            "<html>first</html>",
+        )
+        assert stored.summary()["flags"] == []
+
+
+def test_settings_and_file_names_are_checked():
+    for field in ("per_hour", "max_bytes", "queue", "waiting", "refused_per_hour"):
+        with pytest.raises(ValueError, match=field):
+            Settings(root=".", **{field: 0})
+    released = {"01_bigram_counting"}
+    assert chapter_of("01_bigram_counting.ipynb", released) == "01_bigram_counting"
+    for name in (
+        None,
+        "",
+        "../01_bigram_counting.ipynb",
+        "01_bigram_counting",
+        "02_neural_bigram.ipynb",
+        "01_bigram_counting.ipynb/",
+    ):
+        with pytest.raises(Refused) as refused:
+            chapter_of(name, released)
+        assert refused.value.status == 422
+
+
+def test_the_tokens_command_refuses_bad_input(tmp_path):
+    command = [sys.executable, "-m", "autograder.cli.instructor", "tokens", "--root", str(tmp_path)]
+    for extra, message in (([], "one or more student names"), (["../x"], "invalid name")):
+        done = subprocess.run([*command, *extra], cwd=REPO, capture_output=True, text=True)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+    missing = [*command[:-1], str(tmp_path / "nowhere"), "alice"]
+    done = subprocess.run(missing, cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 2 and "no course directory" in done.stderr
+    done = subprocess.run(
+        [*command, "alice", "--instructor", "prof"], cwd=REPO, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert [line.split(",")[0] for line in done.stdout.splitlines()] == ["alice", "prof"]
+
+
+def test_two_server_processes_on_one_database_store_one_result(tmp_path):
+    """Two engines on one SQLite file (two server processes): one claims a row, a stale result is refused."""
+    url = f"sqlite:///{tmp_path / 'submissions.db'}"
+    first, second = open_database(url), open_database(url)
+    with first() as session:
+        number = empty_submission(session, "queued")
+    with first() as a, second() as b:
+        assert claim(a, number) == 1
+        assert claim(b, number) is None  # already grading: the second process does not take it
+        assert requeue(b) == 1  # the second process starts (after a crash, it thinks): queued again
+        assert claim(b, number) == 2
+        assert claim(a, number) is None
+        late = ServerGrade(True, 7.0, 7.0, [], [], "<html>first process</html>")
+        assert not store_result(a, number, late, attempt=1)  # its claim was taken over: refused
+        mine = ServerGrade(True, 5.0, 7.0, [], [], "<html>second process</html>")
+        assert store_result(b, number, mine, attempt=2)
+        assert not store_result(a, number, late, attempt=1)
+        assert not store_result(b, number, late, attempt=2)  # stored once
+    with first() as session:
+        stored = session.get(Submission, number)
+        assert (stored.status, stored.points, stored.attempts) == ("graded", 5.0, 2)
+        assert stored.feedback == "<html>second process</html>"
+
+
+def test_a_guessed_token_is_only_ever_looked_up_and_compared_by_its_hash(sessions, monkeypatch):
+    """No timing of ours depends on the stored token's characters: the database and the comparison see SHA-256s."""
+    from sqlalchemy import event
+
+    from autograder.server import tokens
+
+    with sessions() as session:
+        real = issue(session, "alice")
+        guesses = [real[:-1] + ("A" if real[-1] != "A" else "B"), real[:20] + "x" * 23, real]
+        seen, compared = [], []
+        engine = session.get_bind()
+
+        def record(_conn, _cursor, statement, parameters, _context, _many):
+            seen.append(repr(parameters))
+
+        real_compare = tokens.hmac.compare_digest
+        monkeypatch.setattr(
+            tokens.hmac,
+            "compare_digest",
+            lambda a, b: compared.append((a, b)) or real_compare(a, b),
+        )
+        event.listen(engine, "before_cursor_execute", record)
+        try:
+            found = [authenticate(session, guess) for guess in guesses]
+        finally:
+            event.remove(engine, "before_cursor_execute", record)
+    assert [person and person.name for person in found] == [None, None, "alice"]
+    assert seen, "no query was recorded"
+    for guess in guesses:
+        assert not any(guess in parameters for parameters in seen), "a guess reached the database"
+        assert not any(guess in pair for pair in compared), "a guess was compared as it is"
+    assert all(
+        re.fullmatch("[0-9a-f]{64}", a) and re.fullmatch("[0-9a-f]{64}", b) for a, b in compared
+    )
+
+
+def test_json_weight_counts_list_items_once_and_object_entries_four_times_and_stops_past_its_limit():
+    assert ENTRY_WEIGHT == 4
+    assert json_weight({"a": [1, "x", {"b": None}], "c": {}}, 100) == 1 + 4 + 4 + 3 + 4
+    assert json_weight([[0] * 10] * 10, 1000) == 111
+    assert json_weight({"k": [0] * 10}, 1000) == 15
+    assert json_weight([0] * 10**6, 50) == 51  # stops as soon as it is past the limit
+
+
+CELL = {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None}
+NOTEBOOK = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}
+
+
+def refused_before_nbformat(monkeypatch: pytest.MonkeyPatch, notebook: dict) -> Refused:
+    """The 422 `check_notebook` gives `notebook`, which nbformat must never have read."""
+    import autograder.judge.notebook
+
+    def never(path: object) -> None:
+        raise AssertionError("nbformat read a notebook past the limit")
+
+    monkeypatch.setattr(autograder.judge.notebook, "read_notebook", never)
+    with pytest.raises(Refused) as refused:
+        check_notebook(json.dumps(notebook).encode())
+    assert refused.value.status == 422
+    return refused.value
+
+
+def test_a_notebook_weighing_more_than_the_server_reads_is_refused_before_nbformat(monkeypatch):
+    fits = {**NOTEBOOK, "cells": [{**CELL, "source": ["x\n"] * (MAX_WEIGHT - 50)}]}
+    check_notebook(json.dumps(fits).encode())  # just below the limit: nbformat reads it
+    many_types = {f"text/x{i}": "" for i in range(MAX_WEIGHT // ENTRY_WEIGHT)}
+    result = {"output_type": "execute_result", "data": many_types, "metadata": {}}
+    for hostile in (
+        {**NOTEBOOK, "cells": [{**CELL, "source": ["x\n"] * MAX_WEIGHT}]},  # one long cell
+        {**NOTEBOOK, "metadata": {"x": [[0] * 10] * (MAX_WEIGHT // 10)}},  # notebook metadata
+        {**NOTEBOOK, "cells": [{**CELL, "source": "", "metadata": dict.fromkeys(many_types, 0)}]},
+        {
+            **NOTEBOOK,
+            "cells": [{**CELL, "source": "", "outputs": [{**result, "execution_count": 1}]}],
+        },
+    ):
+        refusal = refused_before_nbformat(monkeypatch, hostile)
+        assert (
+            "200,000 JSON values" in refusal.detail and "clear very long outputs" in refusal.detail
+        )
+
+
+@pytest.mark.parametrize("version", [3, 2, "4", None])
+def test_a_notebook_of_another_nbformat_than_4_is_refused_before_nbformat(monkeypatch, version):
+    old = {"nbformat": version, "nbformat_minor": 0, "metadata": {}}
+    old["worksheets"] = [{"metadata": {}, "cells": [{"cell_type": "heading"}] * 99_000}]
+    refusal = refused_before_nbformat(monkeypatch, old)  # nbformat took 5 CPU-s on version 3
+    assert "nbformat 4" in refusal.detail and json.dumps(version) in refusal.detail
+
+
+def test_a_database_from_before_stage_timings_gains_the_column_and_keeps_its_rows(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "submissions.db"
+    open_database(f"sqlite:///{path}")
+    with sqlite3.connect(path) as connection:  # the table as it stood before `stages`
+        connection.execute("ALTER TABLE submissions DROP COLUMN stages")
+        connection.execute(
+            "INSERT INTO people (name, instructor, token_hash, token_issued_at) "
+            "VALUES ('ada', 0, 'h', '2026-12-01 00:00:00')"
+        )
+        connection.execute(
+            "INSERT INTO submissions (person_id, chapter, notebook, sha256, seed, "
+            "submitted_at, status, attempts) VALUES (1, '01_bigram_counting', x'00', "
+            "'s', 3, '2026-12-01 00:00:00', 'graded', 1)"
+        )
+    sessions = open_database(f"sqlite:///{path}")
+    with sessions() as session:
+        (old,) = session.scalars(select(Submission)).all()
+        assert old.summary()["stages"] == {} and old.summary()["seed"] == 3
+        number = empty_submission(session, "grading")
+        outcome = ServerGrade(
+            True, 7.0, 7.0, [], [], "<html></html>", 2.0, {"grade": 1.5, "feedback": 0.5}
+        )
+        assert store_result(session, number, outcome)
+        session.expire_all()
+        stages = session.get(Submission, number).summary()["stages"]
+        assert list(stages) == ["waiting", "grade", "feedback", "total"], stages
+        assert stages["waiting"] == max(0.0, round(stages["total"] - 2.0, 3))

@@ -1,0 +1,1 @@
+"""Tooling the tests and benchmarks share: a simulated class, a load generator, a loopback cluster."""
