@@ -1,9 +1,13 @@
 """Helpers the hidden checks rely on: non-contiguous views, aliasing found, gradients handed out watched."""
 
+import ast
+
 import numpy as np
 import pytest
+from conftest import REPO
 
 from autograder.judge.check import CheckFailed
+from autograder.judge.exercises import EXERCISES
 from autograder.judge.expect import expect_fresh
 from autograder.judge.outcomes import _outcome
 from autograder.sandbox.guest.calls import Call, run_call
@@ -94,3 +98,21 @@ def test_the_schedule_judge_trains_each_seed_as_a_run_of_its_own_would():
     for seed, run in zip(seeds, dev_losses_after(np.full(40, 500.0), seeds), strict=True):
         _, losses = _one_seed(np.full(40, 500.0), seed)
         assert run.worst_loss > SPIKE * run.first_loss and max(losses[10:]) > SPIKE * losses[0]
+
+
+def test_every_check_module_is_an_exercises_or_shared_by_some():
+    # one module per exercise, named after it; any other module of checks/ is imported by one
+    checks = REPO / "autograder" / "judge" / "checks"
+    own = {exercise.module for exercise in EXERCISES.values()}
+    assert all((checks / f"{name}.py").is_file() for name in own)
+    for exercise in EXERCISES.values():
+        assert callable(getattr(exercise.checks_module, f"{exercise.name}_checks"))
+    imported = {
+        node.module.removeprefix("autograder.judge.checks.")
+        for path in checks.glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("autograder.judge.checks.")
+    }
+    others = {p.stem for p in checks.glob("*.py")} - own - {"__init__"}
+    assert others and others <= imported, others - imported

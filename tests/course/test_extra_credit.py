@@ -6,13 +6,10 @@ whose challenge is `interpolated_probs`: one student solves it, one does not.
 
 import csv
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from conftest import REPO, released_course
+from conftest import released_course
+from support.classes import course_command
 from support.simulate import reference_code, replace_function, submission
 
 from autograder.course.collect import collect
@@ -52,16 +49,6 @@ def test_a_failed_exercise_names_the_seed_of_its_hidden_cases():
     assert "hidden cases drawn from seed 77" in text_report(failed)
     passed = ExerciseReport("mean_nll", 2, [CheckResult("a check", True)], seed=77)
     assert "seed" not in text_report(passed)
-
-
-def course_command(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "autograder.cli.instructor", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}"),
-    )
 
 
 @pytest.mark.slow

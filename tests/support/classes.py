@@ -16,6 +16,7 @@ CHAPTER = "01_bigram_counting"
 
 
 def course_command(*args: str) -> subprocess.CompletedProcess:
+    """`python -m autograder.cli.instructor ARGS` as an instructor runs it, this venv's tools on PATH."""
     return subprocess.run(
         [sys.executable, "-m", "autograder.cli.instructor", *args],
         cwd=REPO,
