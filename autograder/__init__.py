@@ -1,4 +1,7 @@
-"""The proof-lm autograder: hidden checks per exercise, a trusted runner, and nbgrader glue."""
+"""The proof-lm autograder, in layers from the bottom: `sandbox.guest` (all a sandbox holds),
+`sandbox.host` (what builds and talks to one), `judge` (exercises, checks, the grading API),
+`course` (the instructor's nbgrader flow), `kit` and `server`, and the command lines in `cli`.
+Every import goes down (tests/test_layers.py; docs/development.md draws the table)."""
 
 import os
 
