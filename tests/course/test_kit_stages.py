@@ -5,7 +5,7 @@ an exercise's chapter is due (the most its library ever holds while that exercis
 pasted as source under another package name, one top-level statement at a time, where the
 exercise is graded: for a NumPy exercise with no PyTorch (an import of it gives a module whose every
 attribute raises, as in its sandbox). Every top-level function and class, private helpers included,
-is then bound to the exercise through the adapters of `test_answer_keys.py` on the exercise's own
+is then bound to the exercise through the adapters of `support/answer_search.py` on the exercise's own
 check inputs: nothing may reproduce the answer. Earlier stages hold back more (what is held back
 at a stage is held back at every earlier one), so they are covered.
 """
