@@ -1,6 +1,6 @@
 """The trust boundary is a folder: `autograder/sandbox/guest` is everything a sandbox holds of the grader.
 
-A grading process sees `autograder.sandbox.guest` copied whole; nothing of the judge, the checks, the references or the exercise list. These tests fail when a module of `inside` imports
+A grading process sees `autograder.sandbox.guest` copied whole; nothing of the judge, the checks, the references or the exercise list. These tests fail when a module of `autograder.sandbox.guest` imports
 anything of the project outside it, or when the copy a sandbox mounts is not the whole folder.
 """
 

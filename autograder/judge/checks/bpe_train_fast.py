@@ -1,4 +1,4 @@
-"""Hidden checks for chapter 09's `bpe_train_fast`: bpe_train's cases and diagnoses (the same contract); the speed is judged by the runner."""
+"""Hidden checks for chapter 09's `bpe_train_fast`: bpe_train's cases and diagnoses (the same contract); the speed is judged by `autograder.judge.timing`."""
 
 import numpy as np
 
@@ -43,7 +43,7 @@ SLOW = (
 
 
 def bpe_train_fast_checks(rng: np.random.Generator) -> list[Check]:
-    """bpe_train's cases and diagnoses (the same contract); the speed is judged by the runner."""
+    """bpe_train's cases and diagnoses (the same contract); the speed is judged by `autograder.judge.timing`."""
     return bpe_train_checks(rng, FAST_DIAGNOSES)
 
 

@@ -1,8 +1,6 @@
 """Hidden checks for chapter 03's `context_windows`: the visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies.
 
-context_windows is compared with makemore's rolling-context loop, nplm_params with the closed
-form, and nplm_loss with the same model written in PyTorch (float64) and reduced by
-torch.nn.functional.cross_entropy.
+The reference is makemore's rolling-context loop.
 """
 
 import numpy as np

@@ -1,4 +1,6 @@
-"""Hidden checks for chapter 07's `layer_norm_backward`: random 1-d, 2-d and 3-d inputs against central differences, a large eps, rows of very."""
+"""Hidden checks for chapter 07's `layer_norm_backward`: random 1-d, 2-d and 3-d inputs against central
+differences, a large eps, rows of very different scales, non-contiguous inputs, dout and gamma of
+wrong shapes."""
 
 import numpy as np
 

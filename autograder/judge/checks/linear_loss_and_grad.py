@@ -1,7 +1,7 @@
 """Hidden checks for chapter 04's `linear_loss_and_grad`: random shapes, B = 1 and B > 1, repeated targets, large logits, against autograd.
 
-References come from PyTorch autograd in float64 (and, for numerical_gradient, from the exact
-central-difference formula); failures are diagnosed from the shape of the error.
+References come from PyTorch autograd in float64; failures are diagnosed from the shape of the
+error.
 """
 
 import numpy as np

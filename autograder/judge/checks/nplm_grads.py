@@ -1,7 +1,7 @@
 """Hidden checks for chapter 04's `nplm_grads`: random configurations, tokens repeated across the context and the batch, B = 1, larger widths.
 
-References come from PyTorch autograd in float64 (and, for numerical_gradient, from the exact
-central-difference formula); failures are diagnosed from the shape of the error.
+References come from PyTorch autograd in float64; failures are diagnosed from the shape of the
+error.
 """
 
 import numpy as np

@@ -1,7 +1,6 @@
 """Hidden checks for chapter 03's `nplm_loss`: random configurations with and without W3, order-sensitive contexts, logits near 1000.
 
-context_windows is compared with makemore's rolling-context loop, nplm_params with the closed
-form, and nplm_loss with the same model written in PyTorch (float64) and reduced by
+The reference is the same model written in PyTorch (float64) and reduced by
 torch.nn.functional.cross_entropy.
 """
 

@@ -1,8 +1,6 @@
 """Hidden checks for chapter 03's `nplm_params`: the Brown configuration with and without direct connections, n = 2, and random configurations.
 
-context_windows is compared with makemore's rolling-context loop, nplm_params with the closed
-form, and nplm_loss with the same model written in PyTorch (float64) and reduced by
-torch.nn.functional.cross_entropy.
+The reference is the closed form.
 """
 
 import numpy as np

@@ -1,7 +1,7 @@
 """Hidden checks for chapter 04's `numerical_gradient`: shapes 1-D to 3-D, a closure over x, a given eps, exact restoration, one entry at a time.
 
-References come from PyTorch autograd in float64 (and, for numerical_gradient, from the exact
-central-difference formula); failures are diagnosed from the shape of the error.
+The reference is the exact central-difference formula; failures are diagnosed from the shape of
+the error.
 """
 
 import numpy as np
