@@ -97,26 +97,35 @@ def _manifest_flags(manifest: dict, job: Job) -> list[str]:
 def _fingerprint(job: Job, release: Release, sandboxed: bool) -> dict:
     """What a re-run compares to decide whether a submission needs grading again.
 
-    The notebook, the chapter's source notebook (its references), the sandbox setting, and the code
-    that decides the chapter's scores (`grader_hash`): after a fix to one of its checks, to the
-    judge, the sandbox or `proof_lm`, the chapter is graded again; a change anywhere else is not.
+    The notebook, the chapter's source notebook (its references) and released notebook (what its
+    locked cells are), the sandbox setting, and the code and data that decide the chapter's scores
+    (`grader_hash`): after a fix to one of its checks, to the judge, the sandbox, the grading task,
+    `proof_lm` or its data, the chapter is graded again; a change to the server, the kit or the
+    command lines, a comment or a docstring is not.
     """
     source = hashlib.sha256(release.sources[job.chapter]).hexdigest()
+    released = hashlib.sha256(release.released[job.chapter]).hexdigest()
     return {
         "sha256": job.sha256,
         "source": source,
+        "released": released,
         "sandbox": sandboxed,
         "grader": _grader_hash(job.chapter),
     }
 
 
 def grading_files(chapter: str, root: Path = REPO) -> list[Path]:
-    """The files that decide a chapter's scores: the judge, the sandbox, the library, and the
-    chapter's check modules with the check modules they import."""
+    """The files that decide a chapter's scores and flags: the judge, the sandbox, the grading task
+    and its recording (`course/`), the library and its data, and the chapter's check modules with
+    the check modules they import. Not the server, the kit or the command lines."""
     autograder = root / "autograder"
-    files = [*(autograder / "judge").glob("*.py"), autograder / "paths.py"]
+    files = [*(autograder / "judge").glob("*.py"), *(autograder / "course").glob("*.py")]
+    files += [autograder / "__init__.py", autograder / "paths.py"]
     files += [p for p in (autograder / "sandbox").rglob("*") if p.suffix in (".py", ".json")]
-    files += (root / "proof_lm").rglob("*.py")
+    files += [
+        *(root / "proof_lm").rglob("*.py"),
+        *(p for p in (root / "data").rglob("*") if p.is_file()),
+    ]
     checks = autograder / "judge" / "checks"
     wanted = [checks / f"{e.module}.py" for e in chapter_exercises(chapter)]
     seen: set[Path] = set()

@@ -10,7 +10,7 @@ from autograder.course.autograde import grader_hash, grading_files
 
 
 def _copy(root: Path) -> Path:
-    for package in ("autograder", "proof_lm"):
+    for package in ("autograder", "proof_lm", "data"):
         shutil.copytree(
             REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__")
         )
@@ -43,8 +43,15 @@ def test_a_chapter_is_graded_again_when_what_scores_it_changes_and_only_then(tmp
     _edit(root / "autograder/judge/checks/gpt_shared.py", lambda s: s + "\nEXTRA = 1\n")
     after_checks = hashes()
     assert after_checks[0] == before[0] and after_checks[1] != before[1]
-    # the judge, the sandbox's guest (its refusal table too) and the library: every chapter
-    for path in ("autograder/judge/report.py", "proof_lm/ngram.py"):
+    # the judge, the grading task and its recording, the library and its data, the sandbox's
+    # guest (its refusal table too): every chapter
+    for path in (
+        "autograder/judge/report.py",
+        "autograder/course/task.py",
+        "autograder/course/record.py",
+        "proof_lm/ngram.py",
+        "data/names.txt",
+    ):
         now = hashes()
         _edit(root / path, lambda s: s + "\nEXTRA = 2\n")
         assert all(a != b for a, b in zip(hashes(), now, strict=True)), path
