@@ -190,9 +190,16 @@ def gradebook_grades(
 
 
 def _written(grades: dict[str, object], written: dict[str, float]) -> float | None:
-    """The points of a submission's written answers, or None while one still awaits its grade."""
+    """The points of a submission's written answers, or None while one still awaits its grade.
+
+    An answer is graded once the instructor gave it points (nbgrader asks for a review of them
+    again after a re-grade; they count until changed) or nbgrader scored it (0 for one left blank).
+    """
     cells = [grades.get(name) for name in written]
-    if any(grade is None or grade.needs_manual_grade for grade in cells):
+    if any(
+        grade is None or (grade.manual_score is None and grade.needs_manual_grade)
+        for grade in cells
+    ):
         return None
     return float(sum(grade.score or 0.0 for grade in cells))
 
