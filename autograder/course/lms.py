@@ -13,7 +13,7 @@ from pathlib import Path
 
 from autograder.course.export import exercise_points
 from autograder.course.printable import printable
-from autograder.judge.exercises import chapter_exercises
+from autograder.judge.exercises import Exercise, chapter_exercises
 
 # What the roster may hold: `student` and at least one identity in an LMS.
 CANVAS_IDS = {"canvas_id": "ID", "sis_user_id": "SIS User ID", "sis_login_id": "SIS Login ID"}
@@ -33,7 +33,6 @@ class Column:
 
     header: str
     maximum: float
-    chapter: str
 
 
 @dataclass
@@ -153,40 +152,40 @@ def gradebook_grades(
             written = {c.name: c.max_score for c in notebook.grade_cells if c.name in solutions}
             regular = [e for e in exercises if not e.extra]
             extra = [e for e in exercises if e.extra]
-            chapter_columns = [Column(chapter, sum(e.points for e in regular), chapter)]
+            chapter_columns = [Column(chapter, sum(e.points for e in regular))]
             if written:
-                chapter_columns.append(
-                    Column(f"{chapter} written answers", sum(written.values()), chapter)
-                )
+                chapter_columns.append(Column(f"{chapter} written answers", sum(written.values())))
             if extra:
-                chapter_columns.append(Column(f"{chapter} extra credit", 0.0, chapter))
+                chapter_columns.append(Column(f"{chapter} extra credit", 0.0))
             columns += chapter_columns
             for student in students:
                 try:
-                    grades = {
-                        grade.name: grade
-                        for grade in gradebook.find_submission_notebook(
-                            chapter, chapter, student
-                        ).grades
-                    }
+                    submitted = gradebook.find_submission_notebook(chapter, chapter, student)
                 except MissingEntry:
-                    values[student] |= dict.fromkeys((c.header for c in chapter_columns), None)
-                    continue
-                found = [
-                    sum(exercise_points(grades.get(e.name), e) for e in regular),
-                    *([_written(grades, written)] if written else []),
-                    *(
-                        [sum(exercise_points(grades.get(e.name), e) for e in extra)]
-                        if extra
-                        else []
-                    ),
-                ]
-                if written and found[1] is None:
-                    ungraded.setdefault(chapter, []).append(student)
-                values[student] |= dict(
-                    zip((c.header for c in chapter_columns), found, strict=True)
-                )
+                    found = [None] * len(chapter_columns)
+                else:
+                    grades = {grade.name: grade for grade in submitted.grades}
+                    found = _chapter_values(grades, regular, written, extra)
+                    if written and found[1] is None:
+                        ungraded.setdefault(chapter, []).append(student)
+                headers = (column.header for column in chapter_columns)
+                values[student] |= dict(zip(headers, found, strict=True))
     return columns, values, ungraded
+
+
+def _chapter_values(
+    grades: dict[str, object],
+    regular: list[Exercise],
+    written: dict[str, float],
+    extra: list[Exercise],
+) -> list[float | None]:
+    """A submission's values in its chapter's columns: points, written answers, extra credit."""
+    found = [sum(exercise_points(grades.get(e.name), e) for e in regular)]
+    if written:
+        found.append(_written(grades, written))
+    if extra:
+        found.append(sum(exercise_points(grades.get(e.name), e) for e in extra))
+    return found
 
 
 def _written(grades: dict[str, object], written: dict[str, float]) -> float | None:
