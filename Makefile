@@ -120,7 +120,7 @@ feedback: $(STAMP)
 	$(PY) -m autograder.cli.instructor feedback --root $(COURSE) $(CHAPTERS)
 
 export: $(STAMP)
-	$(PY) -m autograder.cli.instructor export --root $(COURSE) --to $(COURSE)/grades.csv
+	$(PY) -m autograder.cli.instructor export --root $(COURSE) --to $(COURSE)/grades.csv $(if $(ROSTER),--roster $(ROSTER),)
 
 # The submission server, in the foreground: students upload, the trusted grader answers (README).
 .PHONY: serve

@@ -5,7 +5,7 @@ python -m autograder.cli.instructor collect  SUBMISSIONS [--root course]   # SUB
 python -m autograder.cli.instructor collect  --from-server [--root course] [--db URL]   # by DEADLINES
 python -m autograder.cli.instructor autograde [--root course] [--scheduler tcp://host:8786] [--seed N] [--force] [CHAPTER ...]
 python -m autograder.cli.instructor feedback [--root course] [CHAPTER ...]
-python -m autograder.cli.instructor export   [--root course] [--to grades.csv]
+python -m autograder.cli.instructor export   [--root course] [--to grades.csv] [--roster roster.csv]
 python -m autograder.cli.instructor tokens   [--root course] [--instructor NAME] STUDENT ...   # student,token lines
 python -m autograder.cli.instructor serve    [--root course] [--host 127.0.0.1] [--port 8000] [--per-hour 6]
                                      [--max-bytes 10000000] [--scheduler ADDR] [--db URL]
@@ -17,8 +17,9 @@ from pathlib import Path
 
 from autograder.course.autograde import GradingIncomplete, autograde
 from autograder.course.collect import collect
-from autograder.course.directory import chapters, submitted_chapters
+from autograder.course.directory import chapters, released_chapters, submitted_chapters
 from autograder.course.export import export
+from autograder.course.lms import export_lms
 from autograder.course.printable import printable
 from autograder.course.release import feedback, release, student_notebooks
 from autograder.paths import REPO
@@ -52,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--root", type=Path, default=REPO / "course", help="course directory")
     parser.add_argument("--to", type=Path, default=Path("grades.csv"), help="CSV path for export")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        help="export: student,name,canvas_id,...,email CSV (default: ROOT/roster.csv if present); "
+        "canvas.csv and moodle.csv are written beside --to",
+    )
     parser.add_argument(
         "--no-sandbox",
         action="store_true",
@@ -184,8 +191,26 @@ def _feedback(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _export(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """Write the grades as CSV."""
+    """Write the grades as CSV; with a roster, also in the import formats of Canvas and Moodle."""
     print(f"exported {export(args.root, args.to)}")
+    roster = args.roster or (args.root / "roster.csv")
+    if args.roster is None and not roster.is_file():
+        print(f"no roster ({roster}): no Canvas or Moodle file (see README, make export)")
+        return 0
+    try:
+        lms = export_lms(args.root, roster, args.to.parent, released_chapters(args.root))
+    except ValueError as error:
+        print(f"ERROR: {printable(error, limit=5000)}", file=sys.stderr)
+        return 2
+    for path in lms.files:
+        print(f"exported {path}")
+    if lms.not_in_roster:
+        print("NOT IN THE ROSTER (in grades.csv, in no LMS file): " + ", ".join(lms.not_in_roster))
+    if lms.nothing_handed_in:
+        print("NOTHING HANDED IN (empty grades): " + ", ".join(lms.nothing_handed_in))
+    for chapter, students in lms.written_ungraded.items():
+        if students:
+            print(f"WRITTEN ANSWERS NOT GRADED YET in {chapter} (empty): " + ", ".join(students))
     return 0
 
 

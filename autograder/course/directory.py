@@ -15,6 +15,11 @@ def db_url(root: Path) -> str:
     return f"sqlite:///{root / 'gradebook.db'}"
 
 
+def released_chapters(root: Path) -> list[str]:
+    """Chapters released in the course directory (a folder in its source/)."""
+    return sorted(path.name for path in (root / "source").iterdir() if path.is_dir())
+
+
 def submitted_chapters(root: Path) -> list[str]:
     """Chapters that have at least one submission."""
     return sorted({path.name for path in (root / "submitted").glob("*/*") if path.is_dir()})

@@ -5,8 +5,16 @@ import csv
 import json
 from pathlib import Path
 
+from autograder.course.directory import released_chapters
 from autograder.course.printable import printable
-from autograder.judge.exercises import chapter_exercises
+from autograder.judge.exercises import Exercise, chapter_exercises
+
+
+def exercise_points(grade: object | None, exercise: Exercise) -> float:
+    """What an exercise's nbgrader grade counts: its score, a challenge's extra credit; 0 without one."""
+    if grade is None:
+        return 0.0
+    return float((grade.extra_credit if exercise.extra else grade.score) or 0.0)
 
 
 def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
@@ -42,12 +50,12 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
             e.points for chapter in chapters for e in chapter_exercises(chapter) if not e.extra
         )
 
-        def score(exercise: object, student: str) -> float:
+        def score(exercise: Exercise, student: str) -> float:
             with contextlib.suppress(MissingEntry):
                 grade = gradebook.find_grade(
                     exercise.name, exercise.chapter, exercise.chapter, student
                 )
-                return float((grade.extra_credit if exercise.extra else grade.score) or 0.0)
+                return exercise_points(grade, exercise)
             return 0.0
 
         for student in sorted(s.id for s in gradebook.students):
@@ -85,6 +93,4 @@ def _graded_with_sandbox(root: Path) -> bool:
 
 def export(root: Path, to: Path) -> Path:
     """One row per student: points per chapter, total and flags (CSV)."""
-    return export_csv(
-        root, to, sorted({path.name for path in (root / "source").iterdir() if path.is_dir()})
-    )
+    return export_csv(root, to, released_chapters(root))
