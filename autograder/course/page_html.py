@@ -9,9 +9,10 @@ Cleaning is nh3 (ammonia's html5ever), linear in the length of what it cleans ex
 elements' stack, one tag's attribute list and the formatting elements it copies into every new
 paragraph, which every HTML parser walks: a piece with more than MAX_TAGS tags, a tag longer than
 MAX_TAG characters or more than MAX_OPEN_FORMATTING formatting tags open is shown as escaped text
-instead, as are HTML outputs past the page's TAGS_PER_PAGE and markdown longer than MAX_MARKDOWN or
-past the page's MARKDOWN_PER_PAGE. So the work a page costs is linear in what the student wrote,
-with a small constant (tests/course/test_pages.py).
+instead, as are HTML outputs past the page's TAGS_PER_PAGE and markdown longer than MAX_MARKDOWN,
+past the page's MARKDOWN_PER_PAGE or opening more than MAX_ENVIRONMENTS LaTeX environments (which
+nbconvert's parser looks for with patterns that scan to the end). So the work a page costs is
+linear in what the student wrote, with a small constant (tests/course/test_pages.py).
 """
 
 import base64
@@ -132,6 +133,20 @@ MAX_MARKDOWN = 50_000  # characters of one piece of markdown
 
 
 MARKDOWN_PER_PAGE = 200_000  # characters of markdown rendered on one page (a chapter has ~20,000)
+
+
+# nbconvert's markdown parser finds `\begin{name}…\end{name}`, `\\[…\\]` and `\\(…\\)` with lazy
+# patterns (`.*?`) tried at every opener: one with no closer after it scans to the end of the text
+# it is parsed in (a paragraph, a list item, a link's text, the whole piece). Their openers and
+# closers differ, so nothing pairs them up (a `$` or `$$` with no closer is the last of its kind),
+# and n openers cost n times the length (48,000 characters of `\begin{a}x\end{b}` took 1.5 s to
+# render, 70 times as long as words). A piece with more than MAX_ENVIRONMENTS such openers is shown
+# as text: each scans at most the piece, so it costs a few times what words of its length cost
+# (the course's own cells open none; a `\begin` inside `$…$` counts too).
+MAX_ENVIRONMENTS = 50
+
+
+ENVIRONMENT = re.compile(r"\\begin\{[a-z]*\*?\}|\\\\[(\[]")
 
 
 TAGS_PER_PAGE = 100_000  # "<" in the HTML outputs cleaned on one page; later outputs are text
@@ -455,6 +470,8 @@ def markdown2html(context: dict, source: str) -> str:
     used = _page_count(resources, "proof_lm_markdown")
     used[0] += len(source)
     if len(source) > MAX_MARKDOWN or used[0] > MARKDOWN_PER_PAGE:
+        return as_text(source)
+    if len(ENVIRONMENT.findall(source)) > MAX_ENVIRONMENTS:  # see ENVIRONMENT
         return as_text(source)
     cell = context.get("cell", {}) or {}
     attachments = _attachments(cell.get("attachments"))
