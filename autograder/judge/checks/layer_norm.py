@@ -167,7 +167,7 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
             1e-5,
             "rows of very different means and spreads (1e6 beside 0, spreads 1e-2 to 1e4)",
             note=" (a row of mean 1e6 or -3e4: a variance taken as the difference of two large, "
-            "nearly equal numbers loses every digit, and float32's 7 digits cannot hold such a row)",
+            "nearly equal numbers loses every digit, and float32's 7 digits cannot hold such a row: float64's 16 can)",
         )
     )
     x = rng.normal(size=(2, 3, 5))
