@@ -216,8 +216,8 @@ def _normalised(text: str) -> str:
 # A student reads the hidden checks' hints, the visible tests' messages and the notebooks' hint
 # ladders. Each names the symptom and the concept, never the fix: no code of a reference solution,
 # no formula of the answer, no sentence that tells what to write. The detectors below are
-# heuristics; `test_the_detectors_catch_fixes_and_spare_questions` pins what they must catch and
-# what they must let through.
+# heuristics; `test_the_detectors_catch_a_fix` and `test_the_detectors_spare_a_symptom_or_a_question`
+# pin what they must catch and what they must let through.
 
 PLACEHOLDER = "…"  # a value filled in when the message is built
 
