@@ -366,11 +366,12 @@ def test_no_hint_holds_an_expression_of_a_reference_solution():
     message that repeats the right line hands over the fix."""
     fragments = _reference_fragments()
     assert len(fragments) > 300  # the search sees the references
+    texts = [(where, text, _normalised(text)) for _, where, text in _student_texts()]
     leaks = [
         f"{where}: {text[:100]!r} holds {name}'s {fragment!r}"
-        for _, where, text in _student_texts()
+        for where, text, normalised in texts
         for fragment, name in fragments.items()
-        if fragment in _normalised(text) and fragment not in CONTRACT_FRAGMENTS
+        if fragment in normalised and fragment not in CONTRACT_FRAGMENTS
     ]
     assert not leaks, "\n".join(leaks)
 
