@@ -141,8 +141,8 @@ def precision_hint(actual: object, expected: object, strict: bool) -> str | None
         return None
     if strict and matches(actual, expected, 1e-5, 1e-8):
         return (
-            "right to about 6 digits only, the precision of float32: compute in float64 "
-            "(this check needs float64's 16 digits)"
+            "right to about 6 digits only, the precision of float32: this check needs float64's "
+            "16 digits (where does the computation drop to float32?)"
         )
     if matches(actual, expected, 1e-3, 0):
         scale = float(np.max(np.abs(expected), initial=0.0, where=np.isfinite(expected)))
@@ -151,7 +151,7 @@ def precision_hint(actual: object, expected: object, strict: bool) -> str | None
             f"off by about {miss:.0e} of the answer's size only: more than float32's rounding "
             f"(1e-5) allows, but small; if you compute in float16 or sum very many terms in "
             "float32 it is a precision problem, otherwise look for a small term of the formula "
-            "(an eps, a 1/(n - 1), a step count off by one)"
+            "(an eps, an n - 1 where n belongs, a step count off by one)"
         )
     return None
 
@@ -257,15 +257,14 @@ def expect_unchanged(outcome: Outcome, original_args: tuple) -> None:
     for index, (before, now) in enumerate(zip(original_args, after or (), strict=False)):
         if not same(before, now):
             raise CheckFailed(
-                f"argument {index + 1} was modified; work on a copy (e.g. x = x + k, not x += k; "
-                "np.asarray(x, dtype=float) and x.astype(float, copy=False) return x itself "
-                "when it is already float64)"
+                f"argument {index + 1} was modified: an operation wrote into the caller's array "
+                "(an in-place operator, or a conversion such as np.asarray(x, dtype=float) that "
+                "hands back x itself when it is already float64)"
             )
     for where, index in outcome.aliases:
         raise CheckFailed(
-            f"{where} is argument {index + 1} or a view of it: return new arrays, never an input "
-            "or a view of one (the caller would see your answer change when they change their "
-            "array); copy with np.array(x)"
+            f"{where} is argument {index + 1} or a view of it: the caller would see your answer "
+            "change when they change their array"
         )
 
 
@@ -287,6 +286,5 @@ def expect_fresh(outcome: Outcome, names: tuple[str, ...]) -> None:
     for where, index in outcome.aliases:
         name = names[index] if index < len(names) else f"argument {index + 1}"
         raise CheckFailed(
-            f"{where} is {name} itself (or a view of it): return a new array (e.g. {name}.copy()), "
-            f"so that changing one later cannot change the other"
+            f"{where} is {name} itself (or a view of it): changing one later would change the other"
         )

@@ -1,7 +1,9 @@
 """The autograder judged by known implementations: references pass, stubs fail, every catalogued bug fails."""
 
 import ast
+import functools
 import json
+import re
 import zlib
 from pathlib import Path
 
@@ -209,72 +211,336 @@ def _normalised(text: str) -> str:
     return "".join(text.split())
 
 
-def _reference_expressions() -> dict[str, str]:
-    """Every expression a reference solution computes (right-hand sides, returns, calls), with
-    its exercise, unless the released notebook holds it too (the text states it: not an answer)."""
-    import re
+# ---- What a student reads, and what none of it may hold ----------------------------------------
+#
+# A student reads the hidden checks' hints, the visible tests' messages and the notebooks' hint
+# ladders. Each names the symptom and the concept, never the fix: no code of a reference solution,
+# no formula of the answer, no sentence that tells what to write. The detectors below are
+# heuristics; `test_the_detectors_catch_a_fix` and `test_the_detectors_spare_a_symptom_or_a_question`
+# pin what they must catch and what they must let through.
 
+PLACEHOLDER = "…"  # a value filled in when the message is built
+
+
+def _text(node: ast.AST, names: dict[str, ast.expr], seen: frozenset = frozenset()) -> str | None:
+    """The text a string expression builds (a value filled in shows as …), or None if none:
+    literals, f-strings, + and % of strings, .format, and the module's string constants."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else PLACEHOLDER for v in node.values)
+    if isinstance(node, ast.Name) and node.id in names and node.id not in seen:
+        return _text(names[node.id], names, seen | {node.id})
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
+        left, right = _text(node.left, names, seen), _text(node.right, names, seen)
+        if isinstance(node.op, ast.Mod):
+            return None if left is None else re.sub(r"%[-\d.]*[sdfrgex]", PLACEHOLDER, left)
+        if left is None and right is None:
+            return None
+        return (PLACEHOLDER if left is None else left) + (PLACEHOLDER if right is None else right)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and (text := _text(node.func.value, names, seen))
+    ):
+        return re.sub(r"\{[^{}]*\}", PLACEHOLDER, text)
+    return None
+
+
+def _messages(tree: ast.AST, names: dict[str, ast.expr]) -> list[str]:
+    """Every whole message built in `tree` (a string expression not part of a larger one),
+    docstrings and assignment targets left out."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    docstrings = {
+        node.body[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if node in docstrings or isinstance(getattr(node, "ctx", None), ast.Store):
+            continue
+        parent = parents.get(node)
+        if parent is not None and _text(parent, names) is not None:
+            continue
+        text = _text(node, names)
+        if text is not None and len(text.split()) > 1 and not isinstance(node, ast.Name):
+            found.append(text)  # a single word is a key or a name, not a message
+    return found
+
+
+LADDER = re.compile(r"<details>\s*<summary>\s*(Hint[^<]*)</summary>(.*?)</details>", re.S)
+LATEX = {
+    r"\partial": "∂",
+    r"\sum": "Σ",
+    r"\beta": "β",
+    r"\gamma": "γ",
+    r"\mu": "μ",
+    r"\sigma": "σ",
+    r"\epsilon": "ε",
+    r"\hat x": "x̂",
+    r"\,": " ",
+    "$": "",
+    "`": "",
+}
+
+
+def _plain(text: str) -> str:
+    """Markdown and LaTeX as a reader sees them: symbols for commands, no $ or backticks."""
+    text = re.sub(r"\\mathrm\{(\w+)\}", r"\1", text)
+    for command, symbol in LATEX.items():
+        text = text.replace(command, symbol)
+    return " ".join(text.split())
+
+
+@functools.cache
+def _student_texts() -> tuple[tuple[str, str, str], ...]:
+    """(kind, where, text) for every text a student can see: "hint" for the hidden checks'
+    messages (autograder/judge/checks, expect.py, check.py), "test" for the released notebooks'
+    visible-test messages (assert messages and prints), "ladder" for their hint ladders."""
     import nbformat
 
+    texts = []
+    judge = REPO / "autograder" / "judge"
+    for path in [*sorted((judge / "checks").glob("*.py")), judge / "expect.py", judge / "check.py"]:
+        tree = ast.parse(path.read_text())
+        names = {
+            node.targets[0].id: node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+        }
+        texts += [("hint", path.name, text) for text in _messages(tree, names)]
+    for path in sorted((REPO / "chapters").glob("*.ipynb")):
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            where = f"{path.stem} cell {index}"
+            if cell.cell_type == "markdown":
+                texts += [
+                    ("ladder", f"{where} {title.strip()}", _plain(body))
+                    for title, body in LADDER.findall(cell.source)
+                ]
+            elif cell.metadata.get("nbgrader", {}).get("grade"):
+                for node in ast.walk(ast.parse(cell.source)):
+                    shown = [node.msg] if isinstance(node, ast.Assert) and node.msg else []
+                    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print":
+                        shown = node.args
+                    texts += [("test", where, t) for n in shown for t in _messages(n, {})]
+    return tuple(texts)
+
+
+def _reference_fragments() -> dict[str, str]:
+    """Every statement and expression of a reference solution (assignments whole and their
+    values, returns, calls), whitespace removed, with its exercise: what a hint must not hold,
+    whether or not the released text states it."""
     from autograder.judge.references import reference_solutions
 
     found = {}
     for chapter in sorted({e.chapter for e in EXERCISES.values()}):
-        released = nbformat.read(REPO / "chapters" / f"{chapter}.ipynb", as_version=4)
-        given = _normalised("".join(cell.source for cell in released.cells))
         for name, source in reference_solutions(chapter).items():
             for node in ast.walk(ast.parse(source)):
-                value = getattr(node, "value", None)
                 if not isinstance(node, ast.Assign | ast.AugAssign | ast.Return | ast.Expr):
                     continue
+                value = getattr(node, "value", None)
                 if value is None or isinstance(value, ast.Constant):
                     continue
-                text = _normalised(ast.unparse(value))
-                if len(text) >= 12 and re.search(r"[-+*/@\[(]", text) and text not in given:
-                    found[text] = name
+                whole = [] if isinstance(node, ast.Return | ast.Expr) else [node]
+                for part in [value, *whole]:
+                    text = _normalised(ast.unparse(part))
+                    if len(text) >= 10 and re.search(r"[-+*/@\[(=.]", text):
+                        found[text] = name
     return found
 
 
-def _hint_texts() -> list[tuple[str, str]]:
-    """Every string a check module can show a student: its constants and f-strings' fixed parts
-    (docstrings left out)."""
-    texts = []
-    for path in sorted((REPO / "autograder" / "judge" / "checks").glob("*.py")):
-        tree = ast.parse(path.read_text())
-        docstrings = {
-            id(node.body[0].value)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
-            and node.body
-            and isinstance(node.body[0], ast.Expr)
-            and isinstance(node.body[0].value, ast.Constant)
-        }
-        for node in ast.walk(tree):
-            if isinstance(node, ast.JoinedStr):
-                parts = [v.value for v in node.values if isinstance(v, ast.Constant)]
-                texts.append((path.name, "".join(map(str, parts))))
-            elif (
-                isinstance(node, ast.Constant)
-                and isinstance(node.value, str)
-                and id(node) not in docstrings
-            ):
-                texts.append((path.name, node.value))
-    return texts
+# Fragments of a reference that a message may hold, each with why: the contract's own words.
+CONTRACT_FRAGMENTS = {
+    "(logits,loss)": "forward's return value, as the contract names it",
+}
 
 
 def test_no_hint_holds_an_expression_of_a_reference_solution():
-    """A failure hint names the symptom and the concept, never the corrected line: no expression
-    of a reference solution that the released text does not state appears in a check module's
-    strings (whitespace ignored)."""
-    expressions = _reference_expressions()
-    assert len(expressions) > 100  # the search sees the references
+    """No message, hint or hint ladder a student reads holds a statement or expression of a
+    reference solution (whitespace ignored), even one the released text states elsewhere: a
+    message that repeats the right line hands over the fix."""
+    fragments = _reference_fragments()
+    assert len(fragments) > 300  # the search sees the references
+    texts = [(where, text, _normalised(text)) for _, where, text in _student_texts()]
     leaks = [
-        f"{where}: {text[:100]!r} holds {name}'s {expression!r}"
-        for where, text in _hint_texts()
-        for expression, name in expressions.items()
-        if expression in _normalised(text)
+        f"{where}: {text[:100]!r} holds {name}'s {fragment!r}"
+        for where, text, normalised in texts
+        for fragment, name in fragments.items()
+        if fragment in normalised and fragment not in CONTRACT_FRAGMENTS
     ]
     assert not leaks, "\n".join(leaks)
+
+
+# Verbs that, opening a clause of a hint, tell the student what to write. Methods (check, look,
+# try, compare, print, measure) are left out: a hint may say how to find the bug.
+FIX_VERBS = (
+    "add|apply|average|avoid|build|call|cast|choose|clip|compute|concatenate|convert|copy|count|"
+    "create|crop|cut|detach|divide|draw|drop|exchange|fill|include|index|initialise|initialize|"
+    "iterate|keep|leave|loop|make|mask|merge|move|multiply|normalise|normalize|pass|perturb|pick|"
+    "put|raise|remove|replace|reset|reshape|restore|return|sample|scale|select|set|shift|skip|"
+    "sort|split|start|step|stop|store|subclass|subtract|sum|swap|take|transpose|undo|update|use|"
+    "work|wrap|write"
+)
+# In a hint ladder a verb names a step of the method ("multiply the local derivatives"); these
+# name the code.
+LADDER_FIX_VERBS = "call|put|replace|return|set|store|use"
+CONNECTOR = r"(?:and|then|or|but|so|e\.g\.?|i\.e\.?|just|instead|always|only|first|please)\s+"
+CODE = r"[A-Za-z_]\w*\.[A-Za-z_]|\w\(|(?<![<>=!])=(?!=)|@|\*\*"
+OPERAND = r"(?:[\w.²]+(?:\([^()]*\))?|\([^()]*\))"
+OP = r"(?:\s*(?:\*\*|[*/·×^@])\s*|\s+[-+−]\s+)"
+FORMULAS = {
+    # to an attribute or an entry, of a value that computes something, or in place
+    "an assignment": r"(?<![\w.\]=<>!])(?:[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])+\s*=(?!=)\s*[A-Za-z_(]"
+    r"|[A-Za-z_]\w*\s*=(?!=)\s*[A-Za-z_][\w.]*(?:\(|\.\w|" + OP + r"\w)|\w\s*[-+*/]=\s*\w)",
+    "a call of an arithmetic expression": r"[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*?[\w)\]²]"
+    + OP
+    + r"[\w(√]",
+    "a slice of an arithmetic expression": r"[\w)\]]\[[^\]]*?[\w)]" + OP + r"[\w(][^\]]*\]",
+    "a chain of arithmetic": OPERAND + OP + OPERAND + OP + OPERAND,
+    "arithmetic on a call": r"[\w)\]²]" + OP + r"[A-Za-z_][\w.]*\(",
+    "a quantity stated as arithmetic": r"(?<!that )(?<!it )(?:\b(?:is|are|creates?|equals?|"
+    r"becomes?)|=)\s+" + OPERAND + OP + r"[\w(√]",
+}
+# A gradient of the answer stated whole ("dgamma is sum(...)", "∂L/∂β = Σ ..."): a derivation's
+# result, in a hint ladder too.
+RESULT = (
+    r"(?:∂\s*L\s*/\s*∂\s*(?:β|γ|beta|gamma|x\b|W|b\b|E\b)|\bd(?:gamma|beta|x|W\d?|b\d?|E|q|k|v)\b)"
+    r"\s*(?:=|\bis\b)\s*(?:Σ|∑|sum\b|−|-|\w+\s*[*·@/]|\w+\()"
+)
+
+
+def _fixes(kind: str, text: str) -> list[str]:
+    """What in `text` hands over a fix: a formula of the answer or an instruction to write one."""
+    found = [f"states a gradient whole ({m.group()!r})" for m in re.finditer(RESULT, text)]
+    verbs = LADDER_FIX_VERBS if kind == "ladder" else FIX_VERBS
+    clauses = re.split(r"[:;!?()\n]|\.(?=\s|$)|,\s+|\s[-–—]\s", text)
+    for clause in clauses:
+        clause = re.sub(rf"^(?:{CONNECTOR})+", "", clause.strip(" '\"`*"), flags=re.I)
+        if re.match(
+            rf"(?:(?:{verbs})\b(?![=(._-])(?!\s*(?:\d|{PLACEHOLDER}|(?:of|is|are|was|were|has|must)\b))"
+            r"|do not\b|never\b)",
+            clause,
+            re.I,
+        ):
+            found.append(f"instructs: {clause!r}")
+    if kind == "ladder":
+        return found
+    for name, pattern in FORMULAS.items():
+        found += [f"{name} ({m.group()!r})" for m in re.finditer(pattern, text)]
+    for sentence in re.split(r"[:;!?]|\.(?=\s|$)", text):
+        if re.search(
+            r"\bshould be\b|\binstead of\b|\brather than\b|\bnot\b[^,]*,? but\b", sentence
+        ) or (re.search(rf"\b(?:should|must)\b.*(?:{CODE})", sentence)):
+            found.append(f"prescribes: {sentence.strip()!r}")
+        for m in re.finditer(r",\s+not\s", sentence):
+            if re.search(CODE, sentence[max(0, m.start() - 40) : m.end() + 40]):
+                found.append(f"corrects code: {sentence.strip()!r}")
+    return found
+
+
+def test_no_message_states_a_formula_or_a_fix():
+    """No hidden check's hint, visible test's message or hint ladder states a formula of the
+    answer or tells the student what to write ("return ...", "use ...", "x = x + ...", "not X but
+    Y"); a hint ladder may name the steps of the method, never a gradient of the answer whole."""
+    texts = _student_texts()
+    assert {kind for kind, _, _ in texts} == {"hint", "test", "ladder"}
+    assert len(texts) > 1000  # the search sees every message
+    leaks = [
+        f"{where}: {text[:120]!r} {fix}"
+        for kind, where, text in texts
+        for fix in _fixes(kind, text)
+    ]
+    assert not leaks, "\n".join(leaks)
+
+
+# Fixes the detectors must catch: the ones a review found in the course, and likely new ones.
+FIXES = [
+    ("hint", "the counts are right but their dtype is int32; return np.int64"),
+    ("hint", "the loss is the sum over the batch; return the mean"),
+    (
+        "hint",
+        "got nan: put eps inside the square root, and compute the variance as mean((x - mean)^2)",
+    ),
+    ("hint", "dgamma is sum(dout * x_hat), dbeta is sum(dout): swapped"),
+    ("hint", "the head is untied: self.head.weight = self.tok_emb.weight"),
+    ("hint", "sample with the generator passed in (torch.multinomial(probs, 1, generator=g))"),
+    ("hint", "forward modified its input x: write x = x + ..., not x += ..."),
+    ("hint", "off by one: merge 0 creates id 256 (not 257), merge i creates 256 + i"),
+    ("hint", "model.block_size is None (self.block_size = block_size)"),
+    ("hint", "every step used the first batch: step on each batch in turn"),
+    ("hint", "count the pairs again after every merge"),
+    ("test", "subtract the max before exp"),
+    ("test", "logits was modified: work on a copy"),
+    ("test", "pre-norm: x + attn(ln1(x)), then x + mlp(ln2(x))"),
+    ("test", "running mean: 0.9 * old + 0.1 * batch mean"),
+    ("hint", "expected 96 = V*C + T*C + L*(12C + 13) parameters"),
+    ("hint", "the scores should be divided by sqrt(d)"),
+    ("hint", "use keepdims=True so that the max broadcasts"),
+    ("hint", "Make it the mean over the batch"),
+    ("hint", "replace the loop by np.add.at(dE, X, dx)"),
+    ("hint", "the mask must be np.triu(np.ones((T, T)), k=1)"),
+    ("hint", "divide by B instead of by V"),
+    ("hint", "call np.cumsum on the sorted probabilities"),
+    ("hint", "the shift is not the global max but each row's"),
+    ("hint", "set the masked scores to -inf, not -1e9"),
+    ("hint", "do not average the gradient over the heads"),
+    ("ladder", "Then ∂L/∂β = Σ_b dout_b and ∂L/∂γ = Σ_b dout_b x̂_b"),
+    ("ladder", "use keepdims=True and the result broadcasts along the slice"),
+    ("ladder", "Return weights @ v."),
+]
+# Symptoms, concepts and method steps the detectors must let through.
+QUESTIONS = [
+    (
+        "hint",
+        "the gradient is exactly B times too large: how does the loss depend on the batch size?",
+    ),
+    (
+        "hint",
+        "only batches with repeated tokens fail: what does indexed assignment do with a "
+        "repeated index?",
+    ),
+    ("hint", "the context comes out reversed: which end is the oldest?"),
+    ("hint", "the mask is off by one: position t also sees position t + 1"),
+    ("hint", "that is 1/perplexity: the geometric mean of the probabilities"),
+    ("hint", "got nan; a probability of 0 must give inf (0 * log 0 or inf - inf?)"),
+    ("hint", "returned shape (3, 4); expected (4, 4)"),
+    (
+        "hint",
+        "the last valid start, 7 here, is never drawn (is torch.randint's high inclusive or "
+        "exclusive?)",
+    ),
+    ("hint", "step 1000, betas (0.5, 0.9)"),
+    ("hint", "the per-slice reductions broadcast along the wrong axis (look at their shapes)"),
+    (
+        "hint",
+        "a reshape straight to (B, n_head, T, D) mixes positions and heads: try it on torch.arange",
+    ),
+    ("hint", "drop is never applied in training to the embeddings"),
+    ("hint", "vocab_size must be >= 256"),
+    ("hint", "k = V keeps everything"),
+    ("test", "zero logits: ln V"),
+    (
+        "ladder",
+        "Multiply the local derivatives along each path and add the three paths. Check "
+        "each path with the mean frozen: `∂var/∂x_i = 2 (x_i − mean) / C`",
+    ),
+    ("ladder", "Write out the sequence around one occurrence x a b y of the merged pair (a, b)"),
+]
+
+
+@pytest.mark.parametrize(("kind", "text"), FIXES)
+def test_the_detectors_catch_a_fix(kind, text):
+    assert _fixes(kind, text)
+
+
+@pytest.mark.parametrize(("kind", "text"), QUESTIONS)
+def test_the_detectors_spare_a_symptom_or_a_question(kind, text):
+    assert not _fixes(kind, text)
 
 
 # What a derive exercise's reference shares with the released text: the forward pass, the names
@@ -307,8 +573,6 @@ DERIVE_SHARED = {
 def test_a_derivation_is_not_in_the_released_text(name):
     """No statement or expression of a derive exercise's reference (assignments whole, their
     values, returns) is in the released notebook, beyond the forward pass listed above."""
-    import re
-
     import nbformat
 
     from autograder.judge.references import reference_solutions

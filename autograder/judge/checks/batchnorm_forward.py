@@ -29,17 +29,17 @@ def bn_reference(
         mu = sum(column) / B
         biased = sum((v - mu) ** 2 for v in column) / B
         unbiased = biased * B / (B - 1) if B > 1 else np.nan
-        use_batch = training != (slip == "swap modes")
+        use_batch = training != (slip == "swap_modes")
         centre, spread = (mu, biased) if use_batch else (mean[j], var[j])
         if slip == "unbiased normalise" and use_batch:
             spread = unbiased
         denominator = {"eps outside": np.sqrt(spread) + eps, "no eps": np.sqrt(spread)}.get(
             slip, np.sqrt(spread + eps)
         )
-        scale, shift = (beta[j], gamma[j]) if slip == "swap gamma beta" else (gamma[j], beta[j])
+        scale, shift = (beta[j], gamma[j]) if slip == "swap_gamma_beta" else (gamma[j], beta[j])
         out[:, j] = scale * (column - centre) / denominator + shift
-        if training or slip == "update in eval":
-            keep = momentum if slip == "swap momentum" else 1 - momentum
+        if training or slip == "update_in_eval":
+            keep = momentum if slip == "swap_momentum" else 1 - momentum
             new_mean[j] = keep * mean[j] + (1 - keep) * mu
             batch_var = biased if slip == "biased running" else unbiased
             new_var[j] = keep * var[j] + (1 - keep) * batch_var
@@ -51,13 +51,13 @@ FORWARD_SLIPS = {
     "variance normalises, the biased or the unbiased one?",
     "biased running": "the running variance is slightly low, more so for small batches: which "
     "variance does it average, the biased or the unbiased one?",
-    "swap momentum": "the running statistics move the wrong distance toward the batch's: which "
+    "swap_momentum": "the running statistics move the wrong distance toward the batch's: which "
     "of the two, the old value or the batch's, does momentum weigh?",
     "eps outside": "the output differs where the variance is tiny: where does eps enter the "
     "denominator?",
     "no eps": "eps was left out: the output is what eps = 0 gives",
-    "swap gamma beta": "gamma and beta swapped roles: which one scales and which one shifts?",
-    "swap modes": "training mode normalised with the running statistics: a batch in training is "
+    "swap_gamma_beta": "gamma and beta swapped roles: which one scales and which one shifts?",
+    "swap_modes": "training mode normalised with the running statistics: a batch in training is "
     "normalised by its own",
 }
 
@@ -77,7 +77,7 @@ def _judge_forward(
     args = (x, gamma, beta, mean, var, momentum, eps, training)
     defaults = (momentum, eps, training) == (0.1, 1e-5, True)  # then called with five arguments
     ref = bn_reference(*args)
-    slips = {slip: bn_reference(*args, slip=slip) for slip in [*FORWARD_SLIPS, "update in eval"]}
+    slips = {slip: bn_reference(*args, slip=slip) for slip in [*FORWARD_SLIPS, "update_in_eval"]}
     B, D = x.shape
 
     def judge(outcomes: list[Outcome]) -> None:
@@ -95,14 +95,14 @@ def _judge_forward(
         for index, label in enumerate(["out", "running_mean", "running_var"]):
             hints = []
             for slip, hint in FORWARD_SLIPS.items():
-                if slip == "swap modes" and not training:
+                if slip == "swap_modes" and not training:
                     hint = EVAL_WITH_BATCH
                 hints.append((hint, slips[slip][index]))
             if not training:
                 hints.append(
                     (
                         "evaluation mode must return the running statistics unchanged",
-                        slips["update in eval"][index],
+                        slips["update_in_eval"][index],
                     )
                 )
             # a feature of mean 1e6 and spread 1e-2 needs float64 (float32 cannot hold it);

@@ -53,14 +53,14 @@ def _judge_counts(words: list[str], stoi: dict[str, int], what: str, note: str =
         value = value_of(outcome)
         if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape != (V, V):
             raise CheckFailed(
-                f"returned shape {value.shape}; expected ({V}, {V}) with V = len(stoi), "
+                f"returned shape {value.shape}; expected ({V}, {V}), a row and a column per symbol of stoi, "
                 "including characters that never occur"
             )
         counts = array_answer(outcome, (V, V), kinds="iuf")
         expect_close(counts, expected, rtol=0, atol=0, diagnoses=diagnoses, note=note)
         if counts.dtype != np.int64:
             raise CheckFailed(
-                f"the counts are right but their dtype is {counts.dtype}; return np.int64"
+                f"the counts are right but their dtype is {counts.dtype} where the contract has int64"
             )
         expect_unchanged(outcome, (words, stoi))
 

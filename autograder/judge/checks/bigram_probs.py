@@ -41,7 +41,7 @@ def _judge_probs(
     with np.errstate(all="ignore"):
         diagnoses = [
             (
-                "each column sums to 1 instead of each row: normalised along the wrong axis",
+                "each column sums to 1 and the rows do not: normalised along the wrong axis",
                 (c + effective) / (c + effective).sum(axis=0, keepdims=True),
             ),
             (

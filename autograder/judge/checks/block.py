@@ -26,13 +26,22 @@ def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndar
     """(hint, output) of the classic mistakes of a decoder block."""
     variants = [
         (
-            "post-norm: normalise the input of each sublayer, x + attn(ln1(x)), not ln1(x + attn(x))",
+            "post-norm: the layer norms came after the residual sums (what does each sublayer "
+            "read, and what does the residual stream carry?)",
             {"variant": "post"},
         ),
-        ("the attention has no residual: x = x + attn(ln1(x))", {"variant": "no_attn_residual"}),
-        ("the MLP has no residual: x = x + mlp(ln2(x))", {"variant": "no_mlp_residual"}),
+        (
+            "the attention has no residual: x itself never reaches the attention's output "
+            "(what does the residual stream carry past a sublayer?)",
+            {"variant": "no_attn_residual"},
+        ),
+        (
+            "the MLP has no residual: x itself never reaches the MLP's output "
+            "(what does the residual stream carry past a sublayer?)",
+            {"variant": "no_mlp_residual"},
+        ),
         ("ln1 and ln2 are swapped: ln1 comes before attn, ln2 before mlp", {"variant": "swapped"}),
-        ("ln1 is used twice: the MLP reads ln2(x)", {"variant": "one_norm"}),
+        ("ln1 is used twice: which norm belongs to which sublayer?", {"variant": "one_norm"}),
         (
             "the residual adds the normalised x: what does the residual stream carry?",
             {"variant": "normed_residual"},
@@ -47,7 +56,7 @@ def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndar
             {"activation": "tanh"},
         ),
         (
-            "ReLU instead of the contract's GELU",
+            "the activation is ReLU: the contract's MLP has GELU",
             {"activation": "relu"},
         ),
     ]
@@ -68,7 +77,10 @@ def _judge_block(rng: np.random.Generator, B: int, T: int, C: int, H: int, block
             with labelled(f"{mode} mode, dropout=0"):
                 _diagnose(_first_output(output, False, (B, T, C)), expected, diagnoses)
         if not np.array_equal(report["inputs_after"][0], x):
-            raise CheckFailed("forward modified its input x: write x = x + ..., not x += ...")
+            raise CheckFailed(
+                "forward modified its input x: an in-place operation wrote into the caller's "
+                "tensor (which operations write into the tensor they are given?)"
+            )
 
     return Check(
         f"B={B}, T={T}, n_embd={C}, n_head={H}, block_size={block}",
@@ -94,11 +106,14 @@ def _judge_block_structure_and_dropout(rng: np.random.Generator) -> Check:
                 raise CheckFailed(f"{name} must be an nn.{kind}; got {children.get(name)}")
         if listing["dropouts"].get("mlp.3") != p:
             raise CheckFailed(
-                "the MLP ends with nn.Dropout(dropout): nn.Sequential(nn.Linear(C, 4C), nn.GELU(), "
-                "nn.Linear(4C, C), nn.Dropout(dropout))"
+                "the MLP has no dropout at the block's rate at its end (mlp.3), where the "
+                "contract has one"
             )
         if listing["dropouts"].get("attn.attn_dropout") != p:
-            raise CheckFailed("pass dropout on to the attention: CausalSelfAttention(..., dropout)")
+            raise CheckFailed(
+                "the attention's dropout does not have the block's rate: what does the attention "
+                "receive from the block's constructor?"
+            )
         outs = [_first_output(o, False, (B, T, C)) for o in report["outputs"]]
         _expect_eval_mode(outs, expected, "dropout=0.3")
         if np.array_equal(outs[2], outs[3]):

@@ -48,7 +48,11 @@ ENCODE_DIAGNOSES: list[tuple[str, dict]] = [
     ),
     ("the new ids are off by one: which id does merge 0 create?", {"first": 255}),
     ("the new ids are off by one: which id does merge 0 create?", {"first": 257}),
-    ("start from the UTF-8 bytes (text.encode('utf-8')), not the code points", {"chars": True}),
+    (
+        "the ids are the characters' code points: what does the contract encode, characters or "
+        "bytes?",
+        {"chars": True},
+    ),
     (
         "a pair the merge list names twice took its later index: which index does the contract "
         "give such a pair?",
@@ -88,7 +92,7 @@ def bpe_encode_checks(rng: np.random.Generator) -> list[Check]:
         _encode_check(
             "abc abc ab ab ab",
             [(98, 99), (97, 98)],
-            "merge 0 is (b, c), rarer here than merge 1 (a, b): merge order wins",
+            "merge 0 is (b, c), rarer here than merge 1 (a, b): the merges' order wins",
         ),
         _encode_check(
             "abcd",

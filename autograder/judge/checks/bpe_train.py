@@ -69,13 +69,15 @@ TRAIN_DIAGNOSES: list[tuple[str, dict]] = [
     ("a pair seen once was merged: when does training stop?", {"min_count": 1}),
     ("a pair that occurs exactly twice was not merged: when does training stop?", {"min_count": 3}),
     ("the new ids are off by one: which id does merge 0 create?", {"first": 255}),
-    ("off by one: merge 0 creates id 256 (not 257), merge i creates 256 + i", {"first": 257}),
+    ("the new ids are off by one, one too high: which id does merge 0 create?", {"first": 257}),
     (
-        "work on the UTF-8 bytes (text.encode('utf-8')), not on the characters' code points",
+        "the merges are of the characters' code points: what does the contract count, characters "
+        "or bytes?",
         {"chars": True},
     ),
     (
-        "count the pairs again after every merge: each round counts the current sequence",
+        "a later merge was chosen from stale counts: they are not the pairs of the sequence the "
+        "earlier merges left",
         {"recount": False},
     ),
     (
@@ -113,9 +115,9 @@ def bpe_train_checks(
     train = functools.partial(_train_check, rules=rules)
     checks = [
         train("aaa", 300, "'aaa': (a, a) occurs twice, overlapping, so it is merged"),
-        train("aaaa", 300, "'aaaa' becomes [X, X]: replace without overlap"),
+        train("aaaa", 300, "'aaaa' becomes [X, X]: occurrences are replaced without overlap"),
         train("aaaaaaa", 300, "a run of 7 a's"),
-        train("abab", 300, "'abab': a pair seen exactly twice is merged, then stop"),
+        train("abab", 300, "'abab': a pair seen exactly twice is merged, then training stops"),
         train("aaabcbc", 258, "a tie between (a, a) in 'aaa' and (b, c)"),
         train("dcfaebdcfaeb", 257, "a tie among 5 pairs: the first to occur wins"),
         train("dcfaebdcfaeb", 262, "ties after merges"),

@@ -65,7 +65,7 @@ def attention_diagnoses(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> list[tup
         ),
         (
             "the rows do not sum to 1 over the past: the mask came after the softmax, so the "
-            "future's share was dropped instead of never being given",
+            "future's share was dropped after it was given",
             variant_attention(q, k, v, after=True),
         ),
         (
@@ -156,10 +156,10 @@ def _judge_attention(
                 out,
                 RTOL,
                 ATOL,
-                diagnoses=[("return weights @ v, not weights @ q", weights @ q)]
+                diagnoses=[("the weights are right, but they average the queries", weights @ q)]
                 if q.shape == v.shape
                 else [],
-                note=" (the weights are right: the output is weights @ v)",
+                note=" (the weights are right: the error is in what they average)",
                 inputs=size,
             )
         expect_unchanged(outcome, (q, k, v))
@@ -207,7 +207,8 @@ def large_score_attention_checks(rng: np.random.Generator) -> list[Check]:
             q,
             k,
             rng.normal(size=(2, T, 3)),
-            "the future scores thousands above the past (take the maximum over j <= t only)",
+            "the future scores thousands above the past (a shift by the future's maximum underflows "
+            "every weight of the past)",
         )
     )
     # integer keys and a query of -1e10: every score an exact multiple of 5e9, down to -3e11, far

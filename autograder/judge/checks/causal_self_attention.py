@@ -119,7 +119,9 @@ def _judge_attention(
             with labelled(f"{mode} mode, dropout=0"):
                 _diagnose(got, expected, diagnoses)
         if not np.array_equal(report["inputs_after"][0], x):
-            raise CheckFailed("forward modified its input x; leave it as it was")
+            raise CheckFailed(
+                "forward modified its input x: an in-place operation wrote into the caller's tensor"
+            )
 
     return Check(
         f"B={B}, T={T}, n_embd={C}, n_head={H}, block_size={block}"
@@ -168,7 +170,10 @@ def _judge_attention_dropout(rng: np.random.Generator) -> Check:
         dropouts = report["listing"]["dropouts"]
         for name in ("attn_dropout", "resid_dropout"):
             if dropouts.get(name) != p:
-                raise CheckFailed(f"{name} must be nn.Dropout(dropout); got {dropouts.get(name)}")
+                raise CheckFailed(
+                    f"{name} is {dropouts.get(name)}: the contract's {name} is a dropout layer at "
+                    "the rate the constructor was given"
+                )
         outs = [_first_output(o, False, (B, T, C)) for o in report["outputs"]]
         _expect_eval_mode(outs, expected, "dropout=0.5")
         if np.allclose(outs[2], expected) or np.array_equal(outs[2], outs[3]):
@@ -179,20 +184,20 @@ def _judge_attention_dropout(rng: np.random.Generator) -> Check:
         attn_in = hooked["attn_dropout"]
         if attn_in is None:
             raise CheckFailed(
-                "attn_dropout is never applied in training: apply it to the attention weights "
-                "after the softmax"
+                "attn_dropout is never applied in training: the attention weights reach the values "
+                "undropped"
             )
         if not (
             isinstance(attn_in, np.ndarray)
             and matches(attn_in, expected_weights, 1e-6, 1e-9, strict=True)
         ):
             raise CheckFailed(
-                "attn_dropout must be applied to the attention weights (B, n_head, T, T) right "
-                "after the softmax"
+                "attn_dropout was applied to something else than the attention weights "
+                "(B, n_head, T, T) the softmax gives"
             )
         if hooked["resid_dropout"] is None:
             raise CheckFailed(
-                "resid_dropout is never applied in training: apply it to the output of proj"
+                "resid_dropout is never applied in training: the output of proj leaves undropped"
             )
 
     return Check(
@@ -226,7 +231,8 @@ def _constructor_rejects(init: dict, what: str) -> Check:
         outcome = outcomes[0]
         if outcome.error == "AssertionError":
             raise CheckFailed(
-                "raised AssertionError; raise ValueError (an assert vanishes under python -O)"
+                "raised AssertionError where the contract raises ValueError (an assert vanishes under "
+                "python -O)"
             )
         expect_raises(outcome, "ValueError", "n_head must divide n_embd")
 

@@ -60,7 +60,7 @@ def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what
         expect_close(got_X, X, rtol=0, atol=0, diagnoses=diagnoses)
         if got_X.dtype != np.int64 or got_Y.dtype != np.int64:
             raise CheckFailed(
-                f"right ids, but dtypes {got_X.dtype} and {got_Y.dtype}; return np.int64 arrays"
+                f"right ids, but dtypes {got_X.dtype} and {got_Y.dtype} where the contract has int64"
             )
         expect_unchanged(outcome, (words, stoi, block_size))
 

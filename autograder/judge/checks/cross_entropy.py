@@ -55,7 +55,7 @@ def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:
             if not np.isfinite(batch_max[np.arange(B), targets]).all():
                 raise CheckFailed(
                     f"got {value}: a row far below the largest logit of the whole batch underflows "
-                    "to log 0: the shift is shared by every row instead of being each row's own"
+                    "to log 0: one shift serves every row (which shift is each row's own?)"
                 )
             if not np.isfinite(naive_loss).all():
                 raise CheckFailed(

@@ -160,7 +160,7 @@ def _judge_generate_distribution(
         if top_k is not None and (counts[probs == 0] > 0).any():
             raise CheckFailed(f"an id outside the top_k = {top_k} most likely was sampled")
         raise CheckFailed(
-            f"the new ids are not drawn from softmax(logits[:, -1] / temperature) (after top_k): "
+            f"the new ids do not follow the contract's distribution of the next id (temperature, then top_k): "
             f"frequencies {np.round(counts / B, 3).tolist()}, expected {np.round(probs, 3).tolist()}"
         )
 
@@ -228,7 +228,7 @@ def _judge_generate_generator(rng: np.random.Generator) -> Check:
         _judge_reproducible(
             report,
             *runs,
-            "sample with the generator passed in (torch.multinomial(probs, 1, generator=generator))",
+            "the draws do not come from the generator passed in alone",
             "ids",
         )
 

@@ -24,13 +24,12 @@ def _judge_batch_runs(
         x, y = run["x"], run["y"]
         starts = np.array([position.get(int(v), -1) for v in x[:, 0]])
         if (starts < 0).any():
-            raise CheckFailed("x holds ids that are not in data: cut x out of data itself")
+            raise CheckFailed("x holds ids that are not in data: where do the windows come from?")
         for row, start in enumerate(starts):
             window = data[start : start + block_size]
             if len(window) < block_size or not np.array_equal(x[row], window):
                 raise CheckFailed(
-                    f"row {row} of x is not block_size consecutive ids of data (x[i] must be "
-                    "data[s : s + block_size] for a start s)"
+                    f"row {row} of x is not block_size consecutive ids of data from one start"
                 )
             after = data[start + 1 : start + block_size + 1]
             if not np.array_equal(y[row], after):
@@ -79,7 +78,9 @@ def _judge_get_batch_windows(
         report = _report(outcome)
         _judge_batch_runs(data, block_size, batch, report)
         if not np.array_equal(report["data_after"], data):
-            raise CheckFailed("data was modified; leave it as it was")
+            raise CheckFailed(
+                "data was modified: an in-place operation wrote into the caller's tensor"
+            )
 
     return Check(
         f"len(data) = {N}, block_size = {block_size}, batch_size = {batch}: windows of data, y one ahead",
@@ -101,18 +102,16 @@ def _judge_get_batch_distribution(rng: np.random.Generator) -> Check:
         spread = math.sqrt(expected * (1 - 1 / starts))
         if counts[-1] == 0:
             raise CheckFailed(
-                f"the last valid start, len(data) - block_size - 1 = {starts - 1}, is never drawn "
+                f"the last valid start, {starts - 1} here, is never drawn "
                 "(is torch.randint's high inclusive or exclusive?)"
             )
         if counts[0] == 0:
-            raise CheckFailed(
-                "start 0 is never drawn: every start 0 .. len(data) - block_size - 1 is valid"
-            )
+            raise CheckFailed("start 0 is never drawn, though a window starting there fits in data")
         worst = int(np.argmax(np.abs(counts - expected)))
         if abs(counts[worst] - expected) > 5 * spread:
             raise CheckFailed(
                 f"start {worst} was drawn {counts[worst]} times in {batch}; about {expected:.0f} "
-                "expected: draw the starts uniformly over 0 .. len(data) - block_size - 1"
+                "expected: the starts are not uniform over the valid ones"
             )
         # the joint distribution: row i + 1's start minus row i's (mod the number of starts) is
         # uniform when the rows are independent; consecutive, sorted or repeated starts are not
@@ -165,7 +164,7 @@ def get_batch_checks(rng: np.random.Generator) -> list[Check]:
     checks.append(
         _judge_get_batch_windows(rng, 7, 6, 5)
     )  # len(data) = block_size + 1: start 0 only
-    checks[-1].name = "len(data) = block_size + 1: the only window starts at 0"
+    checks[-1].name = "data one id longer than block_size: the only window starts at 0"
     checks += [_judge_get_batch_distribution(rng), _judge_get_batch_generator(rng)]
     for N, T in [(8, 8), (5, 8)]:
         data = rng.permutation(100)[:N].astype(np.int64)

@@ -98,11 +98,11 @@ def _expect_gpt_listing(report: dict, shapes: dict, block: int) -> None:
     expect_listing(report, shapes, "GPT")
     listing = report["listing"]
     if not listing.get("tied"):
-        raise CheckFailed("the head is untied: self.head.weight = self.tok_emb.weight")
+        raise CheckFailed("the head is untied: its weight is not the token embedding's own tensor")
     if listing.get("block_size") != block:
         raise CheckFailed(
-            f"model.block_size is {listing.get('block_size')!r}; store it (self.block_size = "
-            "block_size): generate reads it to crop the context"
+            f"model.block_size is {listing.get('block_size')!r}: the model was built with another "
+            "block size, and generate reads it to crop the context"
         )
 
 
@@ -166,7 +166,7 @@ def _judge_gpt_forward(
         gradient = with_targets.get("gradient")
         if gradient is None:
             raise CheckFailed(
-                "the loss has no gradient for tok_emb.weight: keep it in the autograd graph "
+                "the loss has no gradient for tok_emb.weight: the graph is cut between them "
                 "(no torch.no_grad(), .detach() or .item() inside forward)"
             )
         with labelled("the gradient of tok_emb.weight (embedding and head together)"):
@@ -190,18 +190,20 @@ def _judge_gpt_count(V: int, block: int, C: int, H: int, L: int) -> Check:
     def judge(outcomes: list[Outcome]) -> None:
         listing = value_of(outcomes[0])
         if not listing.get("is_module"):
-            raise CheckFailed("GPT(...) is not an nn.Module: subclass nn.Module")
+            raise CheckFailed(
+                "GPT(...) is not an nn.Module: the contract's model is a PyTorch module"
+            )
         if listing.get("tied") is False:
             raise CheckFailed(
-                "the head is untied (it adds vocab_size * n_embd parameters): "
-                "self.head.weight = self.tok_emb.weight"
+                "the head is untied: it adds vocab_size * n_embd parameters of its own, where the "
+                "contract's head shares the token embedding's"
             )
         if listing.get("head_bias"):
             raise CheckFailed("the head has a bias: the contract's head has none")
         if listing["count"] != count:
             raise CheckFailed(
-                f"{listing['count']} parameters; expected {count} = V*C + T*C + L*(12C² + 13C) + 2C "
-                "(the head shares the token embedding)"
+                f"{listing['count']} parameters; expected {count} (the head shares the token "
+                "embedding): which module has more or fewer than the contract's?"
             )
 
     return Check(
@@ -230,23 +232,23 @@ def _judge_gpt_init(rng: np.random.Generator) -> Check:
                     raise CheckFailed(f"{name} starts at {mean:.3g} on average; biases start at 0")
             elif name.split(".")[-2].startswith("ln"):
                 if low != 1 or high != 1:
-                    raise CheckFailed(f"{name} must start at 1 (nn.LayerNorm's default)")
+                    raise CheckFailed(f"{name} does not start at 1, nn.LayerNorm's default")
             else:
                 target = residual if name.endswith(("attn.proj.weight", "mlp.2.weight")) else 0.02
                 if abs(std - target) > 0.12 * target or abs(mean) > 5 * target / math.sqrt(n):
                     why = (
-                        f"the residual projections start at N(0, 0.02/√(2·n_layer)) = N(0, {residual:.4f})"
+                        f"the contract's residual projections start with std {residual:.4f}, smaller with depth"
                         if target == residual
                         else "weights start at N(0, 0.02)"
                     )
                     if target == 0.02 and abs(std - residual) < 0.12 * residual:
-                        why = "only attn.proj.weight and mlp.2.weight of each block are scaled by 1/√(2·n_layer)"
+                        why = "only the residual projections (attn.proj, mlp.2) of each block start smaller"
                     raise CheckFailed(
                         f"{name} starts with mean {mean:.3g} and std {std:.4f}: {why}"
                     )
 
     return Check(
-        "initialisation: N(0, 0.02), residual projections N(0, 0.02/√(2·n_layer)), zero biases",
+        "initialisation: the contract's std for the weights and the residual projections, zero biases",
         [Call((init, seed), probe=f"{PROBES}:init_probe")],
         judge,
     )
@@ -266,9 +268,15 @@ def _judge_gpt_dropout(rng: np.random.Generator) -> Check:
         _expect_gpt_listing(report, shapes, block)
         dropouts = report["listing"]["dropouts"]
         if dropouts.get("drop") != p:
-            raise CheckFailed(f"drop must be nn.Dropout(dropout); got {dropouts.get('drop')}")
+            raise CheckFailed(
+                f"drop is {dropouts.get('drop')}: the contract's drop is a dropout layer at the "
+                "rate the constructor was given"
+            )
         if dropouts.get("blocks.0.mlp.3") != p:
-            raise CheckFailed("pass dropout on to every Block: Block(..., dropout)")
+            raise CheckFailed(
+                "the blocks' dropout does not have the model's rate: what does each Block receive "
+                "from the model's constructor?"
+            )
         outs = [_first_output(o, True, (2, 6, V)) for o in report["outputs"]]
         _expect_eval_mode(outs, expected, "dropout=0.3")
         if np.array_equal(outs[2], outs[3]):
@@ -282,7 +290,7 @@ def _judge_gpt_dropout(rng: np.random.Generator) -> Check:
             raise CheckFailed("drop is applied to something else than the summed embeddings")
 
     return Check(
-        "dropout=0.3: drop after the embeddings, none in eval mode, active in training",
+        "dropout=0.3: dropout after the embeddings, none in eval mode, active in training",
         [_gpt_call(init, w, idx, modes=("eval", "eval", "train", "train"), hooks=("drop",))],
         judge,
     )

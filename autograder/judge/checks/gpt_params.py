@@ -72,7 +72,8 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
             expected - L * 6 * C * C - L * 3 * C,
         ),
         (
-            "short by one C x C projection per block: count the attention's projections in the description",
+            "short by one C x C projection per block: how many projections does the description give "
+            "the attention?",
             expected - L * C * C,
         ),
         (
@@ -82,11 +83,11 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
         ("off by exactly one block: the model has n_layers of them", expected - block),
         ("off by exactly one block: the model has n_layers of them", expected + block),
         (
-            "the count passed 2**31 and wrapped around: count with Python ints, not int32",
+            "the count passed 2**31 and wrapped around: how large an integer does int32 hold?",
             (expected + 2**31) % 2**32 - 2**31,
         ),
         (
-            "float32 holds integers exactly only up to 2**24: count with Python ints",
+            "the count is off in its last digits: float32 holds integers exactly only up to 2**24",
             float(np.float32(expected)),
         ),
     ]

@@ -206,8 +206,8 @@ def expect_listing(report: dict, shapes: dict[str, tuple], what: str) -> None:
     listing = report["listing"]
     if not listing.get("is_module"):
         raise CheckFailed(
-            f"{what}(...) built a {listing.get('type')}, not an nn.Module: subclass nn.Module "
-            "and call super().__init__() first"
+            f"{what}(...) built a {listing.get('type')}: the contract's {what} is a PyTorch module "
+            "(did nn.Module set itself up before the layers were added?)"
         )
     got = {name: tuple(shape) for name, shape in listing["parameters"].items()}
     if got == shapes:
@@ -215,8 +215,8 @@ def expect_listing(report: dict, shapes: dict[str, tuple], what: str) -> None:
     missing, extra = sorted(set(shapes) - set(got)), sorted(set(got) - set(shapes))
     if "head.weight" in extra:
         raise CheckFailed(
-            "the head is untied: it has a weight of its own; make it the token embedding's, "
-            "self.head.weight = self.tok_emb.weight"
+            "the head is untied: it has a weight of its own, where the contract's head shares the "
+            "token embedding's"
         )
     if "head.bias" in extra:
         raise CheckFailed(
@@ -229,8 +229,8 @@ def expect_listing(report: dict, shapes: dict[str, tuple], what: str) -> None:
         )
     if any(name.endswith("mlp.3.weight") or name.endswith("mlp.1.weight") for name in extra):
         raise CheckFailed(
-            "mlp must be nn.Sequential(nn.Linear(C, 4C), nn.GELU(), nn.Linear(4C, C), "
-            f"nn.Dropout(dropout)); unexpected parameters: {', '.join(extra[:4])}"
+            "mlp's layers are not the contract's (C to 4C, GELU, 4C to C, dropout, in that order); "
+            f"unexpected parameters: {', '.join(extra[:4])}"
         )
     if missing or extra:
         raise CheckFailed(
@@ -292,7 +292,8 @@ def _judge_reproducible(
         raise CheckFailed(f"the global random state moved: {use}")
     if not np.array_equal(first, again):
         raise CheckFailed(
-            f"two generators seeded alike gave different {what}: draw from `generator` alone"
+            f"two generators seeded alike gave different {what}: something besides `generator` "
+            "decides them"
         )
     if np.array_equal(first, other):
         raise CheckFailed(f"generators with different seeds gave the same {what}")

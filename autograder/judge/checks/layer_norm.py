@@ -93,8 +93,8 @@ def _judge_layer_norm(
         answer = as_array(value_of(outcome), x.shape)
         if not np.isfinite(answer).all():
             raise CheckFailed(
-                "got nan or inf: put eps inside the square root, and compute the variance as "
-                "mean((x - mean)^2), which cannot go negative (mean(x^2) - mean^2 can)"
+                "got nan or inf: a square root of a negative number, or a division by 0 (where "
+                "does eps enter, and can the variance come out negative on a nearly constant row?)"
             )
         expect_close(answer, expected, RTOL, atol, diagnoses=diagnoses, note=note, strict=strict)
         expect_unchanged(outcome, (x, gamma, beta))
@@ -166,8 +166,8 @@ def layer_norm_checks(rng: np.random.Generator) -> list[Check]:
             rng.normal(size=6),
             1e-5,
             "rows of very different means and spreads (1e6 beside 0, spreads 1e-2 to 1e4)",
-            note=" (a row of mean 1e6 or -3e4: compute the variance as mean((x - mean)^2), and "
-            "in float64: float32's 7 digits cannot hold such a row)",
+            note=" (a row of mean 1e6 or -3e4: a variance taken as the difference of two large, "
+            "nearly equal numbers loses every digit, and float32's 7 digits cannot hold such a row: float64's 16 can)",
         )
     )
     x = rng.normal(size=(2, 3, 5))

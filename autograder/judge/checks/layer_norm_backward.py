@@ -104,12 +104,19 @@ def layer_norm_backward_variants(
         g - g.mean(axis=-1, keepdims=True) - xhat * (g * xhat).mean(axis=-1, keepdims=True)
     ) / std
     dgamma = [
-        ("dgamma is sum(dout * x_hat), dbeta is sum(dout): swapped", dout.sum(axis=axes)),
         (
-            "dgamma is sum(dout * x_hat) with x_hat normalised, not dout * x",
+            "dgamma came out as dbeta's value: the two are swapped (which of them does x_hat enter?)",
+            dout.sum(axis=axes),
+        ),
+        (
+            "dgamma uses x where gamma multiplies the normalised x",
             (dout * x).sum(axis=axes),
         ),
-        ("sum over the batch, do not average", (dout * xhat).mean(axis=axes)),
+        (
+            "dgamma and dbeta are averaged over the positions: what does each position that "
+            "shares gamma add to its gradient?",
+            (dout * xhat).mean(axis=axes),
+        ),
     ]
     return [(h, c) for h, c in dx if c is not None], dgamma, correct
 
@@ -160,8 +167,8 @@ def _judge_ln_backward(
     note = (
         ""
         if finite_differences
-        else " (a row of mean 1e6 or -3e4: compute the variance as mean((x - mean)^2), and in "
-        "float64: float32's 7 digits cannot hold such a row)"
+        else " (a row of mean 1e6 or -3e4: a variance taken as the difference of two large, nearly "
+        "equal numbers loses every digit, and float32's 7 digits cannot hold such a row: float64's 16 can)"
     )
     if finite_differences and cross_check:
         dx, dgamma, dbeta = finite_difference_layer_norm(dout, x, gamma, e)
@@ -181,7 +188,8 @@ def _judge_ln_backward(
         for label, got in (("dgamma", got_dgamma), ("dbeta", got_dbeta)):
             if isinstance(got, np.ndarray) and got.shape != (C,):
                 raise CheckFailed(
-                    f"{label} has shape {got.shape}; expected ({C},): sum over every axis but the last"
+                    f"{label} has shape {got.shape}; expected ({C},): gamma and beta are shared by every "
+                    "position (which axes do they not vary along?)"
                 )
         with labelled("dx"):
             got_dx = as_array(got_dx, x.shape)
@@ -216,7 +224,7 @@ def _judge_ln_backward(
                 dbeta,
                 rtol,
                 atol,
-                diagnoses=[("dbeta is sum(dout): swapped with dgamma", dgamma)]
+                diagnoses=[("dbeta came out as dgamma's value: the two are swapped", dgamma)]
                 if not matches(dgamma, dbeta, rtol, atol, strict)
                 else [],
                 note=note,
@@ -275,8 +283,7 @@ def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
             x,
             rng.normal(1, 0.5, 5),
             1e-5,
-            "rows of very different means and spreads (1e6 beside 0; the variance as "
-            "mean((x - mean)^2), as in layer_norm)",
+            "rows of very different means and spreads (1e6 beside 0)",
             finite_differences=False,
         )
     )

@@ -163,7 +163,7 @@ def _why(rates: np.ndarray, runs: list[Run]) -> str:
     if float(rates[-len(rates) // 10 :].mean()) > 0.3 * peak:
         return (
             "the last tenth of the steps still runs near the peak rate: the final steps jump "
-            "around the bottom of the valley instead of settling into it"
+            "around the bottom of the valley and never settle into it"
         )
     if float(np.median(rates)) < 0.15 * peak:
         return (

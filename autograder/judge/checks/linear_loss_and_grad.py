@@ -51,7 +51,13 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
                 loss,
                 rtol=1e-8,
                 atol=1e-10,
-                diagnoses=[("the loss is the sum over the batch; return the mean", loss * B)],
+                diagnoses=[
+                    (
+                        "the loss is exactly B times the contract's: how should it depend on the "
+                        "batch size?",
+                        loss * B,
+                    )
+                ],
                 inputs=size,
             )
         if isinstance(got_db, np.ndarray) and got_db.shape == (B, len(bias)) and B > 1:

@@ -190,7 +190,9 @@ def multi_head_attention_checks(rng: np.random.Generator) -> list[Check]:
     checks = []
     for B, T, C, H in [(1, 5, 4, 2), (2, 7, 12, 3), (2, 6, 8, 1), (3, 4, 6, 6), (1, 9, 16, 4)]:
         x, W = random_mha_case(rng, B, T, C)
-        checks.append(_judge_mha(x, W, H, f"B={B}, T={T}, C={C}, {H} heads (loop reference)"))
+        checks.append(
+            _judge_mha(x, W, H, f"B={B}, T={T}, C={C}, {H} heads (against a loop over the heads)")
+        )
     for B, T, C, H in [(2, 8, 12, 4), (1, 6, 10, 2)]:
         x, W = random_mha_case(rng, B, T, C)
         checks.append(
@@ -236,7 +238,8 @@ def large_score_mha_checks(rng: np.random.Generator) -> list[Check]:
             x,
             (Wq * 50.0, Wk, Wv, Wo),
             H,
-            "later keys score thousands above the earlier ones (the maximum over j <= t only)",
+            "later keys score thousands above the earlier ones (a shift by the future's maximum "
+            "underflows every weight of the past)",
         )
     )
     return checks

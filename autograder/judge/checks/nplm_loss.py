@@ -74,7 +74,7 @@ def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
     B, V = len(Y), P["E"].shape[0]
     loss_diagnoses = [
         (
-            "the loss is the sum over the batch; return the mean",
+            "the loss is exactly B times the contract's: how should it depend on the batch size?",
             torch_nplm(P, X, Y, reduction="sum")[0],
         ),
         (

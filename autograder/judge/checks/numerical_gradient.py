@@ -78,8 +78,8 @@ def _judge_numerical(
         diagnoses.append(
             (
                 "the result is nearer the true derivative than the contract's quotient can be "
-                "at this eps: was the eps argument ignored, or is this a higher-order quotient "
-                "(more points) instead of the contract's two-point one?",
+                "at this eps: was the eps argument ignored, or does this quotient use more points "
+                "than the contract's two?",
                 _central(x, weights, 1e-5),
             )
         )
@@ -119,7 +119,7 @@ def _judge_numerical(
                 "f reads x itself here and never saw it change: the perturbation went to a copy "
                 "(a reshape or ravel of a transposed x is a copy, not a view)"
                 if transposed
-                else "f reads x itself here and never saw it change: perturb x in place"
+                else "f reads x itself here and never saw it change: the perturbation never reached x"
             )
         if any(count > 1 for count in changed):
             raise CheckFailed(
@@ -175,7 +175,7 @@ def numerical_gradient_checks(rng: np.random.Generator) -> list[Check]:
         ((3, 4), True, True, "float", "a transposed x (Fortran order), f reads x from a closure"),
         ((2, 3), False, True, "float", "a transposed x (Fortran order)"),
         ((4,), False, False, "numpy", "f returns a NumPy float64"),
-        ((2, 3), True, False, "array", "f returns 0-d arrays (its own: leave them unmodified)"),
+        ((2, 3), True, False, "array", "f returns 0-d arrays (its own, not yours to modify)"),
     ]:
         x = np.array(rng.uniform(-2, 2, size=shape) + 0.3)
         weights = np.array(rng.normal(size=shape))

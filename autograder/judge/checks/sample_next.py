@@ -148,15 +148,17 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
         if report.get("logits_modified"):
             raise CheckFailed(
                 "the logits argument was modified in place: an operation wrote into the caller's "
-                "array; work on a copy"
+                "array"
             )
         if report["global_state_moved"]:
             raise CheckFailed(
-                "the global random state was used: draw only with the generator you are given"
+                "the global random state was used: the draws do not come from the generator you are "
+                "given alone"
             )
         if report["first"][: len(report["second"])] != report["second"]:
             raise CheckFailed(
-                "the same generator seed gave different draws: draw only with the generator you are given"
+                "the same generator seed gave different draws: something besides the generator you "
+                "are given decides them"
             )
         counts = np.bincount(picks, minlength=len(logits))
         n = len(picks)
@@ -179,14 +181,14 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
         if off.any() and counts.max() == n:
             raise CheckFailed(
                 f"all {n} draws gave token {int(counts.argmax())}; expected about "
-                f"{n * expected[counts.argmax()]:.0f}: draw at random with the generator you are "
-                "given (not the argmax, and not a new generator on every call), at the "
-                "temperature given (applied once)"
+                f"{n * expected[counts.argmax()]:.0f}: the draws are not random draws from the "
+                "generator you are given (an argmax? a new generator on every call?), or not at "
+                "the temperature given (applied more than once?)"
             )
         if off.any():
             token = int(np.flatnonzero(off)[0])
             unfiltered_hint = (
-                " (these look like the unfiltered probabilities: apply top-k, then top-p)"
+                " (these look like the unfiltered probabilities: were top-k and top-p applied?)"
                 if not outside(unfiltered_ranges).any()
                 else ""
             )

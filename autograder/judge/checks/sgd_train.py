@@ -58,8 +58,8 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
         (outcome,) = outcomes
         if outcome.error in ("KeyError", "TypeError") and len(names) < len(params):
             raise CheckFailed(
-                f"{outcome.error}: update only the parameters named in grads; params may hold "
-                "entries without a gradient, like W3=None or an array that is not trained"
+                f"{outcome.error}: params may hold entries without a gradient, like W3=None or an "
+                "array that is not trained (which entries does grads name?)"
             )
         if outcome.error == "TypeError" and as_generator:
             raise CheckFailed(
@@ -71,7 +71,10 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
             raise CheckFailed("the answer could not be read")
         losses, after, seen = report["losses"], report["params"], report["seen"]
         if isinstance(losses, dict):
-            raise CheckFailed("returned a dict; return the list of losses and update params itself")
+            raise CheckFailed(
+                "returned a dict where the contract gives the list of losses (and changes params "
+                "itself)"
+            )
         if isinstance(losses, np.ndarray) and losses.ndim == 1:
             losses = list(losses)
         if not isinstance(losses, list | tuple):
@@ -84,19 +87,23 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                 "call gives a batch's loss and gradients together"
             )
         if len(batches) > 1 and len(seen) == 1:
-            raise CheckFailed("only the first batch was used: take one step per batch")
+            raise CheckFailed(
+                "only the first batch was used: how many steps does the contract take?"
+            )
         if len(losses) != len(batches):
             raise CheckFailed(f"returned {len(losses)} losses for {len(batches)} batches")
         if not isinstance(after, dict) or set(after) != set(params):
-            raise CheckFailed("params must keep its entries (update their values, add none)")
+            raise CheckFailed(
+                "params gained or lost entries: the contract changes the values it holds"
+            )
         for name, value in params.items():
             if value is None and after[name] is not None:
                 raise CheckFailed(f"{name} has no gradient and must stay None")
         for name in frozen:
             if not same(params[name], after[name]):
                 raise CheckFailed(
-                    f"{name} has no gradient (it is not trained) and must stay as it was: update "
-                    "only the parameters named in grads"
+                    f"{name} has no gradient (it is not trained) and changed anyway: which entries "
+                    "does grads name?"
                 )
         if report.get("grads_modified"):
             raise CheckFailed(
@@ -105,7 +112,7 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                 "an array it was given?)"
             )
         if report.get("batches_modified"):
-            raise CheckFailed("the batches' X or Y were changed: leave them as they are")
+            raise CheckFailed("the batches' X or Y were changed by the loop")
         for name in names:
             got = after[name]
             if np.ndim(params[name]) == 0 and isinstance(got, float):
@@ -128,16 +135,16 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
                             wrong["plus"]["params"][name],
                         ),
                         (
-                            "the step is learning_rate**2 times the gradient: the rate is applied twice",
+                            "the step is the gradient times the rate squared: the rate is applied twice",
                             wrong["squared"]["params"][name],
                         ),
                         (
-                            "every step used the first batch: step on each batch in turn",
+                            "every step used the first batch: which batch does step i see?",
                             wrong["first batch"]["params"][name],
                         ),
                         (
-                            "every gradient was computed at the initial parameters: compute each "
-                            "batch's gradient after the previous step",
+                            "every gradient was computed at the initial parameters: at which "
+                            "parameters is each batch's gradient taken?",
                             wrong["stale"]["params"][name],
                         ),
                         (
@@ -280,7 +287,7 @@ def sgd_train_checks(rng: np.random.Generator) -> list[Check]:
             "softmax_regression",
             batches,
             0.2,
-            "batches from a generator (iterate once; it has no len())",
+            "batches from a generator (it can be read once, and has no len())",
             as_generator=True,
         )
     )
@@ -292,7 +299,7 @@ def sgd_train_checks(rng: np.random.Generator) -> list[Check]:
             "softmax_regression",
             batches,
             0.4,
-            "params holds W3=None without a gradient (update only what grads names)",
+            "params holds W3=None without a gradient (only what grads names is trained)",
         )
     )
     D = int(rng.integers(2, 5))

@@ -21,7 +21,8 @@ def _wrong_softmaxes(logits: np.ndarray, axis: int) -> list[tuple[str, np.ndarra
             lambda: np.exp(logits) / np.exp(logits).sum(axis=axis, keepdims=True),
         ),
         (
-            "a slice far below the largest logit of the whole array underflows to 0/0: the shift is shared by every slice instead of being each slice's own",
+            "a slice far below the largest logit of the whole array underflows to 0/0: one shift "
+            "serves every slice (which shift is each slice's own?)",
             lambda: (
                 np.exp(logits - logits.max())
                 / np.exp(logits - logits.max()).sum(axis=axis, keepdims=True)

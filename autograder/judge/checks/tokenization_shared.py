@@ -193,7 +193,7 @@ def reference_encode(
 
 def _ints(value: object, what: str) -> list[int]:
     if not isinstance(value, list):
-        extra = " (call .tolist())" if isinstance(value, np.ndarray) else ""
+        extra = " (a NumPy array is not a list)" if isinstance(value, np.ndarray) else ""
         raise CheckFailed(f"returned {type(value).__name__}; expected a list of {what}{extra}")
     return value
 
@@ -254,7 +254,7 @@ def _rejects(args: tuple, what: str, hint: str) -> Check:
         (outcome,) = outcomes
         if outcome.error in ("IndexError", "KeyError"):
             raise CheckFailed(
-                f"raised {outcome.error}; raise ValueError yourself, with a message ({hint})"
+                f"raised {outcome.error} where the contract raises ValueError with a message ({hint})"
             )
         expect_raises(outcome, "ValueError", hint)
 

@@ -60,7 +60,7 @@ SLIPS: list[tuple[Slip, str]] = [
     ),
     (
         Slip(rate="to_zero"),
-        "the decay falls toward 0 instead of toward final_fraction of the peak",
+        "the decay falls toward 0, below the floor final_fraction of the peak sets",
     ),
     (
         Slip(rate="early_floor"),
@@ -447,8 +447,8 @@ def _judge_decay(rng: np.random.Generator) -> Check:
         _judge_run(
             case,
             outcomes[0],
-            "with zero gradients the weights did not move as AdamW's decay moves them: each step "
-            "multiplies a decayed weight by (1 - rate * weight_decay) and leaves the others alone",
+            "with zero gradients the weights did not move as AdamW's decay moves them: which "
+            "weights does it shrink, and by what fraction of themselves per step?",
         )
 
     return Check(
@@ -499,9 +499,8 @@ def _judge_language_model(rng: np.random.Generator) -> Check:
                     np.array_equal(call["x"], want["x"]) and np.array_equal(call["y"], want["y"])
                 ):
                     raise CheckFailed(
-                        f"the batch of step {step} is not get_batch's: one call of get_batch(data, "
-                        "block_size, recipe.batch_size, generator) per step, from the generator "
-                        "passed in"
+                        f"the batch of step {step} is not get_batch's: how many calls of get_batch "
+                        "does a step make, and which generator do they draw from?"
                     )
         _judge_run(
             case,

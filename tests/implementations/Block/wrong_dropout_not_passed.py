@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-EXPECT = "pass dropout on to the attention"
+EXPECT = "the attention's dropout does not have the block's rate"
 
 
 class Block(nn.Module):

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-EXPECT = "ends with nn.Dropout"
+EXPECT = "the MLP has no dropout at the block's rate"
 
 
 class Block(nn.Module):

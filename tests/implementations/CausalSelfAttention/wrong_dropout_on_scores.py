@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "applied to the attention weights"
+EXPECT = "attn_dropout was applied to something else than the attention weights"
 
 
 class CausalSelfAttention(nn.Module):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "len(stoi)"
+EXPECT = "a row and a column per symbol of stoi"
 
 
 def bigram_counts(words, stoi):

@@ -1,6 +1,6 @@
 """Lets a bad id raise KeyError."""
 
-EXPECT = "raise ValueError yourself"
+EXPECT = "where the contract raises ValueError"
 
 
 def bpe_decode(ids, merges):

@@ -1,6 +1,6 @@
 """Starts from code points instead of UTF-8 bytes."""
 
-EXPECT = "UTF-8"
+EXPECT = "the ids are the characters' code points"
 
 
 def merge(ids, pair, new):

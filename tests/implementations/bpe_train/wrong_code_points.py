@@ -1,6 +1,6 @@
 """Works on the characters' code points instead of the UTF-8 bytes."""
 
-EXPECT = "UTF-8 bytes"
+EXPECT = "the merges are of the characters' code points"
 
 
 def merge(ids, pair, new):

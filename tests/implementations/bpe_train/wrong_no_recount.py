@@ -1,6 +1,6 @@
 """Counts the pairs once, before the first merge, and takes the top ones."""
 
-EXPECT = "count the pairs again"
+EXPECT = "stale counts"
 
 
 def merge(ids, pair, new):

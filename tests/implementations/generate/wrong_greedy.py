@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "are not drawn from"
+EXPECT = "do not follow the contract's distribution"
 
 
 @torch.no_grad()

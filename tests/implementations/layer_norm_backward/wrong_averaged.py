@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "do not average"
+EXPECT = "averaged over the positions"
 
 
 def layer_norm_backward(dout, x, gamma, eps=1e-5):

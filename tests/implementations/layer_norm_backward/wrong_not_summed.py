@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "sum over every axis but the last"
+EXPECT = "gamma and beta are shared by every position"
 
 
 def layer_norm_backward(dout, x, gamma, eps=1e-5):

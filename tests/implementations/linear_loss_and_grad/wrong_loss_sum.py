@@ -13,7 +13,7 @@ def _parts(weights, bias, inputs, targets):
     return B, -log_p[np.arange(B), targets].mean(), dz
 
 
-EXPECT = "sum over the batch"
+EXPECT = "exactly B times the contract's"
 
 
 def linear_loss_and_grad(weights, bias, inputs, targets):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "return the mean"
+EXPECT = "exactly B times the contract's"
 
 
 def nplm_loss(P, X, Y):

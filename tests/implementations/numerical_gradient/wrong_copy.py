@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "in place"
+EXPECT = "the perturbation never reached x"
 
 
 def numerical_gradient(f, x, eps=1e-5):

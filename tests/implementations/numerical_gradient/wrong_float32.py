@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "compute in float64"
+EXPECT = "the contract is float64"
 
 
 def numerical_gradient(f, x, eps=1e-5):

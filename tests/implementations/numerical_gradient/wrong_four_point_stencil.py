@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "higher-order quotient"
+EXPECT = "more points than the contract's two"
 
 
 def numerical_gradient(f, x: np.ndarray, eps: float = 1e-5) -> np.ndarray:

@@ -18,7 +18,7 @@ def _filter(logits, temperature, top_k, top_p):
     return probs
 
 
-EXPECT = "not the argmax"
+EXPECT = "an argmax?"
 
 
 def sample_next(logits, rng, temperature=1.0, top_k=None, top_p=None):

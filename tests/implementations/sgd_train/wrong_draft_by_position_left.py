@@ -1,6 +1,6 @@
 """The draft with two bugs fixed: it still pairs gradients with parameters by position."""
 
-EXPECT = "update only the parameters named in grads"
+EXPECT = "which entries does grads name?"
 
 
 def sgd_train(params: dict, loss_and_grads, batches, learning_rate: float) -> list[float]:

@@ -1,6 +1,6 @@
 """Multiplies by the rate twice."""
 
-EXPECT = "learning_rate**2"
+EXPECT = "the rate squared"
 
 
 def sgd_train(params, loss_and_grads, batches, learning_rate):
