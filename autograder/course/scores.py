@@ -105,10 +105,10 @@ class FeedbackScore(Preprocessor):
         written = {answer.answer: answer for answer in score.written}
         parts = []
         for cell in nb.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            grade_id = meta.get("grade_id")
-            if not meta.get("grade") or not isinstance(grade_id, str):
+            meta = cell.metadata.get("nbgrader")
+            if not isinstance(meta, dict) or not meta.get("grade"):
                 continue
+            grade_id = meta.get("grade_id")
             if grade_id in earned:
                 value, exercise = earned[grade_id]
                 kind = f" ({EXTRA})" if exercise.extra else ""
