@@ -1,6 +1,7 @@
 """Finding the student's code in a notebook: the solution cells, whatever happened to their metadata."""
 
 import ast
+import re
 import threading
 from pathlib import Path
 
@@ -158,12 +159,14 @@ def student_cells(
 
 
 FIRST_LINE_CHARS = 60  # of a cell's first line quoted in a note
+FIRST_LINE = re.compile(rf"\S[^\n]{{0,{FIRST_LINE_CHARS}}}")  # one character more than is quoted
 
 
 def cell_label(number: int, source: str) -> str:
     """How a note names a cell of the student's: its number in the notebook and its first line
     (the first that is not blank, cut to FIRST_LINE_CHARS, printable)."""
-    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    found = FIRST_LINE.search(source)  # stops after the first line that is not blank begins
+    first = found.group(0).strip() if found else ""
     if len(first) > FIRST_LINE_CHARS:
         first = first[:FIRST_LINE_CHARS] + "…"
     first = "".join(ch if ch.isprintable() else "?" for ch in first)
