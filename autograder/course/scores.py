@@ -106,9 +106,9 @@ class FeedbackScore(Preprocessor):
         parts = []
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader")
-            if not isinstance(meta, dict) or not meta.get("grade"):
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+            if not isinstance(grade_id, str) or not meta.get("grade"):
                 continue
-            grade_id = meta.get("grade_id")
             if grade_id in earned:
                 value, exercise = earned[grade_id]
                 kind = f" ({EXTRA})" if exercise.extra else ""

@@ -61,6 +61,11 @@ def own_cells(notebook: dict) -> None:
     ]
 
 
+def written_heading(page: str) -> str:
+    """The heading nbgrader's template gives the written answer's cell."""
+    return page.split(f'<a name="comment-{WRITTEN}"></a>', 1)[1].split("</div>", 1)[0]
+
+
 def header(page: str) -> str:
     """The feedback page's header as a browser shows it."""
     with browser_page(chromium()) as browser:
@@ -98,6 +103,8 @@ def test_the_servers_feedback_page_is_the_page_make_feedback_gives(tmp_path):
 
     # one score: the page's header (nbgrader's said 8 / 10), the client, the server's pages, export
     assert header(made) == f"{CHAPTER} ({SCORE})"
+    assert "Score:" not in written_heading(made), "a written answer not graded yet is not scored 0"
+    assert f"{WRITTEN} (written answer): graded by your instructor (2 points, pending)" in made
     record = {
         "status": "graded",
         "points": served.points,
@@ -125,3 +132,4 @@ def test_the_servers_feedback_page_is_the_page_make_feedback_gives(tmp_path):
     again = (course / "feedback" / "s1" / CHAPTER / f"{CHAPTER}.html").read_text()
     assert f'<h4 id="score">{CHAPTER} ({GRADED})</h4>' in again
     assert f"{WRITTEN} (written answer): 1.5/2, graded by your instructor" in again
+    assert "Score: 1.5 / 2.0" in written_heading(again)
