@@ -10,13 +10,13 @@ def run_checks(name: str, fn: Callable) -> None:
     a notebook (the trusted grader checks each exercise outside the student's code).
     """
     from autograder.judge.exercises import get_exercise
-    from autograder.judge.report import text_report
+    from autograder.judge.report import hints_line, text_report
     from autograder.judge.runner import check_function
 
     report = check_function(get_exercise(name), fn)
     print(text_report(report))
     if not report.passed:
-        hints = "; ".join(f"{r.name}: {r.hint}" for r in report.results if not r.passed)
         raise AssertionError(
-            f"{name} failed {sum(not r.passed for r in report.results)} hidden checks. {hints}"
+            f"{name} failed {sum(not r.passed for r in report.results)} hidden checks. "
+            + hints_line(report.results)
         )

@@ -6,7 +6,15 @@ import sys
 from pathlib import Path
 
 from autograder.judge.exercises import EXERCISES
-from autograder.judge.report import as_json, html_report, score_line, scores, text_report
+from autograder.judge.report import (
+    as_json,
+    html_report,
+    loading_notes,
+    loading_report,
+    score_line,
+    scores,
+    text_report,
+)
 from autograder.judge.runner import check_each, check_source, grade_notebook
 from autograder.judge.session import new_seed
 from autograder.sandbox.host import bwrap
@@ -104,6 +112,7 @@ def _grade(args: argparse.Namespace) -> int:
                     "max_extra_credit": extra_possible,
                     "exercises": {r.exercise: r.earned for r in reports if not r.extra},
                     "challenges": {r.exercise: r.earned for r in reports if r.extra},
+                    "loading": loading_notes(reports),
                     "reports": [as_json(r) for r in reports],
                     "feedback": str(feedback),
                 },
@@ -111,7 +120,8 @@ def _grade(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print("\n\n".join(text_report(report) for report in reports))
+        said = [loading_report(reports), *(text_report(r, loading=False) for r in reports)]
+        print("\n\n".join(filter(None, said)))
         print(
             f"\n{score_line(reports)}   hidden cases: seed {reports[0].seed}   feedback: {feedback}"
         )

@@ -1,20 +1,13 @@
 """Exporting grades: one CSV row per student with points per chapter, total, flags and sandbox."""
 
-import contextlib
 import csv
 import json
 from pathlib import Path
 
 from autograder.course.directory import released_chapters
 from autograder.course.printable import printable
-from autograder.judge.exercises import Exercise, chapter_exercises
-
-
-def exercise_points(grade: object | None, exercise: Exercise) -> float:
-    """What an exercise's nbgrader grade counts: its score, a challenge's extra credit; 0 without one."""
-    if grade is None:
-        return 0.0
-    return float((grade.extra_credit if exercise.extra else grade.score) or 0.0)
+from autograder.course.scores import exercise_score
+from autograder.judge.exercises import chapter_exercises
 
 
 def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
@@ -23,7 +16,7 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
     Challenges (extra credit) are left out of the chapters' points, the total and the maximum;
     each has a column of its own ("<name> (extra credit)") and their sum is `extra_credit`.
     """
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import Gradebook
 
     flags = json.loads((root / "flags.json").read_text()) if (root / "flags.json").exists() else {}
     challenges = [e for chapter in chapters for e in chapter_exercises(chapter) if e.extra]
@@ -50,20 +43,16 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
             e.points for chapter in chapters for e in chapter_exercises(chapter) if not e.extra
         )
 
-        def score(exercise: Exercise, student: str) -> float:
-            with contextlib.suppress(MissingEntry):
-                grade = gradebook.find_grade(
-                    exercise.name, exercise.chapter, exercise.chapter, student
-                )
-                return exercise_points(grade, exercise)
-            return 0.0
-
         for student in sorted(s.id for s in gradebook.students):
             points = [
-                sum(score(e, student) for e in chapter_exercises(chapter) if not e.extra)
+                sum(
+                    exercise_score(gradebook, e, student)
+                    for e in chapter_exercises(chapter)
+                    if not e.extra
+                )
                 for chapter in chapters
             ]
-            extra = [score(e, student) for e in challenges]
+            extra = [exercise_score(gradebook, e, student) for e in challenges]
             reasons = [
                 printable(f"{chapter}: {reason}")
                 for chapter, items in flags.get(student, {}).items()

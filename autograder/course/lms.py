@@ -11,8 +11,8 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course.export import exercise_points
 from autograder.course.printable import printable
+from autograder.course.scores import exercise_points
 from autograder.judge.exercises import Exercise, chapter_exercises
 
 # What the roster may hold: `student` and at least one identity in an LMS.

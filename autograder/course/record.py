@@ -19,18 +19,21 @@ from autograder.course.page_notebook import safe_notebook
 from autograder.course.printable import printable
 from autograder.course.task import Graded
 from autograder.judge.exercises import chapter_exercises
-from autograder.judge.report import text_report
+from autograder.judge.report import hints_line, loading_report, text_report
 from autograder.judge.verdicts import ExerciseReport
 
 
-def _report_outputs(report: ExerciseReport) -> list[dict]:
-    """The trusted report as notebook outputs: its text, and an error (one line of hints) when it failed."""
+def _report_outputs(report: ExerciseReport, loading: str = "") -> list[dict]:
+    """The trusted report as notebook outputs: the notes on loading (`loading`, for the first
+    exercise only), its text, and an error (each cause of failure once) when it failed."""
     from nbformat.v4 import new_output
 
-    outputs = [new_output("stream", name="stdout", text=text_report(report) + "\n")]
+    text = text_report(report, loading=False) + "\n"
+    outputs = [
+        new_output("stream", name="stdout", text=f"{loading}\n\n{text}" if loading else text)
+    ]
     if not report.earned:
-        failed = [r for r in report.results if not r.passed]
-        hints = "; ".join(f"{r.name}: {r.hint}" for r in failed) or "; ".join(report.notes)
+        hints = hints_line(report.results) or "; ".join(report.notes)
         evalue = f"{report.exercise} failed the trusted grader's checks. {hints}"
         outputs.append(
             new_output("error", ename="AssertionError", evalue=evalue, traceback=[evalue])
@@ -42,13 +45,16 @@ def with_trusted_reports(notebook: dict, reports: list[ExerciseReport]) -> dict:
     """`notebook` with each exercise's grade cell showing the trusted report, and nothing else.
 
     Whatever a grade cell held is replaced: the report cannot be imitated beside the real one. The
-    student's own cells keep the outputs their graded run showed.
+    notes on the student's cells that failed while loading are stated once, in the first grade
+    cell. The student's own cells keep the outputs their graded run showed.
     """
     by_name = {report.exercise: report for report in reports}
+    loading = loading_report(reports)
     for cell in notebook.get("cells", []):
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if isinstance(grade_id, str) and grade_id in by_name and cell.get("cell_type") == "code":
-            cell["outputs"] = _report_outputs(by_name[grade_id])
+            cell["outputs"] = _report_outputs(by_name[grade_id], loading)
+            loading = ""
     return notebook
 
 

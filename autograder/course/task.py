@@ -20,7 +20,7 @@ from pathlib import Path
 
 from autograder.course.flags import Reason
 from autograder.course.tamper_scan import ScanFailed, scan_bounded
-from autograder.judge.notebook import checksum, read_notebook, student_sources
+from autograder.judge.notebook import checksum, read_notebook, student_cells
 from autograder.judge.runner import grade_run
 from autograder.judge.verdicts import ExerciseReport
 from autograder.sandbox.host import policy
@@ -187,14 +187,15 @@ def grade_submission(
             graded.flags = _file_flags(path, released)
             graded.stages["scan"] = time.perf_counter() - start
             names = {exercise.name for exercise in chapter_exercises(job.chapter)}
-            sources = student_sources(read_notebook(path), names, released)
+            cells = student_cells(read_notebook(path), names, released)
         except (ValueError, FileNotFoundError) as problem:  # the file is not a readable notebook
             why = str(problem).replace(str(path), f"submitted/{job.student}/{job.chapter}")
             graded.flags = [Reason.UNREADABLE.say(why[:300])]
             graded.seconds = time.perf_counter() - start
             return graded
         clock = time.perf_counter()
-        run = grade_run(job.chapter, sources, seed, sandboxed)
+        sources = [source for _, source in cells]
+        run = grade_run(job.chapter, sources, seed, sandboxed, cells=[n for n, _ in cells])
         graded.reports = run.reports
         graded.stages["grade"] = time.perf_counter() - clock
         clock = time.perf_counter()

@@ -1,6 +1,7 @@
 """Finding the student's code in a notebook: the solution cells, whatever happened to their metadata."""
 
 import ast
+import re
 import threading
 from pathlib import Path
 
@@ -109,7 +110,15 @@ def _unedited_draft(cell: dict) -> bool:
 def student_sources(
     notebook: dict, function_names: set[str], released: dict | None = None
 ) -> list[str]:
-    """The student's code, in notebook order: what grading runs before the checks.
+    """The student's code, in notebook order: what grading runs before the checks (`student_cells`)."""
+    return [source for _, source in student_cells(notebook, function_names, released)]
+
+
+def student_cells(
+    notebook: dict, function_names: set[str], released: dict | None = None
+) -> list[tuple[int, str]]:
+    """The student's code cells, in notebook order: each one's number in the notebook (1 for its
+    first cell, markdown cells counted, as the student counts them) and its source.
 
     The rule: every code cell except the locked ones (the set-up, the instructor's demonstrations
     and the test cells), whether a cell is locked being read from its nbgrader metadata and, when
@@ -123,21 +132,42 @@ def student_sources(
     """
     from nbgrader.utils import is_locked
 
-    code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    code_cells = [
+        (number, cell)
+        for number, cell in enumerate(notebook["cells"], start=1)
+        if cell["cell_type"] == "code"
+    ]
     locked = _locked_sources(released) if released else set()
     drafts = (
         {cell_source(cell).strip() for cell in released["cells"] if _is_draft(cell)}
         if released
         else set()
     )
-    if not locked and not any("nbgrader" in cell["metadata"] for cell in code_cells):
+    if not locked and not any("nbgrader" in cell["metadata"] for _, cell in code_cells):
         return [
-            cell_source(cell) for cell in code_cells if _defines(cell_source(cell), function_names)
+            (number, cell_source(cell))
+            for number, cell in code_cells
+            if _defines(cell_source(cell), function_names)
         ]
     return [
-        cell_source(cell)
-        for cell in code_cells
+        (number, cell_source(cell))
+        for number, cell in code_cells
         if (not is_locked(cell) and cell_source(cell).strip() not in locked)
         or (not released and _unedited_draft(cell))
         or cell_source(cell).strip() in drafts
     ]
+
+
+FIRST_LINE_CHARS = 60  # of a cell's first line quoted in a note
+FIRST_LINE = re.compile(rf"\S[^\n]{{0,{FIRST_LINE_CHARS}}}")  # one character more than is quoted
+
+
+def cell_label(number: int, source: str) -> str:
+    """How a note names a cell of the student's: its number in the notebook and its first line
+    (the first that is not blank, cut to FIRST_LINE_CHARS, printable)."""
+    found = FIRST_LINE.search(source)  # stops after the first line that is not blank begins
+    first = found.group(0).strip() if found else ""
+    if len(first) > FIRST_LINE_CHARS:
+        first = first[:FIRST_LINE_CHARS] + "…"
+    first = "".join(ch if ch.isprintable() else "?" for ch in first)
+    return f'cell {number} of the notebook (it begins "{first}")' if first else f"cell {number}"

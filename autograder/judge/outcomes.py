@@ -38,13 +38,15 @@ def _class_name(text: str) -> str:
 class Problem:
     """A top-level statement of the student's code that failed while loading."""
 
-    cell: int
+    cell: int  # the cell's place among the sources graded (1 for the first)
     line: int
     outcome: Outcome  # the exception, as data
 
-    def __str__(self) -> str:
-        """The note a student reads: where, and what was raised."""
-        return f"cell {self.cell}, line {self.line}: {self.outcome.error}: {self.outcome.message}"
+    def note(self, cells: list[str]) -> str:
+        """The note a student reads: the cell (as `cells` names the sources graded, in order), the
+        line, and what was raised."""
+        where = cells[self.cell - 1] if 0 < self.cell <= len(cells) else f"cell {self.cell}"
+        return f"{where}, line {self.line}: {self.outcome.error}: {self.outcome.message}"
 
 
 @dataclass

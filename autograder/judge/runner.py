@@ -13,7 +13,7 @@ from pathlib import Path
 from autograder.judge import answer_key, mounted
 from autograder.judge.check import Check
 from autograder.judge.exercises import EXERCISES, Exercise, chapter_exercises
-from autograder.judge.notebook import read_notebook, student_sources
+from autograder.judge.notebook import cell_label, read_notebook, student_cells
 from autograder.judge.session import (
     GRADING_LIMITS,
     NOTEBOOK_SECONDS,
@@ -54,6 +54,7 @@ def check_together(
     limits: bwrap.Limits = GRADING_LIMITS,
     load_timeout: float = NOTEBOOK_SECONDS,
     shown: list[bytes] | None = None,
+    cells: list[int] | None = None,
 ) -> list[ExerciseReport]:
     """Check `exercises` (of one chapter and one environment) against `sources`, run once.
 
@@ -61,7 +62,8 @@ def check_together(
     within `load_timeout` seconds; each exercise is then checked in a copy of it, within `timeout`
     seconds (`autograder.sandbox.guest.child`). Its checks and references are built here first, before
     any student code runs, and judged here last. What loading showed (untrusted JSON, see
-    `autograder.sandbox.guest.outputs`) is appended to `shown` when it is given.
+    `autograder.sandbox.guest.outputs`) is appended to `shown` when it is given. `cells`: each
+    source's number in the notebook, for the notes (None: counted among the sources).
     """
     reports = [ExerciseReport(e.name, e.points, seed=seed, extra=e.extra) for e in exercises]
     checks = [build_checks(exercise, seed) for exercise in exercises]
@@ -81,10 +83,12 @@ def check_together(
         if len(exercises) > 1 and index < len(run.answers) and run.answers[index] == "no copy":
             # no safe copy (threads the code started, say): checked by a process of its own
             reports[index] = check_together(
-                [exercise], sources, seed, timeout, sandboxed, limits, load_timeout
+                [exercise], sources, seed, timeout, sandboxed, limits, load_timeout, cells=cells
             )[0]
             continue
-        read_report(run, index, exercise, each, sources, report, timeout, load_timeout, sandboxed)
+        read_report(
+            run, index, exercise, each, sources, report, timeout, load_timeout, sandboxed, cells
+        )
     return reports
 
 
@@ -98,8 +102,10 @@ def read_report(
     timeout: float,
     load_timeout: float,
     sandboxed: bool,
+    cells: list[int] | None = None,
 ) -> None:
-    """Fill `report` from the `index`-th job of `run`: judged answers, or a note and a flag."""
+    """Fill `report` from the `index`-th job of `run`: judged answers, or a note and a flag
+    (`cells`: each source's number in the notebook, None: counted among the sources)."""
     expected = sum(len(check.calls) for check in checks)
     try:
         answers = collect_answers(run, index, expected, timeout, load_timeout)
@@ -107,7 +113,9 @@ def read_report(
         report.notes.append(stop.note)
         report.flags.append(stop.flag)
         return
-    judge_answers(exercise, checks, answers, report)
+    numbers = cells if cells is not None else range(1, len(sources) + 1)
+    labels = [cell_label(number, source) for number, source in zip(numbers, sources, strict=True)]
+    judge_answers(exercise, checks, answers, report, labels)
     if exercise.timed and report.results and all(r.passed for r in report.results):
         report.results.append(speed_result(exercise, sources, report.seed, sandboxed))
 
@@ -214,6 +222,7 @@ def grade_run(
     seed: int | None = None,
     sandboxed: bool = True,
     show: bool = True,
+    cells: list[int] | None = None,
 ) -> GradedRun:
     """Grade every exercise of `chapter` against `sources`: the student's code runs once per
     environment the chapter's exercises need (`environments`: one, or two for chapter 08).
@@ -222,7 +231,7 @@ def grade_run(
     processes run at once (one holding later references could otherwise signal them to the
     other). One `seed` (chosen now unless given) draws the hidden cases of every exercise. What
     the cells showed (with `show`) is the run's with PyTorch and nothing refused, when the
-    chapter has one; b"" without.
+    chapter has one; b"" without. `cells`: each source's number in the notebook, for the notes.
     """
     exercises = chapter_exercises(chapter)
     seed = new_seed() if seed is None else seed
@@ -236,7 +245,8 @@ def grade_run(
     by_name, shown = {}, []
     for index, group in enumerate(groups):
         sink = shown if index == shown_by else None
-        for report in check_together(group, sources, seed, sandboxed=sandboxed, shown=sink):
+        graded = check_together(group, sources, seed, sandboxed=sandboxed, shown=sink, cells=cells)
+        for report in graded:
             by_name[report.exercise] = report
     return GradedRun([by_name[exercise.name] for exercise in exercises], (shown or [b""])[0])
 
@@ -264,5 +274,7 @@ def grade_notebook(
             f"no graded chapter called {chapter!r}; pass --chapter, one of {', '.join(chapters)}"
         )
     names = {exercise.name for exercise in chapter_exercises(chapter)}
-    sources = student_sources(read_notebook(path), names, released)
-    return grade_sources(chapter, sources, seed=seed, sandboxed=sandboxed)
+    cells = student_cells(read_notebook(path), names, released)
+    sources = [source for _, source in cells]
+    numbers = [number for number, _ in cells]
+    return grade_run(chapter, sources, seed, sandboxed, show=False, cells=numbers).reports

@@ -225,14 +225,19 @@ def answer_flags(answers: Answers) -> list[Flag]:
 
 
 def judge_answers(
-    exercise: Exercise, checks: list[Check], answers: Answers, report: ExerciseReport
+    exercise: Exercise,
+    checks: list[Check],
+    answers: Answers,
+    report: ExerciseReport,
+    cells: list[str],
 ) -> None:
-    """Fill `report` from the answers: flags, notes on loading, and each check's verdict."""
+    """Fill `report` from the answers: flags, notes on loading (each failed statement's cell named
+    as `cells` names the sources, see `autograder.judge.notebook.cell_label`), each check's verdict."""
     report.flags.extend(answer_flags(answers))
-    report.notes.extend(str(problem) for problem in answers.problems[:NOTES_SHOWN])
+    report.loading.extend(problem.note(cells) for problem in answers.problems[:NOTES_SHOWN])
     if len(answers.problems) > NOTES_SHOWN:
         more = len(answers.problems) - NOTES_SHOWN
-        report.notes.append(f"and {more} more top-level statements failed while loading")
+        report.loading.append(f"and {more} more top-level statements failed while loading")
     if Flag.ANSWER_KEY in report.flags:
         report.notes.append(LIBRARY_CALL)
     errors = [o.error_bases for o in answers.outcomes] + [

@@ -56,7 +56,12 @@ class ExerciseReport:
     exercise: str
     points: int
     results: list[CheckResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # problems loading the code, timeouts, crashes
+    notes: list[str] = field(
+        default_factory=list
+    )  # this exercise's: timeouts, crashes, no function
+    # the student's cells that failed while loading: the same for every exercise graded by one load,
+    # so a submission's report states them once (`autograder.judge.report.loading_notes`)
+    loading: list[str] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)  # reasons an instructor should look
     seed: int | None = None  # the grading run's seed for the hidden cases (replay with --seed)
     extra: bool = False  # a challenge: its points are extra credit, outside the chapter's score

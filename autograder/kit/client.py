@@ -28,6 +28,7 @@ CONFIG = Path(__file__).resolve().parent / "submit.toml"
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}\.ipynb")
 DONE = ("graded", "failed")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+INSTRUCTOR = "graded by your instructor"
 
 
 class Refused(Exception):
@@ -238,14 +239,38 @@ def number(value: object) -> str:
     return f"{value:g}" if isinstance(value, int | float) else "?"
 
 
+def total(rows: list[dict], key: str) -> float:
+    """The sum of the rows' `key` that are numbers."""
+    return sum(row[key] for row in rows if isinstance(row.get(key), int | float))
+
+
+def score_line(points: object, top: object, extra: list[dict], written: list[dict]) -> str:
+    """The score as the server's pages and the feedback page say it: the autograded points, the
+    challenges' extra credit apart, the written answers the instructor grades."""
+    line = f"Score: {number(points)}/{number(top)}"
+    if extra:
+        line += f" + extra credit {number(total(extra, 'earned'))}/{number(total(extra, 'points'))}"
+    if written:
+        possible = number(total(written, "points"))
+        if any(answer.get("earned") is None for answer in written):
+            line += f"; written answers: {INSTRUCTOR} ({possible} points, pending)"
+        else:
+            line += (
+                f"; written answers: {number(total(written, 'earned'))}/{possible}, {INSTRUCTOR}"
+            )
+    return line
+
+
 def report(record: dict) -> str:
     """The grade as lines of text: the score, each exercise, the flags."""
     lines = [
         f"submission {record.get('id')} of {printable(record.get('chapter'))}: "
         f"{printable(record.get('status'))}"
     ]
-    exercises = record.get("exercises") or []
-    width = max([len(printable(e.get("exercise"), 60)) for e in exercises] + [8])
+    exercises = [e for e in record.get("exercises") or [] if isinstance(e, dict)]
+    written = [w for w in record.get("written") or [] if isinstance(w, dict)]
+    names = [e.get("exercise") for e in exercises] + [w.get("answer") for w in written]
+    width = max([len(printable(name, 60)) for name in names] + [8])
     extra = [e for e in exercises if e.get("extra") is True]
     for exercise in exercises:
         mark = "passed" if exercise.get("passed") else "FAILED"
@@ -254,14 +279,12 @@ def report(record: dict) -> str:
         name = printable(exercise.get("exercise"), 60)
         earned, points = number(exercise.get("earned")), number(exercise.get("points"))
         lines.append(f"  {name:<{width}}  {earned:>4}/{points:<4} {mark}")
+    for answer in written:
+        given = "–" if answer.get("earned") is None else number(answer.get("earned"))
+        name, points = printable(answer.get("answer"), 60), number(answer.get("points"))
+        lines.append(f"  {name:<{width}}  {given:>4}/{points:<4} written answer, {INSTRUCTOR}")
     if record.get("status") == "graded":
-        points, top = number(record.get("points")), number(record.get("max_points"))
-        line = f"Score: {points}/{top}"
-        if extra:
-            earned = sum(e["earned"] for e in extra if isinstance(e.get("earned"), int | float))
-            possible = sum(e["points"] for e in extra if isinstance(e.get("points"), int | float))
-            line += f" + extra credit {number(earned)}/{number(possible)}"
-        lines.append(line + " (written answers are graded by your instructor)")
+        lines.append(score_line(record.get("points"), record.get("max_points"), extra, written))
     if isinstance(record.get("seed"), int):
         lines.append(f"Hidden cases drawn from seed {record['seed']}.")
     for flag in record.get("flags") or []:

@@ -32,6 +32,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship,
 FILE = "submissions.db"
 STATUSES = ("queued", "grading", "graded", "failed")
 PENDING = ("queued", "grading")  # what a start re-queues, and what the bounded queue counts
+LATER_COLUMNS = ("stages", "written")  # JSON columns added since the first version of the table
 
 
 def now() -> dt.datetime:
@@ -84,6 +85,9 @@ class Submission(Base):
     points: Mapped[float | None] = mapped_column(Float, nullable=True)
     max_points: Mapped[float | None] = mapped_column(Float, nullable=True)
     exercises: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    written: Mapped[list | None] = mapped_column(
+        JSON, nullable=True
+    )  # answers the instructor grades
     flags: Mapped[list | None] = mapped_column(JSON, nullable=True)
     feedback: Mapped[str | None] = mapped_column(Text, nullable=True)  # the feedback page (HTML)
     graded_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
@@ -103,6 +107,7 @@ class Submission(Base):
             "points": self.points,
             "max_points": self.max_points,
             "exercises": list(self.exercises or []),
+            "written": list(self.written or []),
             "flags": list(self.flags or []),
             "submitted_at": iso(self.submitted_at),
             "graded_at": iso(self.graded_at),
@@ -132,13 +137,16 @@ def open_database(url: str) -> sessionmaker:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     Base.metadata.create_all(engine)
-    columns = {column["name"] for column in inspect(engine).get_columns("submissions")}
-    if "stages" not in columns:  # a database made before stage timings were kept
+    # columns a database made by an earlier version lacks: stage timings, the written answers
+    for added in LATER_COLUMNS:
+        columns = {column["name"] for column in inspect(engine).get_columns("submissions")}
+        if added in columns:
+            continue
         try:
             with engine.begin() as connection:
-                connection.execute(text("ALTER TABLE submissions ADD COLUMN stages JSON"))
+                connection.execute(text(f"ALTER TABLE submissions ADD COLUMN {added} JSON"))
         except DBAPIError:  # another server process starting on it added the column first
             columns = {column["name"] for column in inspect(engine).get_columns("submissions")}
-            if "stages" not in columns:
+            if added not in columns:
                 raise
     return sessionmaker(engine, expire_on_commit=False)

@@ -18,6 +18,7 @@ from autograder.course.directory import db_url
 from autograder.course.flags import Reason
 from autograder.course.page_policy import add_policy
 from autograder.course.record import record
+from autograder.course.scores import chapter_score
 from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.judge.exercises import chapter_exercises
 
@@ -34,6 +35,8 @@ class ServerGrade:
     feedback: str | None = None  # the feedback page (HTML, with its CSP)
     seconds: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)  # seconds: scan, grade, record, feedback
+    # the chapter's written answers, which the instructor grades: {"answer", "points", "earned": None}
+    written: list[dict] = field(default_factory=list)
 
 
 def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
@@ -72,7 +75,7 @@ def grade_with_feedback(
     job: Job, release: Release, seed: int, sandboxed: bool, scratch: str | None = None
 ) -> ServerGrade:
     """Grade one submission (the same seed gives the same result) and make its feedback page."""
-    made: dict[str, object] = {"page": None, "reasons": []}
+    made: dict[str, object] = {"page": None, "reasons": [], "written": []}
 
     def feedback(root: Path, graded: Graded) -> None:
         """Record the trusted reports in the task's scratch course and make the page there."""
@@ -81,6 +84,10 @@ def grade_with_feedback(
         clock = time.perf_counter()
         with Gradebook(db_url(root)) as gradebook:
             made["reasons"] = record(root, gradebook, graded, [])
+            made["written"] = [
+                {"answer": answer.answer, "points": answer.points, "earned": answer.given}
+                for answer in chapter_score(gradebook, job.chapter, job.student).written
+            ]
         if graded.autograded is not None:  # else nbgrader's run failed: the flags say why
             made["page"] = _generate_feedback(root, job)
         graded.stages["feedback"] = time.perf_counter() - clock
@@ -102,4 +109,5 @@ def grade_with_feedback(
         made["page"],
         graded.seconds,
         graded.stages,
+        made["written"],
     )

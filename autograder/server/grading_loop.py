@@ -271,6 +271,7 @@ def store_result(
             points=outcome.points,
             max_points=outcome.max_points,
             exercises=outcome.exercises,
+            written=outcome.written,
             flags=[printable(flag) for flag in outcome.flags],
             feedback=outcome.feedback,
             graded_at=finished,

@@ -46,6 +46,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from autograder.judge.report import score_text
 from autograder.server.db import PENDING, Person
 from autograder.server.service import Service, receive
 from autograder.server.uploads import Refused
@@ -187,7 +188,21 @@ def points(value: float | None) -> str:
     return "–" if value is None else f"{value:g}"
 
 
+def score(row: dict) -> str:
+    """A graded submission's score as the client and its feedback page say it: the autograded
+    points, the challenges' extra credit apart, the written answers the instructor grades."""
+    extra = [e for e in row["exercises"] if e.get("extra")]
+    return score_text(
+        row["points"],
+        row["max_points"],
+        sum(e["earned"] for e in extra),
+        sum(e["points"] for e in extra),
+        [(answer.get("earned"), answer["points"]) for answer in row["written"]],
+    )
+
+
 ENVIRONMENT.filters["points"] = points
+ENVIRONMENT.filters["score"] = score
 
 
 class Web:

@@ -117,7 +117,7 @@ def test_the_code_reads_an_empty_stdin():
     # the conversation has pipes of its own: input() at the top level fails at once, noted
     reports = grade("answer = input()\n")
     for report in reports.values():
-        assert report.passed and "EOFError" in report.notes[0], report.notes
+        assert report.passed and "EOFError" in report.loading[0], report.loading
 
 
 def test_a_forged_status_is_malformed_and_the_grader_goes_on():

@@ -121,7 +121,7 @@ def test_a_sandbox_holding_its_processes_starves_no_other():
     still_holding = _sandbox_processes() - before >= HELD
     holder.join()
     assert still_holding, "the holder let go before the classmate was graded"
-    assert honest.passed and honest.flags == [] and honest.notes == [], (honest.flags, honest.notes)
+    assert honest.passed and honest.flags == [] and honest.notes == honest.loading == [], honest
     assert held["report"].passed, held["report"].notes  # the holder's own code is right too
 
 
@@ -143,7 +143,7 @@ except OSError as error:
 raise RuntimeError("OBSERVED " + json.dumps({{"written": written, "error": None}}))
 """
     report = check_source(exercise, [filler + "\n" + CORRECT], timeout=60, seed=1)
-    seen = next(json.loads(n.split("OBSERVED ", 1)[1]) for n in report.notes if "OBSERVED" in n)
+    seen = next(json.loads(n.split("OBSERVED ", 1)[1]) for n in report.loading if "OBSERVED" in n)
     limit = bwrap.Limits().home_bytes if where != "/tmp" else bwrap.Limits().tmp_bytes
     assert seen["error"] == 28, seen  # ENOSPC: the home is full at its size, the host's disk is not
     assert seen["written"] <= limit, seen

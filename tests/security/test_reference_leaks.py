@@ -75,7 +75,7 @@ def perplexity(nll):
 
 def observed(report) -> dict:
     """What the attack reported seeing, from a note or a check's hint."""
-    said = report.notes + [result.hint for result in report.results]
+    said = report.loading + report.notes + [result.hint for result in report.results]
     return next(json.loads(n.split("OBSERVED ", 1)[1]) for n in said if "OBSERVED" in n)
 
 
@@ -105,9 +105,10 @@ def test_no_note_or_hint_carries_a_disassembly():
         + [f"raise ValueError('statement {i}')" for i in range(20)]
     )
     report = check_source(get_exercise(EXERCISE), [load + "\n" + DISASSEMBLY], seed=1)
-    said = "\n".join(report.notes + [result.hint for result in report.results])
+    notes = report.loading + report.notes
+    said = "\n".join(notes + [result.hint for result in report.results])
     for opcode in ("RESUME", "LOAD_", "RETURN_VALUE", "STORE_"):
         assert opcode not in said, said
-    assert "not shown" in report.notes[0]
-    assert "not shown" in said.split("\n", len(report.notes))[-1], said
-    assert len(report.notes) == NOTES_SHOWN + 1 and "16 more" in report.notes[-1], report.notes
+    assert "not shown" in notes[0]
+    assert "not shown" in said.split("\n", len(notes))[-1], said
+    assert len(report.loading) == NOTES_SHOWN + 1 and "16 more" in report.loading[-1], notes

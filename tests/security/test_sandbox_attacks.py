@@ -34,7 +34,7 @@ def attack(source: str, timeout: float = 30.0, exercise: str = "perplexity"):
     code = textwrap.dedent(source) + "\n" + (CORRECT if exercise == "perplexity" else "")
     report = check_source(get_exercise(exercise), [code], timeout=timeout, seed=1)
     seen = {}
-    for note in report.notes:
+    for note in report.loading + report.notes:
         if "OBSERVED " in note:
             seen = json.loads(note.split("OBSERVED ", 1)[1])
     return report, seen
@@ -289,9 +289,9 @@ def test_no_answer_key_in_the_environment(exercise, source):
     assert report.earned == 0
     assert (
         "used an implementation of the exercise that the environment ships" in report.flags
-        or "ModuleNotFoundError" in " ".join(report.notes)
+        or "ModuleNotFoundError" in " ".join(report.loading)
         or f"no function named {exercise}" in " ".join(report.notes)
-    ), (report.flags, report.notes)
+    ), (report.flags, report.loading, report.notes)
 
 
 def test_the_library_stays_usable_for_other_exercises():

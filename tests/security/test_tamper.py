@@ -133,7 +133,7 @@ def test_memory_hog_is_stopped_by_the_limit():
 def test_memory_hog_at_load_is_flagged():
     report = grade("blob = bytearray(8 * 1024**3)\n" + CORRECT)
     assert report.earned == 1, "a failed top-level statement does not hide the function"
-    assert any("MemoryError" in note for note in report.notes)
+    assert any("MemoryError" in note for note in report.loading)
 
 
 def test_files_beside_the_notebook_are_never_imported(tmp_path):

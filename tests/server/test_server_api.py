@@ -112,6 +112,7 @@ def test_correct_buggy_and_tampering_notebooks(served):
             "points",
             "max_points",
             "exercises",
+            "written",
             "flags",
             "submitted_at",
             "graded_at",
@@ -123,6 +124,7 @@ def test_correct_buggy_and_tampering_notebooks(served):
         assert all(seconds >= 0 for seconds in stages.values()) and stages["grade"] > 0
         assert sum(stages.values()) - stages["total"] == pytest.approx(stages["total"], abs=0.01)
         assert result["student"] == student and result["chapter"] == CHAPTER
+        assert result["written"] == [], "chapter 01 has no written answer"
         assert result["status"] == "graded", result
         assert result["max_points"] == 7.0
         for row in result["exercises"]:

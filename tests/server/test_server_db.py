@@ -246,13 +246,14 @@ def test_a_notebook_of_another_nbformat_than_4_is_refused_before_nbformat(monkey
     assert "nbformat 4" in refusal.detail and json.dumps(version) in refusal.detail
 
 
-def test_a_database_from_before_stage_timings_gains_the_column_and_keeps_its_rows(tmp_path):
+def test_a_database_from_before_stage_timings_gains_the_columns_and_keeps_its_rows(tmp_path):
     import sqlite3
 
     path = tmp_path / "submissions.db"
     open_database(f"sqlite:///{path}")
-    with sqlite3.connect(path) as connection:  # the table as it stood before `stages`
+    with sqlite3.connect(path) as connection:  # the table as it stood before `stages`, `written`
         connection.execute("ALTER TABLE submissions DROP COLUMN stages")
+        connection.execute("ALTER TABLE submissions DROP COLUMN written")
         connection.execute(
             "INSERT INTO people (name, instructor, token_hash, token_issued_at) "
             "VALUES ('ada', 0, 'h', '2026-12-01 00:00:00')"
@@ -266,12 +267,15 @@ def test_a_database_from_before_stage_timings_gains_the_column_and_keeps_its_row
     with sessions() as session:
         (old,) = session.scalars(select(Submission)).all()
         assert old.summary()["stages"] == {} and old.summary()["seed"] == 3
+        assert old.summary()["written"] == []
         number = empty_submission(session, "grading")
+        written = [{"answer": "written_context", "points": 2.0, "earned": None}]
         outcome = ServerGrade(
-            True, 7.0, 7.0, [], [], "<html></html>", 2.0, {"grade": 1.5, "feedback": 0.5}
+            True, 7.0, 7.0, [], [], "<html></html>", 2.0, {"grade": 1.5, "feedback": 0.5}, written
         )
         assert store_result(session, number, outcome)
         session.expire_all()
+        assert session.get(Submission, number).summary()["written"] == written
         stages = session.get(Submission, number).summary()["stages"]
         assert list(stages) == ["waiting", "grade", "feedback", "total"], stages
         assert stages["waiting"] == max(0.0, round(stages["total"] - 2.0, 3))

@@ -132,7 +132,7 @@ def test_a_student_submits_and_reads_the_feedback_and_the_instructor_sees_the_cl
             upload(page, served["notebooks"]["alice"])
             assert page.locator("#refreshing").count() == 1
             assert "graded" in page.locator("#notice").inner_text()
-            assert wait_for_grade(page) == "7/7"
+            assert wait_for_grade(page) == "Score: 7/7 + extra credit 2/2"
             assert page.locator("#refreshing").count() == 0
             assert "is graded: its score and feedback" in page.locator("#notice").inner_text()
             for submitted in ("²", "99999", "1" * 40, "9" * 5000):  # not a number, not hers, long
@@ -142,7 +142,7 @@ def test_a_student_submits_and_reads_the_feedback_and_the_instructor_sees_the_cl
             assert "bigram_counts 2/2" in passed, passed
             assert "interpolated_probs (challenge, extra credit) 2/2" in passed, passed
             seed = page.locator("#submissions .seed").first.inner_text()
-            assert re.match(r"hidden cases drawn from seed \d+;", seed), seed
+            assert re.fullmatch(r"hidden cases drawn from seed \d+", seed), seed
         with steps.step("she opens the feedback page, sandboxed"):
             with page.expect_response(re.compile(r"/submissions/\d+/feedback$")) as answer:
                 page.click("#submissions a[href$='/feedback']")
@@ -150,6 +150,9 @@ def test_a_student_submits_and_reads_the_feedback_and_the_instructor_sees_the_cl
             assert policy.startswith("sandbox;") and "allow-scripts" not in policy
             page.locator("#notebook .text_cell_render").first.wait_for()
             assert "def bigram_counts(" in page.locator("body").inner_text()
+            # its header says the score as her page does (nbgrader's said 9 / 7)
+            header = page.locator("#score").inner_text()
+            assert header == f"{CHAPTER} (Score: 7/7 + extra credit 2/2)", header
             assert cookie_readable(page).startswith("error:SecurityError")
         with steps.step("she signs out"):
             page.goto(f"{server.url}/")
@@ -160,7 +163,8 @@ def test_a_student_submits_and_reads_the_feedback_and_the_instructor_sees_the_cl
         with steps.step("the instructor sees the class"):
             sign_in(page, server.url, people["prof"])
             row = page.locator("#class tbody tr").filter(has_text="alice")
-            assert row.locator(f"td[data-chapter='{CHAPTER}'] a").inner_text() == "7/7"
+            score = row.locator(f"td[data-chapter='{CHAPTER}'] a").inner_text()
+            assert score == "Score: 7/7 + extra credit 2/2", score
             sign_out(page)
     steps.passed()
 
@@ -175,7 +179,7 @@ def test_a_feedback_page_opened_through_the_server_runs_no_student_script(served
         with steps.step("mallory uploads her payloads; it is graded"):
             sign_in(page, server.url, people["mallory"])
             upload(page, served["notebooks"]["mallory"])
-            assert wait_for_grade(page) == "7/7"
+            assert wait_for_grade(page) == "Score: 7/7 + extra credit 2/2"
         listener.hits.clear()
         with steps.step("her feedback page through the server: nothing of hers runs"):
             page.click("#submissions a[href$='/feedback']")

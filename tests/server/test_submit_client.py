@@ -86,7 +86,7 @@ def test_submit_py_grades_refuses_and_explains(setup):
         out, err = first.communicate(timeout=900)
         assert first.returncode == 0, err + server.log()
         assert re.search(r"perplexity\s+1/1\s+passed", out), out
-        assert "Score: 7/7" in out, out
+        assert "Score: 7/7 + extra credit 2/2\n" in out, out
         page = kit / "notebooks" / f"{CHAPTER}.feedback.html"
         assert f"feedback: notebooks/{CHAPTER}.feedback.html" in out
         assert '<meta http-equiv="Content-Security-Policy"' in page.read_text()
@@ -176,11 +176,16 @@ def test_the_client_reports_challenges_as_extra_credit_and_the_seed():
             {"exercise": "top_k", "points": 2.0, "earned": 0.0, "passed": False, "extra": False},
             {"exercise": "min_p", "points": 3.0, "earned": 0.0, "passed": False, "extra": True},
         ],
+        "written": [{"answer": "written_top_p", "points": 2.0, "earned": None}],
     }
     lines = kit_submit.report(record).splitlines()
     assert lines[1].endswith("passed") and lines[2].endswith("FAILED")
     assert lines[3].endswith("0/3    challenge, extra credit"), lines[3]
-    assert lines[4] == (
-        "Score: 8/10 + extra credit 0/3 (written answers are graded by your instructor)"
+    assert lines[4].endswith("–/2    written answer, graded by your instructor"), lines[4]
+    assert lines[5] == (
+        "Score: 8/10 + extra credit 0/3; written answers: graded by your instructor "
+        "(2 points, pending)"
     )
-    assert lines[5] == "Hidden cases drawn from seed 1234."
+    assert lines[6] == "Hidden cases drawn from seed 1234."
+    record["written"][0]["earned"] = 1.5  # as the instructor graded it
+    assert "; written answers: 1.5/2, graded by your instructor" in kit_submit.report(record)

@@ -107,12 +107,16 @@ def _load_cell(
     problems: list[dict],
     capture: Capture | None,
 ) -> None:
-    """Run one cell's top-level statements; the last one's value is shown, as a notebook does."""
+    """Run one cell's top-level statements; the last one's value is shown, as a notebook does.
+
+    A problem's line is the cell's own, as the notebook numbers it: IPython's transformer drops the
+    blank lines a cell begins with, and they are counted back in."""
+    blank = source[: len(source) - len(source.lstrip())].count("\n")
     try:
         code = transformer.transform_cell(source)
         tree = ast.parse(code, f"<cell {number}>")
     except SyntaxError as error:
-        problems.append(_problem(number, error.lineno or 0, error, error.msg, capture))
+        problems.append(_problem(number, (error.lineno or 0) + blank, error, error.msg, capture))
         return
     except Exception as error:  # IPython gives up on some cells (e.g. 501 escaped lines)
         problems.append(_problem(number, 0, error, capture=capture))
@@ -127,7 +131,7 @@ def _load_cell(
             module = ast.Module(body=[statement], type_ignores=[])
             exec(compile(module, f"<cell {number}>", "exec"), namespace)
         except BaseException as error:  # a top-level failure is reported, not fatal
-            problems.append(_problem(number, statement.lineno, error, capture=capture))
+            problems.append(_problem(number, statement.lineno + blank, error, capture=capture))
 
 
 def _problem(
