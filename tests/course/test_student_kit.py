@@ -2,19 +2,17 @@
 notebook's visible tests on the reference answers, and holds nothing of the grader's."""
 
 import ast
-import os
 import re
 import shutil
 import subprocess
-import sys
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import REPO, NotebookClient
 from packaging.requirements import Requirement
+from support.kit_env import kit_environment, outside_env
 from support.markers import MARKERS
 from support.simulate import reference_code, submission
 
@@ -29,6 +27,7 @@ pytestmark = pytest.mark.slow
 KERNEL = "proof-lm-kit"
 CONTENTS = {"notebooks", "proof_lm", "data", "pyproject.toml", "requirements.txt", "README.md"}
 CONTENTS |= {"submit.py", "submit.toml"}  # the submission server's client and its settings
+CONTENTS |= {"proof_lm_handin"}  # JupyterLab's Hand In button, which runs submit.py
 CONTENTS |= {"docs"}  # docs/verdicts.md: the measurements the chapters cite
 
 
@@ -38,53 +37,21 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_kit(tmp_path_factory.mktemp("kit") / "student-kit")
 
 
-def outside_env(**extra: str) -> dict[str, str]:
-    """This process's environment without anything that would put the repository on sys.path."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return {**env, "PYTHONNOUSERSITE": "1", **extra}
-
-
-def link_distribution(pin: str, site: Path) -> None:
-    """Install the pinned distribution in `site` by linking its files from this environment."""
-    requirement = Requirement(pin)
-    dist = metadata.distribution(requirement.name)
-    assert requirement.specifier.contains(dist.version), f"{pin}: {dist.version} installed here"
-    for top in {Path(name).parts[0] for name in dist.files or []} - {"..", "__pycache__"}:
-        if not (site / top).exists():
-            (site / top).symlink_to(dist.locate_file(top))
-
-
 @pytest.fixture(scope="module")
 def kit_python(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new venv with only the kit's requirements (linked from here), its proof_lm and its kernel.
-
-    The packages come from this environment's files, so no download; the repository and its
-    editable install are not in it: the kit stands on its own.
-    """
-    env = tmp_path_factory.mktemp("env") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
-    python = env / "bin" / "python"
-    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
-    site = Path(subprocess.check_output([python, "-c", purelib], text=True).strip())
-    for pin in (kit / "requirements.txt").read_text().split():
-        link_distribution(pin, site)
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
-    for command in (
-        [*pip, "--no-build-isolation", "--no-index", "-e", str(kit)],
-        [python, "-m", "ipykernel", "install", "--sys-prefix", "--name", KERNEL],
-    ):
-        subprocess.run(command, check=True, cwd=env, env=outside_env())
-    return python
+    """A new venv with only the kit's requirements (linked from here), the kit and its kernel."""
+    return kit_environment(kit, tmp_path_factory.mktemp("env") / "venv", KERNEL)
 
 
 def grader_texts() -> set[str]:
     """The source of every definition in `autograder`, and the names the check modules define.
 
-    (But the kit's own submission client, which the kit ships as submit.py and which grades nothing.)
+    (But the kit's own submission client, which the kit ships as submit.py, and its Hand In button:
+    they grade nothing.)
     """
     texts = set()
     for path in (REPO / "autograder").rglob("*.py"):
-        if path == kit_module.SUBMIT:
+        if path == kit_module.SUBMIT or path.is_relative_to(kit_module.HAND_IN):
             continue
         source = path.read_text()
         for node in ast.parse(source).body:
@@ -115,6 +82,9 @@ def test_the_kit_holds_what_students_need_and_nothing_of_the_graders(kit: Path):
     for name in files:
         assert not {"autograder", "solutions", "source", "tests"} & set(name.split("/")), name
     assert files["submit.py"] == kit_module.SUBMIT.read_text()  # the server's client, as is
+    for path in kit_module.HAND_IN.rglob("*.*"):  # the Hand In button, as is
+        shipped = files[f"proof_lm_handin/{path.relative_to(kit_module.HAND_IN).as_posix()}"]
+        assert shipped == path.read_text(), path
     cited = {
         path
         for name, text in files.items()
