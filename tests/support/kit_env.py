@@ -1,12 +1,13 @@
 """A fresh environment with only the student kit's requirements and the kit installed as its README says.
 
-The packages are linked from this environment's files (so no download), their data files too
+The packages are linked from this environment's files (so no download), their data files copied
 (JupyterLab's page, the kernel spec, labextensions), and so is the kit's build backend with what
 it needs; then `pip install -e KIT` runs as a student's does (but without fetching the backend), and `python -m ipykernel install` names a kernel of its own. The repository and its editable
 install are not in it: the kit stands on its own.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -25,7 +26,7 @@ def outside_env(**extra: str) -> dict[str, str]:
 
 
 def link_distribution(pin: str, site: Path) -> None:
-    """Install the pinned distribution in `site` (and its data files under the prefix) by linking its files from here."""
+    """Install the pinned distribution in `site` by linking its files from here (its data files under the prefix: copied)."""
     requirement = Requirement(pin)
     dist = metadata.distribution(requirement.name)
     assert requirement.specifier.contains(dist.version), f"{pin}: {dist.version} installed here"
@@ -37,8 +38,8 @@ def link_distribution(pin: str, site: Path) -> None:
         target = Path(os.path.normpath(site / name))
         if name.parts[0] == ".." and target.relative_to(site.parents[2]).parts[0] in DATA:
             target.parent.mkdir(parents=True, exist_ok=True)
-            if not target.exists():
-                target.symlink_to(Path(dist.locate_file(name)).resolve())
+            if not target.exists():  # a copy: Jupyter serves no file linked from elsewhere
+                shutil.copyfile(dist.locate_file(name), target)
 
 
 def build_backend(kit: Path) -> list[str]:
@@ -56,8 +57,11 @@ def build_backend(kit: Path) -> list[str]:
     return sorted(pins.values())
 
 
-def kit_environment(kit: Path, env: Path, kernel: str) -> Path:
-    """A new venv at `env` with the kit's requirements, the kit installed (-e) and a kernel `kernel`; its python."""
+def kit_environment(kit: Path, env: Path, kernel: str | None = None) -> Path:
+    """A new venv at `env` with the kit's requirements and the kit installed (-e); its python.
+
+    `kernel`: a kernel spec of that name for the venv's Python (else only the default `python3`).
+    """
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
     python = env / "bin" / "python"
     purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
@@ -65,9 +69,9 @@ def kit_environment(kit: Path, env: Path, kernel: str) -> Path:
     for pin in (kit / "requirements.txt").read_text().split() + build_backend(kit):
         link_distribution(pin, site)
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
-    for command in (
-        [*pip, "--no-build-isolation", "--no-index", "-e", str(kit)],
-        [python, "-m", "ipykernel", "install", "--sys-prefix", "--name", kernel],
-    ):
+    commands = [[*pip, "--no-build-isolation", "--no-index", "-e", str(kit)]]
+    if kernel is not None:
+        commands.append([python, "-m", "ipykernel", "install", "--sys-prefix", "--name", kernel])
+    for command in commands:
         subprocess.run(command, check=True, cwd=env, env=outside_env())
     return python

@@ -79,7 +79,7 @@
 
   /** A dialog in JupyterLab's style showing a text report; its say/button/finish/show methods. */
   function openDialog(title) {
-    const host = element('div', 'jp-Dialog ' + NAME);
+    const host = element('div', 'jp-Dialog jp-ThemedContainer ' + NAME);
     const content = element('div', 'jp-Dialog-content');
     const body = element('div', 'jp-Dialog-body');
     const report = element('pre', NAME + '-report');
