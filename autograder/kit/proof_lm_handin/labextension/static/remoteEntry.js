@@ -91,6 +91,8 @@
       fontSize: 'var(--jp-code-font-size)'
     });
     const footer = element('div', 'jp-Dialog-footer');
+    const buttons = element('div', 'jp-Dialog-footerButtons'); // as JupyterLab's own dialogs
+    footer.append(buttons);
     body.append(report);
     content.append(element('div', 'jp-Dialog-header', title), body, footer);
     host.append(content);
@@ -111,7 +113,7 @@
           onClick();
         }
       });
-      footer.append(node);
+      buttons.append(node);
       return node;
     };
     const waiting = button('Hide (the hand-in goes on)', false);
