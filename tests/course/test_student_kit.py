@@ -20,6 +20,7 @@ from autograder.course.directory import chapters
 from autograder.judge.notebook import cell_source, read_notebook
 from autograder.kit import build as kit_module
 from autograder.kit.build import build_kit
+from autograder.kit.proof_lm_handin import notebook_file
 from autograder.kit.stages import hold_back
 
 pytestmark = pytest.mark.slow
@@ -122,6 +123,49 @@ def test_the_kit_installs_alone_and_reads_its_own_corpus(kit: Path, kit_python: 
     lab = [kit_python, "-m", "jupyterlab", "--version"]
     version = subprocess.check_output(lab, cwd=tmp_path, env=outside_env(), text=True)
     assert f"jupyterlab=={version.strip()}" in (kit / "requirements.txt").read_text().split()
+
+
+def test_the_kits_install_gives_its_jupyterlab_the_hand_in_button(
+    kit: Path, kit_python: Path, tmp_path
+):
+    """`pip install -e .` alone puts the Hand In button and its endpoint where the kit's Jupyter
+    finds them, and the endpoint runs the kit's own submit.py (the browser test presses it)."""
+    env = outside_env(
+        JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data")
+    )
+    listed = {}
+    for module in ("jupyterlab.labextensions", "jupyter_server.extension.serverextension"):
+        done = subprocess.run(
+            [kit_python, "-m", module, "list"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        listed[module] = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)  # no colours
+    assert re.search(r"proof-lm-hand-in v0\.1\.0 enabled OK", listed["jupyterlab.labextensions"])
+    server = listed["jupyter_server.extension.serverextension"]
+    assert re.search(r"proof_lm_handin enabled\s+- Validating proof_lm_handin\.\.\.", server)
+    assert re.search(r"proof_lm_handin\s+OK", server), server
+    probe = "import proof_lm_handin; print(proof_lm_handin.CLIENT)"
+    client = subprocess.check_output([kit_python, "-c", probe], cwd=tmp_path, env=env, text=True)
+    assert client.strip() == str(kit / "submit.py")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [None, 7, "notes.txt", "missing.ipynb", "../outside.ipynb", "/../outside.ipynb", "sub"],
+)
+def test_the_hand_in_endpoint_takes_only_a_saved_notebook_under_jupyterlabs_folder(tmp_path, path):
+    root = tmp_path / "notebooks"
+    (root / "sub").mkdir(parents=True)
+    (root / "notes.txt").write_text("x")
+    (tmp_path / "outside.ipynb").write_text("{}")
+    with pytest.raises(ValueError, match=r"expected (the path of )?a( saved)? notebook"):
+        notebook_file(root, path)
+    (root / "sub" / "01_bigram_counting.ipynb").write_text("{}")
+    found = notebook_file(root, "sub/01_bigram_counting.ipynb")
+    assert found == (root / "sub" / "01_bigram_counting.ipynb").resolve()
 
 
 def staged_library(kit: Path, chapter: str, folder: Path) -> Path:
