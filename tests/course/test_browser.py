@@ -21,6 +21,7 @@ from support.server import course_with_chapter01, issue_tokens
 from support.simulate import reference_code, replace_function, submission
 
 from autograder.judge.exercises import chapter_exercises
+from autograder.judge.notebook import cell_source
 from autograder.kit import build as kit_build
 from autograder.kit.build import build_kit, submit_config
 from autograder.server.db import Submission, database_url, open_database
@@ -258,6 +259,12 @@ def test_student_moves_the_sampling_explorers_temperature_slider(tmp_path):
     steps.passed()
 
 
+def cells_as_written(notebook: str) -> list[tuple[str, str, dict]]:
+    """Each cell's type, source and nbgrader metadata (what grading reads of a notebook)."""
+    cells = json.loads(notebook)["cells"]
+    return [(c["cell_type"], cell_source(c).strip(), c["metadata"].get("nbgrader")) for c in cells]
+
+
 def stored_notebook(course: Path, submission_id: int) -> str:
     """The notebook the submission server received as submission `submission_id`, from its database."""
     session = open_database(database_url(course))
@@ -290,6 +297,7 @@ def test_student_hands_in_from_jupyterlab_the_notebook_as_the_page_holds_it(
         code["perplexity_code"], "perplexity", "return float(np.mean(-np.log(token_probs)))"
     )
     submission(released, notebook, {**code, "perplexity_code": wrong})  # saved: perplexity wrong
+    before = cells_as_written(notebook.read_text())
     with serving(root) as server:
         (kit / "submit.toml").write_text(
             submit_config(server.url).replace('token = ""', f'token = "{token}"')
@@ -316,7 +324,9 @@ def test_student_hands_in_from_jupyterlab_the_notebook_as_the_page_holds_it(
                 page.locator(".proof-lm-hand-in").wait_for(state="detached")
             with steps.step("the dialog comes back with each exercise's points"):
                 report = page.locator(".proof-lm-hand-in-report")
-                report.filter(has_text=re.compile(r"Score: |error")).wait_for(timeout=120_000)
+                report.filter(has_text=re.compile(r"Score: |error|Not handed in")).wait_for(
+                    timeout=120_000
+                )
                 text = report.inner_text()
                 assert re.search(r"perplexity\s+1/1\s+passed", text), text
                 assert "Score: 7/7" in text and "FLAG" not in text, text
@@ -324,7 +334,10 @@ def test_student_hands_in_from_jupyterlab_the_notebook_as_the_page_holds_it(
                 assert "# fixed in the page" in notebook.read_text()  # saved before it went
                 found = re.search(r"as submission (\d+)", text)
                 assert found, text
-                assert "# fixed in the page" in stored_notebook(root, int(found.group(1)))
+                stored = cells_as_written(stored_notebook(root, int(found.group(1))))
+                changed = [i for i, cell in enumerate(before) if stored[i] != cell]
+                assert len(stored) == len(before) and len(changed) == 1, changed  # nothing added
+                assert stored[changed[0]][1] == fixed.strip()  # the perplexity cell, as typed
                 record = api(server, f"/api/submissions/{found.group(1)}", token)
                 assert record["status"] == "graded" and record["flags"] == [], record
             with steps.step("open the feedback page in JupyterLab"):
