@@ -8,7 +8,9 @@ library `proof_lm/` with a pyproject of its own (holding back what answers an ex
 requirements a student needs, a README (set-up in two commands, how to hand in), the page of
 measurements the chapters cite (`docs/verdicts.md`: their verdicts over seeds) and the client
 that hands a notebook in to the course's submission server (`submit.py`, standard library only, with
-its `submit.toml`: the server's address, when given, and a place for the student's token). It holds no
+its `submit.toml`: the server's address, when given, and a place for the student's token), and beside
+it JupyterLab's Hand In button (`proof_lm_handin/`: it saves the open notebook and runs `submit.py`
+on it), which the kit's pyproject installs with the library. It holds no
 source notebook, no hidden test and nothing of `autograder`: the released notebooks' visible tests
 need only `proof_lm`, NumPy and PyTorch, so students grade nothing themselves with the kit.
 """
@@ -33,6 +35,8 @@ from autograder.paths import REPO
 TOOLS = ("jupyterlab", "ipykernel")
 README = Path(__file__).resolve().parent / "student_readme.md"
 SUBMIT = Path(__file__).resolve().parent / "client.py"  # shipped as the kit's submit.py
+HAND_IN = Path(__file__).resolve().parent / "proof_lm_handin"  # shipped as is, beside submit.py
+SERVER_CONFIG = "etc/jupyter/jupyter_server_config.d/proof_lm_handin.json"  # enables its endpoint
 UNWANTED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 
 
@@ -62,10 +66,7 @@ def student_requirements() -> list[str]:
     only Windows or macOS needs is left to pip there, unpinned). Versions are the repository's requirements.txt pins; a package it leaves out (pip freeze omits
     setuptools, which PyTorch needs) is pinned at the version installed in this environment.
     """
-    pins = {}
-    for line in (REPO / "requirements.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            pins[canonicalize_name(Requirement(line).name)] = line.strip()
+    pins = _pins()
     wanted = [Requirement(spec) for spec in library_dependencies()]
     wanted += [Requirement(tool) for tool in TOOLS]
     needed: dict[str, set[str]] = {}  # name: the extras asked of it
@@ -91,17 +92,40 @@ def student_requirements() -> list[str]:
     return [pins.get(name) or f"{name}=={metadata.version(name)}" for name in sorted(needed)]
 
 
+def _pins() -> dict[str, str]:
+    """The repository's requirements.txt: canonical name -> its pin."""
+    pins = {}
+    for line in (REPO / "requirements.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            pins[canonicalize_name(Requirement(line).name)] = line.strip()
+    return pins
+
+
 def _pyproject() -> str:
-    """A pyproject.toml that installs `proof_lm` alone, with the repository's name and its dependencies."""
+    """A pyproject.toml that installs `proof_lm` and the Hand In button, with the library's dependencies.
+
+    The build backend is hatchling because its editable install (`pip install -e .`) also puts the
+    button's files where Jupyter finds them (setuptools' leaves data files out), so the kit's one
+    install command sets up the library, JupyterLab and the button alike.
+    """
     project = _project()
     dependencies = "".join(f'    "{spec}",\n' for spec in library_dependencies())
+    shared = {
+        "proof_lm_handin/labextension": "share/jupyter/labextensions/proof-lm-hand-in",
+        "proof_lm_handin/proof_lm_handin.json": SERVER_CONFIG,
+    }
     return (
-        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        f'[build-system]\nrequires = ["{_pins()["hatchling"]}"]\n'
+        'build-backend = "hatchling.build"\n\n'
         f'[project]\nname = "{project["name"]}"\nversion = "{project["version"]}"\n'
         f'description = "{project["description"]}"\n'
         f'requires-python = "{project["requires-python"]}"\n'
         f"dependencies = [\n{dependencies}]\n\n"
-        '[tool.setuptools]\npackages = ["proof_lm"]\n'
+        '[tool.hatch.build.targets.wheel]\npackages = ["proof_lm", "proof_lm_handin"]\n'
+        # editable: the kit's folder on the path (so no `editables` package to fetch for the build)
+        'dev-mode-dirs = ["."]\n\n'
+        "[tool.hatch.build.targets.wheel.shared-data]\n"
+        + "".join(f'"{source}" = "{target}"\n' for source, target in shared.items())
     )
 
 
@@ -143,6 +167,7 @@ def build_kit(
     readme = README.read_text().replace("{NOTEBOOKS}", str(count))
     (target / "README.md").write_text(readme.replace("{ANSWERS}", stage_table(stage, held)))
     shutil.copyfile(SUBMIT, target / "submit.py")
+    shutil.copytree(HAND_IN, target / "proof_lm_handin", ignore=UNWANTED)
     (target / "submit.toml").write_text(config)
     shutil.make_archive(str(target), "zip", root_dir=target.parent, base_dir=target.name)
     return target

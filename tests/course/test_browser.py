@@ -15,9 +15,16 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 from support.browser import Lab, Steps, browser_page, chromium
+from support.kit_env import kit_environment
+from support.served_course import api, serving
+from support.server import course_with_chapter01, issue_tokens
 from support.simulate import reference_code, replace_function, submission
 
 from autograder.judge.exercises import chapter_exercises
+from autograder.judge.notebook import cell_source
+from autograder.kit import build as kit_build
+from autograder.kit.build import build_kit, submit_config
+from autograder.server.db import Submission, database_url, open_database
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHAPTER_01 = "01_bigram_counting"
@@ -249,4 +256,92 @@ def test_student_moves_the_sampling_explorers_temperature_slider(tmp_path):
             after = explorer_drawings(explorer)
             assert len(after) == 1, f"{len(after)} drawings under the explorer, expected one"
             assert after[0] != before[0], "the drawing did not change"
+    steps.passed()
+
+
+def cells_as_written(notebook: str) -> list[tuple[str, str, dict]]:
+    """Each cell's type, source and nbgrader metadata (what grading reads of a notebook)."""
+    cells = json.loads(notebook)["cells"]
+    return [(c["cell_type"], cell_source(c).strip(), c["metadata"].get("nbgrader")) for c in cells]
+
+
+def stored_notebook(course: Path, submission_id: int) -> str:
+    """The notebook the submission server received as submission `submission_id`, from its database."""
+    session = open_database(database_url(course))
+    with session() as db:
+        return db.get(Submission, submission_id).notebook.decode()
+
+
+def test_student_hands_in_from_jupyterlab_the_notebook_as_the_page_holds_it(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    """In the kit's own JupyterLab (installed as its README says), a student fixes an exercise
+    without saving and presses Hand In: the notebook is saved first, the server grades the edited
+    version with no flag, and the page shows the points of each exercise and opens the feedback.
+
+    The kit holds chapter 01 alone, the notebook the course released (nbgrader's release of the
+    other eight would double the test's time and change nothing of the hand-in)."""
+    executable = chromium()
+    steps = Steps("student_hands_in_from_jupyterlab")
+    root = tmp_path / "course"
+    released = course_with_chapter01(root)
+    token = issue_tokens(root, "ada")["ada"]
+    only_chapter_01 = lambda target: [shutil.copytree(released.parent, target)]  # noqa: E731
+    monkeypatch.setattr(kit_build, "student_notebooks", only_chapter_01)
+    kit = build_kit(tmp_path / "kit")
+    python = kit_environment(kit, tmp_path / "venv")
+    notebook = kit / "notebooks" / f"{CHAPTER_01}.ipynb"
+    code = reference_code(CHAPTER_01)
+    fixed = "# fixed in the page\n" + code["perplexity_code"]
+    wrong = replace_function(
+        code["perplexity_code"], "perplexity", "return float(np.mean(-np.log(token_probs)))"
+    )
+    submission(released, notebook, {**code, "perplexity_code": wrong})  # saved: perplexity wrong
+    before = cells_as_written(notebook.read_text())
+    with serving(root) as server:
+        (kit / "submit.toml").write_text(
+            submit_config(server.url).replace('token = ""', f'token = "{token}"')
+        )
+        with (
+            Lab(notebook.parent, env={"PYTHONPATH": ""}, python=python) as lab,
+            browser_page(executable) as page,
+        ):
+            steps.page, steps.lab = page, lab
+            with steps.step("open chapter 01 in the kit's JupyterLab"):
+                page.goto(lab.url(f"lab/tree/{notebook.name}"))  # its kernel is not needed
+                page.locator(".jp-Notebook .jp-Cell").first.wait_for()
+            with steps.step("fix perplexity in the page, without saving"):
+                cell = page.locator(".jp-Notebook .jp-CodeCell").filter(has_text="def perplexity(")
+                type_into_cell(page, cell, fixed)
+                assert "# fixed in the page" not in notebook.read_text()
+            with steps.step("File holds Hand In too"):
+                page.locator(".lm-MenuBar-itemLabel", has_text="File").click()
+                page.get_by_role("menuitem", name="Hand In", exact=True).wait_for()
+                page.keyboard.press("Escape")
+            with steps.step("press Hand In and hide the dialog while the grade comes"):
+                page.locator('.jp-NotebookPanel-toolbar [data-command="proof-lm:hand-in"]').click()
+                page.get_by_role("button", name="Hide (the hand-in goes on)").click()
+                page.locator(".proof-lm-hand-in").wait_for(state="detached")
+            with steps.step("the dialog comes back with each exercise's points"):
+                report = page.locator(".proof-lm-hand-in-report")
+                report.filter(has_text=re.compile(r"Score: |error|Not handed in")).wait_for(
+                    timeout=120_000
+                )
+                text = report.inner_text()
+                assert re.search(r"perplexity\s+1/1\s+passed", text), text
+                assert "Score: 7/7" in text and "FLAG" not in text, text
+            with steps.step("the server graded the notebook as the page held it, with no flag"):
+                assert "# fixed in the page" in notebook.read_text()  # saved before it went
+                found = re.search(r"as submission (\d+)", text)
+                assert found, text
+                stored = cells_as_written(stored_notebook(root, int(found.group(1))))
+                changed = [i for i, cell in enumerate(before) if stored[i] != cell]
+                assert len(stored) == len(before) and len(changed) == 1, changed  # nothing added
+                assert stored[changed[0]][1] == fixed.strip()  # the perplexity cell, as typed
+                record = api(server, f"/api/submissions/{found.group(1)}", token)
+                assert record["status"] == "graded" and record["flags"] == [], record
+            with steps.step("open the feedback page in JupyterLab"):
+                page.get_by_role("button", name="Open the feedback page").click()
+                viewer = page.frame_locator(".jp-HTMLViewer iframe")
+                viewer.locator("body").filter(has_text="perplexity").wait_for()
     steps.passed()

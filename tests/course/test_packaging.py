@@ -3,7 +3,7 @@
 `pip wheel` builds the project's wheel; it is unpacked into a temporary folder and a fresh
 interpreter imports every module of `proof_lm` and `autograder` from there (and from nowhere else:
 each module's file must lie in the unpacked wheel, not in the repository the editable install
-points at). Every module of the repository must be in the wheel, and the student kit's README too.
+points at). Every module of the repository must be in the wheel, and the student kit's README and Hand In button too.
 """
 
 import json
@@ -79,6 +79,12 @@ def test_a_wheel_holds_and_imports_every_module(tmp_path):
         members = set(archive.namelist())
     assert "autograder/kit/student_readme.md" in members
     assert "autograder/sandbox/guest/torch_refused.json" in members  # the attention guard's table
+    button = {
+        p.relative_to(REPO).as_posix()
+        for p in (REPO / "autograder/kit/proof_lm_handin").rglob("*.*")
+        if "__pycache__" not in p.parts
+    }
+    assert len(button) == 5 and button <= members, button - members  # the kit's Hand In button
     templates = {
         p.relative_to(REPO).as_posix() for p in (REPO / "autograder/server/templates").iterdir()
     }

@@ -2,19 +2,17 @@
 notebook's visible tests on the reference answers, and holds nothing of the grader's."""
 
 import ast
-import os
 import re
 import shutil
 import subprocess
-import sys
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import REPO, NotebookClient
 from packaging.requirements import Requirement
+from support.kit_env import kit_environment, outside_env
 from support.markers import MARKERS
 from support.simulate import reference_code, submission
 
@@ -22,6 +20,7 @@ from autograder.course.directory import chapters
 from autograder.judge.notebook import cell_source, read_notebook
 from autograder.kit import build as kit_module
 from autograder.kit.build import build_kit
+from autograder.kit.proof_lm_handin import notebook_file
 from autograder.kit.stages import hold_back
 
 pytestmark = pytest.mark.slow
@@ -29,6 +28,7 @@ pytestmark = pytest.mark.slow
 KERNEL = "proof-lm-kit"
 CONTENTS = {"notebooks", "proof_lm", "data", "pyproject.toml", "requirements.txt", "README.md"}
 CONTENTS |= {"submit.py", "submit.toml"}  # the submission server's client and its settings
+CONTENTS |= {"proof_lm_handin"}  # JupyterLab's Hand In button, which runs submit.py
 CONTENTS |= {"docs"}  # docs/verdicts.md: the measurements the chapters cite
 
 
@@ -38,53 +38,21 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_kit(tmp_path_factory.mktemp("kit") / "student-kit")
 
 
-def outside_env(**extra: str) -> dict[str, str]:
-    """This process's environment without anything that would put the repository on sys.path."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return {**env, "PYTHONNOUSERSITE": "1", **extra}
-
-
-def link_distribution(pin: str, site: Path) -> None:
-    """Install the pinned distribution in `site` by linking its files from this environment."""
-    requirement = Requirement(pin)
-    dist = metadata.distribution(requirement.name)
-    assert requirement.specifier.contains(dist.version), f"{pin}: {dist.version} installed here"
-    for top in {Path(name).parts[0] for name in dist.files or []} - {"..", "__pycache__"}:
-        if not (site / top).exists():
-            (site / top).symlink_to(dist.locate_file(top))
-
-
 @pytest.fixture(scope="module")
 def kit_python(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new venv with only the kit's requirements (linked from here), its proof_lm and its kernel.
-
-    The packages come from this environment's files, so no download; the repository and its
-    editable install are not in it: the kit stands on its own.
-    """
-    env = tmp_path_factory.mktemp("env") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
-    python = env / "bin" / "python"
-    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
-    site = Path(subprocess.check_output([python, "-c", purelib], text=True).strip())
-    for pin in (kit / "requirements.txt").read_text().split():
-        link_distribution(pin, site)
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
-    for command in (
-        [*pip, "--no-build-isolation", "--no-index", "-e", str(kit)],
-        [python, "-m", "ipykernel", "install", "--sys-prefix", "--name", KERNEL],
-    ):
-        subprocess.run(command, check=True, cwd=env, env=outside_env())
-    return python
+    """A new venv with only the kit's requirements (linked from here), the kit and its kernel."""
+    return kit_environment(kit, tmp_path_factory.mktemp("env") / "venv", KERNEL)
 
 
 def grader_texts() -> set[str]:
     """The source of every definition in `autograder`, and the names the check modules define.
 
-    (But the kit's own submission client, which the kit ships as submit.py and which grades nothing.)
+    (But the kit's own submission client, which the kit ships as submit.py, and its Hand In button:
+    they grade nothing.)
     """
     texts = set()
     for path in (REPO / "autograder").rglob("*.py"):
-        if path == kit_module.SUBMIT:
+        if path == kit_module.SUBMIT or path.is_relative_to(kit_module.HAND_IN):
             continue
         source = path.read_text()
         for node in ast.parse(source).body:
@@ -115,6 +83,9 @@ def test_the_kit_holds_what_students_need_and_nothing_of_the_graders(kit: Path):
     for name in files:
         assert not {"autograder", "solutions", "source", "tests"} & set(name.split("/")), name
     assert files["submit.py"] == kit_module.SUBMIT.read_text()  # the server's client, as is
+    for path in kit_module.HAND_IN.rglob("*.*"):  # the Hand In button, as is
+        shipped = files[f"proof_lm_handin/{path.relative_to(kit_module.HAND_IN).as_posix()}"]
+        assert shipped == path.read_text(), path
     cited = {
         path
         for name, text in files.items()
@@ -152,6 +123,49 @@ def test_the_kit_installs_alone_and_reads_its_own_corpus(kit: Path, kit_python: 
     lab = [kit_python, "-m", "jupyterlab", "--version"]
     version = subprocess.check_output(lab, cwd=tmp_path, env=outside_env(), text=True)
     assert f"jupyterlab=={version.strip()}" in (kit / "requirements.txt").read_text().split()
+
+
+def test_the_kits_install_gives_its_jupyterlab_the_hand_in_button(
+    kit: Path, kit_python: Path, tmp_path
+):
+    """`pip install -e .` alone puts the Hand In button and its endpoint where the kit's Jupyter
+    finds them, and the endpoint runs the kit's own submit.py (the browser test presses it)."""
+    env = outside_env(
+        JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data")
+    )
+    listed = {}
+    for module in ("jupyterlab.labextensions", "jupyter_server.extension.serverextension"):
+        done = subprocess.run(
+            [kit_python, "-m", module, "list"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        listed[module] = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)  # no colours
+    assert re.search(r"proof-lm-hand-in v0\.1\.0 enabled OK", listed["jupyterlab.labextensions"])
+    server = listed["jupyter_server.extension.serverextension"]
+    assert re.search(r"proof_lm_handin enabled\s+- Validating proof_lm_handin\.\.\.", server)
+    assert re.search(r"proof_lm_handin\s+OK", server), server
+    probe = "import proof_lm_handin; print(proof_lm_handin.CLIENT)"
+    client = subprocess.check_output([kit_python, "-c", probe], cwd=tmp_path, env=env, text=True)
+    assert client.strip() == str(kit / "submit.py")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [None, 7, "notes.txt", "missing.ipynb", "../outside.ipynb", "/../outside.ipynb", "sub"],
+)
+def test_the_hand_in_endpoint_takes_only_a_saved_notebook_under_jupyterlabs_folder(tmp_path, path):
+    root = tmp_path / "notebooks"
+    (root / "sub").mkdir(parents=True)
+    (root / "notes.txt").write_text("x")
+    (tmp_path / "outside.ipynb").write_text("{}")
+    with pytest.raises(ValueError, match=r"expected (the path of )?a( saved)? notebook"):
+        notebook_file(root, path)
+    (root / "sub" / "01_bigram_counting.ipynb").write_text("{}")
+    found = notebook_file(root, "sub/01_bigram_counting.ipynb")
+    assert found == (root / "sub" / "01_bigram_counting.ipynb").resolve()
 
 
 def staged_library(kit: Path, chapter: str, folder: Path) -> Path:

@@ -73,9 +73,14 @@ def free_port() -> int:
 
 
 class Lab:
-    """A `jupyter lab` server started in `root` on a free loopback port with a random token."""
+    """A `jupyter lab` server started in `root` on a free loopback port with a random token.
 
-    def __init__(self, root: Path, env: dict[str, str] | None = None):
+    `python`: the environment's interpreter that runs it (this one by default, a student kit's in
+    its own tests).
+    """
+
+    def __init__(self, root: Path, env: dict[str, str] | None = None, python: Path | None = None):
+        self.python = python or BIN / "python"
         self.root, self.port, self.token = root, free_port(), secrets.token_hex(16)
         self.home = Path(tempfile.mkdtemp(prefix="proof-lm-lab-"))
         self.extra_env = env or {}
@@ -100,7 +105,7 @@ class Lab:
         # start-up scripts): only this environment's, which `make venv` configures.
         env = dict(
             os.environ,
-            PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            PATH=f"{self.python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
             JUPYTER_CONFIG_DIR=str(self.home / "config"),
             JUPYTER_DATA_DIR=str(self.home / "data"),
             JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
@@ -108,8 +113,9 @@ class Lab:
             **self.extra_env,
         )
         args = [
-            str(BIN / "jupyter"),
-            "lab",
+            str(self.python),
+            "-m",
+            "jupyterlab",
             "--no-browser",
             f"--port={self.port}",
             "--ServerApp.ip=127.0.0.1",
