@@ -20,6 +20,7 @@ from autograder.course.page_policy import add_policy
 from autograder.course.record import record
 from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.judge.exercises import chapter_exercises
+from autograder.judge.report import as_json
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class ServerGrade:
     feedback: str | None = None  # the feedback page (HTML, with its CSP)
     seconds: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)  # seconds: scan, grade, record, feedback
+    reports: list[dict] | None = None  # the trusted reports as data (`judge.report.as_json`)
 
 
 def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
@@ -102,4 +104,5 @@ def grade_with_feedback(
         made["page"],
         graded.seconds,
         graded.stages,
+        [as_json(report) for report in graded.reports],
     )
