@@ -23,7 +23,12 @@ from autograder.judge.exercises import chapter_exercises
 from support.simulate import reference_code, submission
 
 BUILTINS = set(dir(builtins))
-MARKUP = "# <script>document.title='ran'</script><img src=x onerror=\"document.title='ran'\">\n"
+# markup a student's text carries into the report: if any of it ran, the page's title would change
+MARKUP = "# <script>document.title='PWNED'</script><img src=x onerror=\"document.title='PWNED'\">\n"
+RAISES = (  # what the tamperer's last exercise raises: the report quotes it in a hint
+    "def {name}(*args, **kwargs):\n"
+    '    raise ValueError("<img src=x onerror=\\"document.title=\'PWNED\'\\">")\n'
+)
 BUG, TAMPERED = "wrong_no_end.py", "wrong_float_counts.py"  # chapter 01's first exercise
 TAMPER = "import numpy as np\nnp.allclose = np.isclose = np.array_equal = lambda *a, **k: True\n"
 
@@ -42,18 +47,15 @@ def honest_code(chapter: str, index: int) -> dict[str, str]:
 
 
 def _renamed(code: str, rng: random.Random) -> str:
-    """`code` with every name it binds itself (functions and modules aside) renamed."""
+    """`code` with every local name it assigns renamed (the parameters stay: callers name them)."""
     tree = ast.parse(code)
     bound = {
-        node.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-    } | {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)}
-    bound -= BUILTINS | set(keyword.kwlist) | {"EXPECT"}
-    names = {
-        name: f"{name}_{rng.choice(['v', 'tmp', 'my', 'x'])}{i}"
-        for i, name in enumerate(sorted(bound))
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
+    bound -= BUILTINS | set(keyword.kwlist) | {"EXPECT"}
+    bound -= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    suffixes = ["v", "tmp", "my", "x"]
+    names = {name: f"{name}_{rng.choice(suffixes)}{i}" for i, name in enumerate(sorted(bound))}
     out = []
     for token in tokenize.generate_tokens(io.StringIO(code).readline):
         if token.type == tokenize.NAME and token.string in names:
@@ -70,9 +72,10 @@ def _swapped(code: str) -> str:
         for first, second in itertools.pairwise(body):
             if not (isinstance(first, ast.Assign) and isinstance(second, ast.Assign)):
                 continue
-            written = {n.id for t in first.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            read = {n.id for n in ast.walk(second.value) if isinstance(n, ast.Name)}
-            if written & read:
+            names = [
+                {n.id for n in ast.walk(s) if isinstance(n, ast.Name)} for s in (first, second)
+            ]
+            if names[0] & names[1]:  # one reads or writes what the other writes
                 continue
             a = lines[first.lineno - 1 : first.end_lineno]
             b = lines[second.lineno - 1 : second.end_lineno]
@@ -119,6 +122,8 @@ def build_class(released: Path, folder: Path, chapter: str, seed: int = 0) -> di
             if len(correct_implementations(e.name)) > index
         }
         code[f"{first}_code"] = patch + (IMPLEMENTATIONS / first / wrong).read_text()
+        if patch:
+            code[f"{exercises[-1].name}_code"] = RAISES.format(name=exercises[-1].name)
         submission(released, folder / student / f"{chapter}.ipynb", code)
         kinds[student] = f"{'tamper, ' if patch else ''}bug {wrong} in {first}"
     return kinds
