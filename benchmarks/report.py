@@ -6,7 +6,9 @@ No grading here (300 x 9 notebooks would take hours on 2 cores): the similarity 
 students' solution cells, and the page reads the kept reports, so both are built directly.
 (1) Similarity, per chapter: every student's solution cells drawn from the catalogue
 (tests/implementations: each exercise's files, names renamed per student as a copier would),
-two students copying each other; printed for growing class sizes (pairs grow as n(n-1)/2).
+for growing class sizes (pairs grow as n(n-1)/2). The catalogue's files are small variants of
+one another, so many pairs are listed: this measures time and memory, not what is flagged (the
+test of the report does, tests/course/test_class_report.py).
 (2) The worst a student can do to it: every student's code at the cap (`similarity.MAX_CHARS`
 characters of distinct code per chapter).
 (3) The page and the CSV for the whole class from kept reports with random failures.
@@ -60,7 +62,7 @@ def released(chapter: str) -> dict:
 
 
 def catalogue_class(chapter: str, students: int, rng: random.Random) -> dict[str, dict]:
-    """Each student's notebook: for each exercise a catalogue file, names renamed; student 1 copies 0."""
+    """Each student's notebook: for each exercise a catalogue file, its names renamed."""
     notebooks = {}
     for number in range(students):
         cells = {}
@@ -69,10 +71,6 @@ def catalogue_class(chapter: str, students: int, rng: random.Random) -> dict[str
             if files:
                 cells[f"{exercise.name}_code"] = copied(rng.choice(files).read_text(), rng)
         notebooks[f"s{number:03d}"] = notebook(cells)
-    original = {
-        c["metadata"]["nbgrader"]["grade_id"]: c["source"] for c in notebooks["s000"]["cells"]
-    }
-    notebooks["s001"] = notebook({g: copied(s, rng) for g, s in original.items()})
     return notebooks
 
 
@@ -98,7 +96,7 @@ def similarity(chapter_list: list[str], sizes: list[int], seed: int) -> None:
     """Time the similarity pass per chapter for growing classes, then at the cap."""
     rng = random.Random(seed)
     for students in sizes:
-        total, found = 0.0, 0
+        total, listed = 0.0, 0
         for chapter in chapter_list:
             notebooks = catalogue_class(chapter, students, rng)
             start = time.perf_counter()
@@ -106,15 +104,11 @@ def similarity(chapter_list: list[str], sizes: list[int], seed: int) -> None:
                 chapter, released(chapter), notebooks, [e.name for e in chapter_exercises(chapter)]
             )
             total += time.perf_counter() - start
-            found += sum(
-                {p.first, p.second} == {"s000", "s001"} and p.part == "all solution cells"
-                for p in pairs
-            )
+            listed += len(pairs)
         print(
             f"similarity, {students} students x {len(chapter_list)} chapters (catalogue code): "
             f"{total:.1f} s ({total / len(chapter_list):.2f} s a chapter, "
-            f"{students * (students - 1) // 2} pairs a chapter); the copying pair found in "
-            f"{found} of {len(chapter_list)} chapters; peak {peak_mb():.0f} MB"
+            f"{students * (students - 1) // 2} pairs a chapter, {listed} listed); peak {peak_mb():.0f} MB"
         )
     students = sizes[-1]
     chapter = chapter_list[0]

@@ -29,7 +29,8 @@ WINDOW = 4  # winnowing window (copydetect's default)
 THRESHOLD = 0.8  # a pair this similar (each one's code found in the other) is listed
 MIN_TOKENS = 200  # an exercise's code shorter than this (normalised characters) tells nothing:
 # measured on chapter 01's catalogue, two honest 180-character solutions reached 0.76
-MAX_CHARS = 40_000  # a student's code per chapter beyond this is not compared (a note says so)
+MAX_CHARS = 20_000  # a student's code per chapter beyond this is not compared (2.5 times the
+# longest reference solution of a chapter, 08_gpt's 7,700 characters)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ def similar_pairs(
 
     prints = {}
     for student, code in sorted(codes.items()):
+        if len(code) < min_tokens:  # normalising only shortens code: too short, left unread
+            continue
         fingerprint = _fingerprint(code[:MAX_CHARS], given)
         if fingerprint.token_coverage >= max(min_tokens, 1):
             prints[student] = fingerprint
