@@ -40,8 +40,8 @@ STYLE = (
 COLUMNS = [
     "chapter",
     "exercise",
-    "check",
     "diagnosis",
+    "checks",
     "students",
     "share",
     "first_submission",
@@ -126,7 +126,13 @@ def _chapter(chapter: str, scores: list[int], stats: list[ExerciseStats], rows: 
         )
     )
     server = any(row.first is not None for row in rows)
-    header = ["exercise", "check", "diagnosis", "students", "share of the class"]
+    header = [
+        "exercise",
+        "diagnosis",
+        "checks that failed with it",
+        "students",
+        "share of the class",
+    ]
     header += ["first &rarr; latest submission on the server"] if server else []
     parts.append("<h3>What stopped students</h3>")
     parts.append(
@@ -135,8 +141,8 @@ def _chapter(chapter: str, scores: list[int], stats: list[ExerciseStats], rows: 
             (
                 [
                     _cell(r.exercise),
-                    _cell(r.check),
                     _cell(r.diagnosis),
+                    _cell(r.checks),
                     _cell(r.students, True),
                     _cell(f"{r.share:.0%}", True),
                     *([f"<td class='n'>{_change(r)}</td>"] if server else []),
@@ -186,9 +192,9 @@ def _student(number: int, student: str, theirs: list[Kept]) -> str:
         earned = sum(r.earned for r in one.reports or [] if not r.extra)
         possible = sum(e.points for e in chapter_exercises(one.chapter) if not e.extra)
         stopped = [
-            f"{exercise.name}: {check}: {diagnosis}"
+            f"{exercise.name}: {diagnosis}"
             for exercise in chapter_exercises(one.chapter)
-            for check, diagnosis in sorted(diagnoses(one, exercise.name))
+            for diagnosis in sorted(diagnoses(one, exercise.name))
         ]
         rows.append(
             [

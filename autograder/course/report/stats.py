@@ -3,8 +3,9 @@
 The input is what every grading keeps: for each graded submission, the trusted grader's reports
 as data (`judge.report.as_json`), in the course (`COURSE/verdicts/<student>/<chapter>.json`,
 written by `record.keep_verdicts`) or in the server's database (`Submission.reports`). A
-diagnosis is what stopped a student on an exercise: a failed check with its hint (the hint names
-the likely mistake), a note (a timeout, a crash, code that did not load), a flag, or no report at
+diagnosis is what stopped a student on an exercise: the hint of a failed check (it names the
+likely mistake; one mistake usually fails several checks with the same hint, and the checks are
+listed beside it), a note (a timeout, a crash, code that did not load), a flag, or no report at
 all (a file that is not a readable notebook). Every count is of students, each counted once per
 diagnosis.
 """
@@ -20,7 +21,8 @@ from autograder.judge.exercises import EXERCISES, chapter_exercises
 from autograder.judge.report import from_json
 from autograder.judge.verdicts import ExerciseReport
 
-NO_REPORT = ("(no report)", "the notebook could not be read, or the exercise was not graded")
+NO_REPORT = "no report: the notebook could not be read, or the exercise was not graded"
+CHECKS_SHOWN = 5  # check names listed beside a diagnosis at most (the rest counted)
 HINT_LIMIT = 300  # characters of a hint kept (a hint may quote what the student's code raised)
 
 
@@ -44,8 +46,8 @@ class Row:
 
     chapter: str
     exercise: str
-    check: str
     diagnosis: str
+    checks: str  # the checks that failed with it, "; "-separated
     students: int  # stopped by it (in the course's grading, or the server's latest submissions)
     share: float  # of the students graded on the chapter
     first: int | None = (
@@ -58,8 +60,8 @@ class Row:
         return {
             "chapter": self.chapter,
             "exercise": self.exercise,
-            "check": self.check,
             "diagnosis": self.diagnosis,
+            "checks": self.checks,
             "students": self.students,
             "share": round(self.share, 4),
             "first_submission": self.first,
@@ -87,32 +89,47 @@ def course_kept(root: Path) -> list[Kept]:
     return [kept_from_data(json.loads(path.read_text())) for path in paths]
 
 
-def diagnoses(kept: Kept, exercise: str) -> set[tuple[str, str]]:
-    """What stopped the student on `exercise`: (check, diagnosis) pairs; empty when it earned its points."""
+def diagnoses(kept: Kept, exercise: str) -> dict[str, set[str]]:
+    """What stopped the student on `exercise`: diagnosis -> the checks that failed with it; empty
+    when it earned its points."""
     report = kept.report(exercise)
     if report is None:
-        return {NO_REPORT}
+        return {NO_REPORT: set()}
     if report.earned:
-        return set()
-    found = {(r.name, printable(r.hint, HINT_LIMIT)) for r in report.results if not r.passed}
-    found |= {("(note)", printable(note, HINT_LIMIT)) for note in report.notes}
-    found |= {("(flag)", str(flag)) for flag in report.flags}
-    return found or {("(no checks)", "no check ran")}
+        return {}
+    found: dict[str, set[str]] = defaultdict(set)
+    for result in report.results:
+        if not result.passed:
+            found[printable(result.hint, HINT_LIMIT)].add(printable(result.name, HINT_LIMIT))
+    for said in [*report.notes, *(f"flagged: {flag}" for flag in report.flags)]:
+        found.setdefault(printable(said, HINT_LIMIT), set())
+    return dict(found) or {"no check ran": set()}
 
 
-def _counts(kept: list[Kept]) -> dict[tuple[str, str, str, str], int]:
-    counts: dict[tuple[str, str, str, str], int] = defaultdict(int)
+Key = tuple[str, str, str]  # chapter, exercise, diagnosis
+
+
+def _counts(kept: list[Kept]) -> tuple[dict[Key, int], dict[Key, set[str]]]:
+    """Students stopped by each diagnosis, and the checks that failed with it."""
+    counts: dict[Key, int] = defaultdict(int)
+    checks: dict[Key, set[str]] = defaultdict(set)
     for one in kept:
         for exercise in chapter_exercises(one.chapter):
-            for check, diagnosis in diagnoses(one, exercise.name):
-                counts[(one.chapter, exercise.name, check, diagnosis)] += 1
-    return counts
+            for diagnosis, names in diagnoses(one, exercise.name).items():
+                counts[(one.chapter, exercise.name, diagnosis)] += 1
+                checks[(one.chapter, exercise.name, diagnosis)] |= names
+    return counts, checks
 
 
-def _order(key: tuple[str, str, str, str]) -> tuple:
-    chapter, exercise, check, diagnosis = key
+def _checks(names: set[str]) -> str:
+    shown = sorted(names)[:CHECKS_SHOWN]
+    more = len(names) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more else "")
+
+
+def _exercise_order(chapter: str, exercise: str) -> tuple[str, int]:
     names = [e.name for e in chapter_exercises(chapter)]
-    return (chapter, names.index(exercise) if exercise in names else len(names), check, diagnosis)
+    return chapter, names.index(exercise) if exercise in names else len(names)
 
 
 def diagnosis_rows(
@@ -124,21 +141,33 @@ def diagnosis_rows(
     class_size: dict[str, int] = defaultdict(int)
     for one in kept:
         class_size[one.chapter] += 1
-    counts = _counts(kept)
-    before, after = _counts(first or []), _counts(last or [])
+    counts, checks = _counts(kept)
+    (before, checks_before), (after, checks_after) = _counts(first or []), _counts(last or [])
     server = first is not None and last is not None
-    keys = sorted(set(counts) | set(before) | set(after), key=_order)
     rows = [
         Row(
             *key,
+            _checks(
+                checks.get(key, set())
+                | checks_before.get(key, set())
+                | checks_after.get(key, set())
+            ),
             counts.get(key, 0),
             counts.get(key, 0) / class_size[key[0]] if class_size[key[0]] else 0.0,
             before.get(key, 0) if server else None,
             after.get(key, 0) if server else None,
         )
-        for key in keys
+        for key in set(counts) | set(before) | set(after)
     ]
-    return sorted(rows, key=lambda r: (_order((r.chapter, r.exercise, "", ""))[:2], -r.students))
+    return sorted(
+        rows,
+        key=lambda r: (
+            *_exercise_order(r.chapter, r.exercise),
+            -r.students,
+            -(r.first or 0),
+            r.diagnosis,
+        ),
+    )
 
 
 @dataclass(frozen=True)
