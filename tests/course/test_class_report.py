@@ -12,6 +12,7 @@ shows the same diagnoses live.
 
 import csv
 import json
+import re
 from collections import Counter
 
 import anyio
@@ -60,6 +61,20 @@ def get(settings: Settings, path: str, token: str) -> httpx.Response:
         transport = httpx.ASGITransport(app=create_app(settings))
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             return await client.get(path, headers={"Authorization": f"Bearer {token}"})
+
+    return anyio.run(call)
+
+
+def web_page(settings: Settings, token: str, path: str) -> httpx.Response:
+    """`path` of the server's web pages, signed in with `token` through the sign-in form."""
+
+    async def call() -> httpx.Response:
+        transport = httpx.ASGITransport(app=create_app(settings))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            form = await client.get("/")
+            csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+            await client.post("/signin", data={"csrf": csrf, "token": token})
+            return await client.get(path)
 
     return anyio.run(call)
 
@@ -194,3 +209,8 @@ def test_the_servers_live_view_agrees_with_the_report(graded, tmp_path):
     page = get(settings, "/api/class/report", professor)
     assert page.status_code == 200 and "sandbox" in page.headers["content-security-policy"]
     assert "&rarr;" in page.text  # first -> latest submission, beside each diagnosis
+    # the instructor's web page: the same report, signed in; a student is refused
+    signed_in = web_page(settings, professor, "/class/report")
+    assert signed_in.status_code == 200 and signed_in.text == page.text
+    assert "sandbox" in signed_in.headers["content-security-policy"]
+    assert web_page(settings, issued["buggy"], "/class/report").status_code == 403
