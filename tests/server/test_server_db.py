@@ -251,8 +251,9 @@ def test_a_database_from_before_stage_timings_gains_the_column_and_keeps_its_row
 
     path = tmp_path / "submissions.db"
     open_database(f"sqlite:///{path}")
-    with sqlite3.connect(path) as connection:  # the table as it stood before `stages`
+    with sqlite3.connect(path) as connection:  # the table as it stood before `stages` and `reports`
         connection.execute("ALTER TABLE submissions DROP COLUMN stages")
+        connection.execute("ALTER TABLE submissions DROP COLUMN reports")
         connection.execute(
             "INSERT INTO people (name, instructor, token_hash, token_issued_at) "
             "VALUES ('ada', 0, 'h', '2026-12-01 00:00:00')"
@@ -267,11 +268,13 @@ def test_a_database_from_before_stage_timings_gains_the_column_and_keeps_its_row
         (old,) = session.scalars(select(Submission)).all()
         assert old.summary()["stages"] == {} and old.summary()["seed"] == 3
         number = empty_submission(session, "grading")
+        kept = [{"exercise": "bigram_counts", "earned": 2}]  # the trusted reports, as data
         outcome = ServerGrade(
-            True, 7.0, 7.0, [], [], "<html></html>", 2.0, {"grade": 1.5, "feedback": 0.5}
+            True, 7.0, 7.0, [], [], "<html></html>", 2.0, {"grade": 1.5, "feedback": 0.5}, kept
         )
         assert store_result(session, number, outcome)
         session.expire_all()
+        assert old.reports is None and session.get(Submission, number).reports == kept
         stages = session.get(Submission, number).summary()["stages"]
         assert list(stages) == ["waiting", "grade", "feedback", "total"], stages
         assert stages["waiting"] == max(0.0, round(stages["total"] - 2.0, 3))
