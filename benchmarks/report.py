@@ -104,7 +104,7 @@ def similarity(chapter_list: list[str], sizes: list[int], seed: int) -> None:
                 chapter, released(chapter), notebooks, [e.name for e in chapter_exercises(chapter)]
             )
             total += time.perf_counter() - start
-            listed += len(pairs)
+            listed += sum(len(part.pairs) for part in pairs)
         print(
             f"similarity, {students} students x {len(chapter_list)} chapters (catalogue code): "
             f"{total:.1f} s ({total / len(chapter_list):.2f} s a chapter, "

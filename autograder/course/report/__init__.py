@@ -7,14 +7,14 @@ Not part of grading: nothing here decides a score or a flag, so a change here re
 from pathlib import Path
 
 from autograder.course.report.page import render, write_csv
-from autograder.course.report.similarity import THRESHOLD, Pair, chapter_pairs
+from autograder.course.report.similarity import THRESHOLD, Part, chapter_pairs
 from autograder.course.report.stats import Kept, course_kept, diagnosis_rows
 
 REPORT, DIAGNOSES = "report.html", "diagnoses.csv"
 
 
-def course_pairs(root: Path, chapters: list[str], threshold: float = THRESHOLD) -> list[Pair]:
-    """The similar pairs of each chapter among the course's collected notebooks."""
+def course_pairs(root: Path, chapters: list[str], threshold: float = THRESHOLD) -> list[Part]:
+    """The similar pairs of each chapter (and its exercises) among the course's collected notebooks."""
     from autograder.judge.exercises import chapter_exercises
     from autograder.judge.notebook import read_notebook
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from autograder.course.page_policy import policy
 from autograder.course.printable import printable
-from autograder.course.report.similarity import Pair
+from autograder.course.report.similarity import MAX_COMPARED, Part
 from autograder.course.report.stats import (
     ExerciseStats,
     Kept,
@@ -163,26 +163,33 @@ def _code(runs: list[tuple[str, bool]]) -> str:
     )
 
 
-def pairs_section(pairs: list[Pair], compared: bool) -> str:
+def pairs_section(parts: list[Part], compared: bool) -> str:
     """The pairs that look alike, the matching code marked side by side."""
-    parts = ["<h2 id='similar'>Hand-ins that look alike</h2>"]
+    pairs = [pair for part in parts for pair in part.pairs]
+    shown = ["<h2 id='similar'>Hand-ins that look alike</h2>"]
     if not compared:
-        return parts[0] + "<p>Not compared here: <code>make report</code> compares hand-ins.</p>"
-    parts.append(
+        return shown[0] + "<p>Not compared here: <code>make report</code> compares hand-ins.</p>"
+    shown.append(
         "<p>A flag to look at, never a change of score: the share of each one's code (names, "
         "strings and comments aside; the released notebook's code left out) found in the other.</p>"
     )
     if not pairs:
-        parts.append("<p>No pair looks alike.</p>")
+        shown.append("<p>No pair looks alike.</p>")
+    for part in parts:
+        if part.not_compared:
+            shown.append(
+                f"<p>{part.not_compared} more pairs share many fingerprints: only the "
+                f"{MAX_COMPARED} sharing most were compared in full.</p>"
+            )
     for pair in pairs:
-        parts.append(
+        shown.append(
             f"<h3 class='pair-title'>{_e(pair.chapter)}, {_e(pair.part)}: "
             f"<span class='students'>{_e(pair.first)}</span> and "
             f"<span class='students'>{_e(pair.second)}</span>, {pair.similarity:.0%} alike</h3>"
             f"<div class='pair'><pre>{_code(pair.marked[0])}</pre>"
             f"<pre>{_code(pair.marked[1])}</pre></div>"
         )
-    return "\n".join(parts)
+    return "\n".join(shown)
 
 
 def _student(number: int, student: str, theirs: list[Kept]) -> str:
@@ -208,7 +215,7 @@ def _student(number: int, student: str, theirs: list[Kept]) -> str:
 
 def render(
     kept: list[Kept],
-    pairs: list[Pair],
+    pairs: list[Part],
     title: str,
     first: list[Kept] | None = None,
     last: list[Kept] | None = None,

@@ -1,24 +1,29 @@
 """Which hand-ins look copied: every pair of students' solution code compared, per chapter and exercise.
 
-copydetect fingerprints each student's code by winnowing (k-grams of its tokens, with names,
-strings and comments normalised away, so renaming variables changes nothing and reordering lines
-moves fingerprints without removing them). The released notebook's code (the given set-up, the
-demonstrations, the debug exercises' drafts and the solution cells' stubs) is boilerplate: its
-fingerprints are left out of every student's, so a draft everyone was handed is not "similar".
+copydetect fingerprints each student's solution cells by winnowing (k-grams of their tokens, with
+names, strings and comments normalised away, so renaming variables changes nothing and
+reordering lines moves fingerprints without removing them). The released notebook's code (the
+given set-up, the demonstrations, the debug exercises' drafts and the solution cells' stubs) is
+boilerplate: its fingerprints are left out of every student's, so a draft everyone was handed is
+not "similar".
 
 A pair's similarity is the smaller of the two shares of each one's fingerprinted code found in the
-other (a short hand-in wholly inside a long one is not a copy of it). Pairs at or above
+other (a short hand-in wholly inside a long one is not a copy of it): for one exercise, its cell
+against the other's; for the chapter, summed over the exercises' cells. Pairs at or above
 `THRESHOLD` are listed for the instructor with the matching code marked side by side: a flag to
 look at, never a change of score.
 
-Bounds: each student's code is cut at `MAX_CHARS` per chapter before it is fingerprinted, so
-fingerprinting is linear in the class and a student's share of the work is bounded whatever they
-hand in; the pairs are quadratic in the class size (n(n-1)/2 per chapter), each comparison a set
-intersection of at most a bounded number of fingerprints. `benchmarks/report.py` measures it.
+Bounds: each student's cell is cut at `MAX_CHARS` characters (a chapter's cells together too)
+and lexed once, so fingerprinting is linear in the class and bounded per student whatever they
+hand in. Every pair is first screened by how many fingerprints the two share (a set
+intersection: n(n-1)/2 of them a chapter, each bounded by the cap); only pairs sharing at least
+`SCREEN` x threshold of each side's fingerprints are compared in full, the `MAX_COMPARED` most
+sharing of them a chapter and part; more are counted, not compared. `benchmarks/report.py`
+measures it.
 """
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,6 +36,11 @@ MIN_TOKENS = 200  # an exercise's code shorter than this (normalised characters)
 # measured on chapter 01's catalogue, two honest 180-character solutions reached 0.76
 MAX_CHARS = 20_000  # a student's code per chapter beyond this is not compared (2.5 times the
 # longest reference solution of a chapter, 08_gpt's 7,700 characters)
+SCREEN = (
+    0.5  # a pair is compared in full when it shares this share of the threshold in fingerprints
+)
+MAX_COMPARED = 200  # pairs compared in full per chapter and part at most (the most sharing first)
+CHAPTER = "all solution cells"
 
 
 @dataclass(frozen=True)
@@ -83,41 +93,61 @@ def _marked(code: str, slices: np.ndarray) -> list[tuple[str, bool]]:
     return runs
 
 
-def similar_pairs(
-    chapter: str,
-    part: str,
-    codes: dict[str, str],
-    given: np.ndarray,
-    threshold: float = THRESHOLD,
-    min_tokens: int = 0,
-) -> list[Pair]:
-    """Every pair of `codes` (student -> code) at least `threshold` alike, most alike first.
+@dataclass
+class Compared:
+    """How two students' code compares over some exercises' cells, summed."""
 
-    `given`: boilerplate fingerprints, left out. A code with fewer than `min_tokens` fingerprinted
-    characters is not compared (too short to tell an honest solution from a copy).
-    """
-    from copydetect import compare_files
+    overlap: list[float] = field(default_factory=lambda: [0.0, 0.0])  # tokens found in the other
+    coverage: list[float] = field(default_factory=lambda: [0.0, 0.0])  # tokens fingerprinted
+    marked: tuple[list, list] = field(default_factory=lambda: ([], []))
 
-    prints = {}
-    for student, code in sorted(codes.items()):
-        if len(code) < min_tokens:  # normalising only shortens code: too short, left unread
-            continue
-        fingerprint = _fingerprint(code[:MAX_CHARS], given)
-        if fingerprint.token_coverage >= max(min_tokens, 1):
-            prints[student] = fingerprint
-    names = list(prints)
-    pairs = []
+    def add(self, a: object, b: object) -> None:
+        """Compare one exercise's cells (fingerprints) and add the result."""
+        from copydetect import compare_files
+
+        _, shares, (slices_a, slices_b) = compare_files(a, b)
+        for side, (one, slices) in enumerate(((a, slices_a), (b, slices_b))):
+            if self.marked[side]:
+                self.marked[side].append(("\n\n", False))
+            found = slices.size > 0  # copydetect gives an empty array when nothing matches
+            self.marked[side].extend(
+                _marked(one.raw_code, slices) if found else [(one.raw_code, False)]
+            )
+            # copydetect's share is of the tokens fingerprinted; summed as tokens over the cells
+            self.overlap[side] += float(shares[side]) * float(one.token_coverage)
+            self.coverage[side] += float(one.token_coverage)
+
+    @property
+    def similarity(self) -> float:
+        """The smaller of the two shares of each side's fingerprinted code found in the other."""
+        shares = [o / c if c else 0.0 for o, c in zip(self.overlap, self.coverage, strict=True)]
+        return min(shares)
+
+
+@dataclass
+class Part:
+    """The pairs of one chapter and part listed, and how many more were screened in but not compared."""
+
+    pairs: list[Pair]
+    not_compared: int = 0
+
+
+def _screened(prints: dict[str, set], threshold: float) -> tuple[list[tuple[str, str]], int]:
+    """The pairs sharing enough fingerprints, the most sharing first, at most MAX_COMPARED; how many more."""
+    names = sorted(prints)
+    found = []
     for i, first in enumerate(names):
+        a = prints[first]
         for second in names[i + 1 :]:
-            a, b = prints[first], prints[second]
-            if not a.hashes & b.hashes:
+            b = prints[second]
+            if not a or not b:
                 continue
-            _, (share_a, share_b), (slices_a, slices_b) = compare_files(a, b)
-            similarity = float(min(share_a, share_b))
-            if similarity >= threshold:
-                marked = (_marked(a.raw_code, slices_a), _marked(b.raw_code, slices_b))
-                pairs.append(Pair(chapter, part, first, second, similarity, marked))
-    return sorted(pairs, key=lambda p: (-p.similarity, p.part, p.first, p.second))
+            shared = len(a & b)
+            share = min(shared / len(a), shared / len(b))
+            if share >= SCREEN * threshold:
+                found.append((share, first, second))
+    found.sort(key=lambda f: (-f[0], f[1], f[2]))
+    return [(a, b) for _, a, b in found[:MAX_COMPARED]], max(0, len(found) - MAX_COMPARED)
 
 
 def chapter_pairs(
@@ -126,15 +156,39 @@ def chapter_pairs(
     notebooks: dict[str, dict],
     exercises: list[str],
     threshold: float = THRESHOLD,
-) -> list[Pair]:
-    """The similar pairs of one chapter: all solution cells taken together, then each exercise long enough to tell."""
+) -> list[Part]:
+    """The similar pairs of one chapter: all solution cells taken together, then each exercise
+    long enough to tell (each a `Part`)."""
     given = boilerplate(released)
-    cells = {
-        student: solution_cells(notebook, exercises) for student, notebook in notebooks.items()
-    }
-    together = {student: "\n\n".join(found.values()) for student, found in cells.items()}
-    pairs = similar_pairs(chapter, "all solution cells", together, given, threshold)
-    for exercise in exercises:
-        codes = {student: found[exercise] for student, found in cells.items() if exercise in found}
-        pairs += similar_pairs(chapter, exercise, codes, given, threshold, MIN_TOKENS)
-    return pairs
+    prints: dict[str, dict[str, object]] = {}
+    for student, notebook in sorted(notebooks.items()):
+        left, theirs = MAX_CHARS, {}
+        for exercise, code in solution_cells(notebook, exercises).items():
+            if left > 0:
+                theirs[exercise] = _fingerprint(code[: min(left, MAX_CHARS)], given)
+                left -= len(code)
+        prints[student] = theirs
+    parts = []
+    for part in [CHAPTER, *exercises]:
+        if part == CHAPTER:
+            hashes = {s: set().union(*(f.hashes for f in p.values())) for s, p in prints.items()}
+        else:
+            hashes = {
+                s: p[part].hashes
+                for s, p in prints.items()
+                if part in p and p[part].token_coverage >= MIN_TOKENS
+            }
+        candidates, more = _screened(hashes, threshold)
+        listed = []
+        for first, second in candidates:
+            compared = Compared()
+            for exercise in exercises if part == CHAPTER else [part]:
+                if exercise in prints[first] and exercise in prints[second]:
+                    compared.add(prints[first][exercise], prints[second][exercise])
+            if compared.similarity >= threshold:
+                listed.append(
+                    Pair(chapter, part, first, second, compared.similarity, compared.marked)
+                )
+        listed.sort(key=lambda p: (-p.similarity, p.first, p.second))
+        parts.append(Part(listed, more))
+    return parts
