@@ -214,3 +214,11 @@ def test_the_servers_live_view_agrees_with_the_report(graded, tmp_path):
     assert signed_in.status_code == 200 and signed_in.text == page.text
     assert "sandbox" in signed_in.headers["content-security-policy"]
     assert web_page(settings, issued["buggy"], "/class/report").status_code == 403
+
+
+def test_report_says_what_is_missing_or_wrong(tmp_path):
+    root = released_course(tmp_path / "course", CHAPTER)
+    empty = course_command("report", "--root", str(root))
+    assert empty.returncode == 1 and "run make autograde first" in empty.stderr, empty.stderr
+    wrong = course_command("report", "--root", str(root), "--threshold", "2")
+    assert wrong.returncode == 2 and "--threshold must be in (0, 1]" in wrong.stderr, wrong.stderr
