@@ -54,23 +54,19 @@ def _e(value: object) -> str:
 
 
 def _png(figure: object) -> str:
-    """A matplotlib figure as an <img> with its PNG inline, the figure closed."""
-    import matplotlib.pyplot as plt
-
+    """A matplotlib figure as an <img> with its PNG inline."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
-    plt.close(figure)
     data = base64.b64encode(buffer.getvalue()).decode()
     return f"<img alt='' src='data:image/png;base64,{data}'>"
 
 
 def _figure(width: float, height: float) -> tuple[object, object]:
-    import matplotlib
+    """A figure and its axes, made without pyplot (no global state: the server draws in threads)."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt.subplots(figsize=(width, height))
+    figure = Figure(figsize=(width, height))
+    return figure, figure.subplots()
 
 
 def ranked_picture(stats: list[ExerciseStats]) -> str:
