@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.report_class import copied
 
 from autograder.course.directory import chapters
-from autograder.course.report.page import render, write_csv
+from autograder.course.report.page import pairs_section, render, write_csv
 from autograder.course.report.similarity import MAX_CHARS, chapter_pairs
 from autograder.course.report.stats import Kept, diagnosis_rows
 from autograder.judge.exercises import chapter_exercises
@@ -96,7 +96,7 @@ def similarity(chapter_list: list[str], sizes: list[int], seed: int) -> None:
     """Time the similarity pass per chapter for growing classes, then at the cap."""
     rng = random.Random(seed)
     for students in sizes:
-        total, listed = 0.0, 0
+        total, listed, parts = 0.0, 0, []
         for chapter in chapter_list:
             notebooks = catalogue_class(chapter, students, rng)
             start = time.perf_counter()
@@ -105,10 +105,12 @@ def similarity(chapter_list: list[str], sizes: list[int], seed: int) -> None:
             )
             total += time.perf_counter() - start
             listed += sum(len(part.pairs) for part in pairs)
+            parts += pairs
         print(
             f"similarity, {students} students x {len(chapter_list)} chapters (catalogue code): "
             f"{total:.1f} s ({total / len(chapter_list):.2f} s a chapter, "
-            f"{students * (students - 1) // 2} pairs a chapter, {listed} listed); peak {peak_mb():.0f} MB"
+            f"{students * (students - 1) // 2} pairs a chapter, {listed} listed, "
+            f"{len(pairs_section(parts, True)) / 1e6:.1f} MB of HTML for them); peak {peak_mb():.0f} MB"
         )
     students = sizes[-1]
     chapter = chapter_list[0]

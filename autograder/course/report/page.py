@@ -17,7 +17,7 @@ from pathlib import Path
 
 from autograder.course.page_policy import policy
 from autograder.course.printable import printable
-from autograder.course.report.similarity import MAX_COMPARED, Part
+from autograder.course.report.similarity import MAX_COMPARED, Pair, Part
 from autograder.course.report.stats import (
     ExerciseStats,
     Kept,
@@ -37,6 +37,7 @@ STYLE = (
     ".pair pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.5em;"
     "font-size:85%}mark{background:#ffd33d}img{max-width:100%}"
 )
+SIDE_BY_SIDE = 20  # pairs a chapter shown with their code side by side; the rest in a table
 COLUMNS = [
     "chapter",
     "exercise",
@@ -174,17 +175,37 @@ def pairs_section(parts: list[Part], compared: bool) -> str:
     for part in parts:
         if part.not_compared:
             shown.append(
-                f"<p>{part.not_compared} more pairs share many fingerprints: only the "
-                f"{MAX_COMPARED} sharing most were compared in full.</p>"
+                f"<p>{_e(part.chapter)}, {_e(part.part)}: {part.not_compared} more pairs share "
+                f"many fingerprints; only the {MAX_COMPARED} sharing most were compared in full.</p>"
             )
+    by_chapter: dict[str, list[Pair]] = defaultdict(list)
     for pair in pairs:
-        shown.append(
-            f"<h3 class='pair-title'>{_e(pair.chapter)}, {_e(pair.part)}: "
-            f"<span class='students'>{_e(pair.first)}</span> and "
-            f"<span class='students'>{_e(pair.second)}</span>, {pair.similarity:.0%} alike</h3>"
-            f"<div class='pair'><pre>{_code(pair.marked[0])}</pre>"
-            f"<pre>{_code(pair.marked[1])}</pre></div>"
-        )
+        by_chapter[pair.chapter].append(pair)
+    for chapter, theirs in sorted(by_chapter.items()):
+        theirs.sort(key=lambda p: -p.similarity)
+        for pair in theirs[:SIDE_BY_SIDE]:
+            shown.append(
+                f"<h3 class='pair-title'>{_e(pair.chapter)}, {_e(pair.part)}: "
+                f"<span class='students'>{_e(pair.first)}</span> and "
+                f"<span class='students'>{_e(pair.second)}</span>, {pair.similarity:.0%} alike</h3>"
+                f"<div class='pair'><pre>{_code(pair.marked[0])}</pre>"
+                f"<pre>{_code(pair.marked[1])}</pre></div>"
+            )
+        if len(theirs) > SIDE_BY_SIDE:
+            shown.append(f"<p>{_e(chapter)}: {len(theirs) - SIDE_BY_SIDE} more pairs.</p>")
+            shown.append(
+                _table(
+                    ["part", "students", "alike"],
+                    (
+                        [
+                            _cell(p.part),
+                            _cell(f"{p.first}, {p.second}"),
+                            _cell(f"{p.similarity:.0%}"),
+                        ]
+                        for p in theirs[SIDE_BY_SIDE:]
+                    ),
+                )
+            )
     return "\n".join(shown)
 
 

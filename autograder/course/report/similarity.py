@@ -128,6 +128,8 @@ class Compared:
 class Part:
     """The pairs of one chapter and part listed, and how many more were screened in but not compared."""
 
+    chapter: str
+    part: str  # CHAPTER or an exercise's name
     pairs: list[Pair]
     not_compared: int = 0
 
@@ -190,5 +192,5 @@ def chapter_pairs(
                     Pair(chapter, part, first, second, compared.similarity, compared.marked)
                 )
         listed.sort(key=lambda p: (-p.similarity, p.first, p.second))
-        parts.append(Part(listed, more))
+        parts.append(Part(chapter, part, listed, more))
     return parts
