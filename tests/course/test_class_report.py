@@ -206,6 +206,7 @@ def test_the_servers_live_view_agrees_with_the_report(graded, tmp_path):
     assert unanswered["interpolated_probs"] == (1, 1, 1), unanswered  # the challenge, left
 
     assert get(settings, "/api/class/report", issued["buggy"]).status_code == 403
+    assert get(settings, "/api/class/diagnoses", "not-a-token").status_code == 401
     page = get(settings, "/api/class/report", professor)
     assert page.status_code == 200 and "sandbox" in page.headers["content-security-policy"]
     assert "&rarr;" in page.text  # first -> latest submission, beside each diagnosis
