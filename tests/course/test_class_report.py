@@ -26,6 +26,7 @@ from support.report_class import build_class
 
 from autograder.course.autograde import autograde, release_data
 from autograder.course.collect import collect
+from autograder.course.page_policy import policy
 from autograder.course.report.stats import course_kept, diagnosis_rows
 from autograder.course.task import Job
 from autograder.judge.report import from_json, text_report
@@ -146,6 +147,10 @@ def test_the_report_names_the_copying_pair_and_no_honest_pair(graded):
 @pytest.mark.browser
 def test_the_report_opens_in_a_browser_and_runs_nothing_of_a_students(graded):
     root, _ = graded
+    head = (root / "report.html").read_text().split("</head>")[0]
+    # the feedback pages' policy (page_policy.policy), with no script allowed at all
+    assert f'<meta http-equiv="Content-Security-Policy" content="{policy([], [])}">' in head
+    assert "script-src 'none'" in head
     executable = chromium()
     steps = Steps("class_report")
     with browser_page(executable) as page:
