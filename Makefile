@@ -21,7 +21,7 @@ PYTEST_ARGS ?=
 # nbgrader needs alembic (and jupyter) from the environment on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: venv sandbox chromium lab test test-browser lint format chapters student-kit release collect autograde feedback export grade benchmark clean
+.PHONY: venv sandbox chromium lab test test-browser lint format chapters student-kit release collect autograde feedback export report grade benchmark clean
 
 venv: $(STAMP) chromium
 
@@ -121,6 +121,12 @@ feedback: $(STAMP)
 
 export: $(STAMP)
 	$(PY) -m autograder.cli.instructor export --root $(COURSE) --to $(COURSE)/grades.csv $(if $(ROSTER),--roster $(ROSTER),)
+
+# Where the class is stuck and which hand-ins look alike: $(COURSE)/report.html and diagnoses.csv
+# (with the server's first and latest submissions when $(COURSE)/submissions.db or DB= is there).
+DB ?=
+report: $(STAMP)
+	$(PY) -m autograder.cli.instructor report --root $(COURSE) $(if $(DB),--db $(DB),)
 
 # The submission server, in the foreground: students upload, the trusted grader answers (README).
 .PHONY: serve

@@ -6,6 +6,7 @@ python -m autograder.cli.instructor collect  --from-server [--root course] [--db
 python -m autograder.cli.instructor autograde [--root course] [--scheduler tcp://host:8786] [--seed N] [--force] [CHAPTER ...]
 python -m autograder.cli.instructor feedback [--root course] [CHAPTER ...]
 python -m autograder.cli.instructor export   [--root course] [--to grades.csv] [--roster roster.csv]
+python -m autograder.cli.instructor report   [--root course] [--db URL] [--threshold 0.8]   # report.html, diagnoses.csv
 python -m autograder.cli.instructor tokens   [--root course] [--instructor NAME] STUDENT ...   # student,token lines
 python -m autograder.cli.instructor serve    [--root course] [--host 127.0.0.1] [--port 8000] [--per-hour 6]
                                      [--max-bytes 10000000] [--scheduler ADDR] [--db URL]
@@ -41,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             "autograde",
             "feedback",
             "export",
+            "report",
             "chapters",
             "tokens",
             "serve",
@@ -80,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="collect: each student's latest submission by the deadline, from the server's --db",
     )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="report: list pairs of hand-ins at least this alike (0 to 1; default 0.8)",
+    )
     server = parser.add_argument_group("tokens and serve (the submission server)")
     server.add_argument("--instructor", action="append", default=[], help="tokens: an instructor")
     server.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
@@ -113,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     server.add_argument(
         "--db",
-        help="serve, tokens: SQLAlchemy URL (default: $DATABASE_URL or COURSE/submissions.db)",
+        help="serve, tokens, report: SQLAlchemy URL (default: $DATABASE_URL or COURSE/submissions.db)",
     )
     args = parser.parse_intermixed_args(argv)
     return STEPS[args.step](args, parser)
@@ -214,6 +222,30 @@ def _export(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Write COURSE/report.html and COURSE/diagnoses.csv; with the server's database, first and
+    latest submissions beside the course's grading."""
+    from autograder.course.report import THRESHOLD, write_report
+    from autograder.course.report.stats import first_and_last
+    from autograder.server.class_report import graded_kept
+    from autograder.server.db import FILE, database_url, open_database
+
+    threshold = THRESHOLD if args.threshold is None else args.threshold
+    if not 0 < threshold <= 1:
+        parser.error(f"--threshold must be in (0, 1], got {threshold}")
+    first = last = None
+    if args.db or (args.root / FILE).is_file():
+        with open_database(database_url(args.root, args.db))() as session:
+            first, last = first_and_last(graded_kept(session))
+    try:
+        page, table = write_report(args.root, first, last, threshold)
+    except ValueError as error:
+        print(f"ERROR: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {page} and {table}")
+    return 0
+
+
 def _chapters(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Regenerate chapters/ (the released notebooks) from solutions/."""
     for path in student_notebooks(REPO / "chapters"):
@@ -241,6 +273,7 @@ STEPS = {
     "autograde": _autograde,
     "feedback": _feedback,
     "export": _export,
+    "report": _report,
     "chapters": _chapters,
     "tokens": _tokens,
     "serve": _serve,

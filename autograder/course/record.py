@@ -1,4 +1,6 @@
-"""What the client writes for each graded submission: the autograded notebook, the gradebook, the flags.
+"""What the client writes for each graded submission: the autograded notebook, the gradebook, the
+flags, and the trusted reports as data (`COURSE/verdicts/<student>/<chapter>.json`, what `make
+report` reads).
 
 Only the client writes into the course directory. For each task's result (`task.Graded`) it puts
 the trusted grader's report into the autograded notebook (in each exercise's grade cell, which
@@ -9,6 +11,7 @@ file shows, and what collect recorded (files handed in beside it, a change after
 """
 
 import contextlib
+import json
 import warnings
 from pathlib import Path
 
@@ -19,7 +22,7 @@ from autograder.course.page_notebook import safe_notebook
 from autograder.course.printable import printable
 from autograder.course.task import Graded
 from autograder.judge.exercises import chapter_exercises
-from autograder.judge.report import hints_line, loading_report, text_report
+from autograder.judge.report import as_json, hints_line, loading_report, text_report
 from autograder.judge.verdicts import ExerciseReport
 
 
@@ -119,7 +122,34 @@ def record(root: Path, gradebook: object, graded: Graded, reasons: list[str]) ->
     with warnings.catch_warnings():
         # nbgrader's update_or_create_submission warns about its own autoflush; nothing to act on
         warnings.simplefilter("ignore", SAWarning)
-        return [printable(reason) for reason in _record(root, gradebook, graded, reasons)]
+        reasons = [printable(reason) for reason in _record(root, gradebook, graded, reasons)]
+    keep_verdicts(root, graded, reasons)
+    return reasons
+
+
+VERDICTS = "verdicts"  # COURSE/verdicts/<student>/<chapter>.json: the trusted reports as data
+
+
+def verdicts_data(graded: Graded, reasons: list[str]) -> dict:
+    """What is kept of one graded submission: the trusted reports (None: not a readable notebook) and its flags."""
+    return {
+        "student": graded.student,
+        "chapter": graded.chapter,
+        "sha256": graded.sha256,
+        "reports": None if graded.reports is None else [as_json(r) for r in graded.reports],
+        "flags": reasons,
+    }
+
+
+def keep_verdicts(root: Path, graded: Graded, reasons: list[str]) -> Path:
+    """Write the trusted reports of one graded submission as JSON (replaced whole, at once); its path."""
+    folder = root / VERDICTS / graded.student
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{graded.chapter}.json"
+    temporary = folder / f".{graded.chapter}.json.tmp"
+    temporary.write_text(json.dumps(verdicts_data(graded, reasons), indent=1, sort_keys=True))
+    temporary.replace(path)
+    return path
 
 
 def _record(root: Path, gradebook: object, graded: Graded, known: list[str]) -> list[str]:

@@ -2,7 +2,7 @@
 
 import html
 
-from autograder.judge.verdicts import CheckResult, ExerciseReport
+from autograder.judge.verdicts import CheckResult, ExerciseReport, Flag
 
 EXTRA = "challenge, extra credit"
 INSTRUCTOR = "graded by your instructor"
@@ -135,6 +135,25 @@ def as_json(report: ExerciseReport) -> dict:
         "flags": [str(flag) for flag in report.flags],
         "checks": [{"name": r.name, "passed": r.passed, "hint": r.hint} for r in report.results],
     }
+
+
+def from_json(data: dict) -> ExerciseReport:
+    """The report `as_json` gave, read back; ValueError when `data` is not one."""
+    try:
+        return ExerciseReport(
+            str(data["exercise"]),
+            int(data["points"]),
+            [
+                CheckResult(str(c["name"]), bool(c["passed"]), str(c["hint"]))
+                for c in data["checks"]
+            ],
+            [str(note) for note in data["notes"]],
+            [Flag(flag) for flag in data["flags"]],
+            None if data["seed"] is None else int(data["seed"]),
+            bool(data["extra"]),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"not a trusted report as as_json writes it ({error!r})") from None
 
 
 def html_report(title: str, reports: list[ExerciseReport]) -> str:

@@ -21,6 +21,10 @@ API (Authorization: Bearer <token> on every route but health):
     GET  /api/submissions/{id}             one (Submission.summary); someone else's: 404
     GET  /api/submissions/{id}/feedback    the feedback page (HTML); 409 while there is none
     GET  /api/class                        instructor: every student's latest per chapter
+    GET  /api/class/diagnoses              instructor: the class report's diagnoses (the rows of
+                                           `make report`'s diagnoses.csv) of the latest graded
+                                           submissions, with their first submissions' counts
+    GET  /api/class/report                 instructor: the class report page, live (HTML, no script)
 """
 
 import contextlib
@@ -146,12 +150,32 @@ async def feedback(request: Request, service: Service, person: Person) -> Respon
     return HTMLResponse(page, headers={"Content-Security-Policy": FEEDBACK_POLICY})
 
 
+def require_instructor(person: Person) -> None:
+    """Refused (403) unless `person` is an instructor."""
+    if not person.instructor:
+        raise Refused(403, "for an instructor's token only")
+
+
 @authenticated
 async def class_view(request: Request, service: Service, person: Person) -> Response:
     """Every student's latest submission per chapter, with flags: for an instructor's token only."""
-    if not person.instructor:
-        raise Refused(403, "for an instructor's token only")
+    require_instructor(person)
     return JSONResponse(await run_in_threadpool(service.latest))
+
+
+@authenticated
+async def class_diagnoses(request: Request, service: Service, person: Person) -> Response:
+    """The class report's diagnoses of the latest graded submissions: for an instructor's token only."""
+    require_instructor(person)
+    return JSONResponse(await run_in_threadpool(service.class_rows))
+
+
+@authenticated
+async def class_report(request: Request, service: Service, person: Person) -> Response:
+    """The class report page, live, sent like a feedback page (no script runs): instructors only."""
+    require_instructor(person)
+    page = await run_in_threadpool(service.class_page)
+    return HTMLResponse(page, headers={"Content-Security-Policy": FEEDBACK_POLICY})
 
 
 def api_routes() -> list[Route]:
@@ -163,6 +187,8 @@ def api_routes() -> list[Route]:
         Route("/api/submissions/{id:int}", submission, methods=["GET"]),
         Route("/api/submissions/{id:int}/feedback", feedback, methods=["GET"]),
         Route("/api/class", class_view, methods=["GET"]),
+        Route("/api/class/diagnoses", class_diagnoses, methods=["GET"]),
+        Route("/api/class/report", class_report, methods=["GET"]),
     ]
 
 

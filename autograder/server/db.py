@@ -32,7 +32,6 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship,
 FILE = "submissions.db"
 STATUSES = ("queued", "grading", "graded", "failed")
 PENDING = ("queued", "grading")  # what a start re-queues, and what the bounded queue counts
-LATER_COLUMNS = ("stages", "written")  # JSON columns added since the first version of the table
 
 
 def now() -> dt.datetime:
@@ -94,6 +93,9 @@ class Submission(Base):
     # seconds each stage took: waiting (upload to the worker's start), scan, grade, record,
     # feedback (on the worker) and total (upload to result)
     stages: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    # the trusted grader's reports as data (`judge.report.as_json`, one per exercise): what the
+    # instructor's class report counts
+    reports: Mapped[list | None] = mapped_column(JSON, nullable=True)
 
     person: Mapped[Person] = relationship(back_populates="submissions")
 
@@ -131,22 +133,27 @@ def _sqlite_pragmas(connection: object, _record: object) -> None:
     cursor.close()
 
 
+ADDED = ("stages", "written", "reports")  # JSON columns a database made by an earlier version may lack
+
+
+def _add_column(engine: Engine, name: str) -> None:
+    """Add the JSON column `name` to the submissions table when it is missing."""
+    if name in {column["name"] for column in inspect(engine).get_columns("submissions")}:
+        return
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f"ALTER TABLE submissions ADD COLUMN {name} JSON"))
+    except DBAPIError:  # another server process starting on it added the column first
+        if name not in {column["name"] for column in inspect(engine).get_columns("submissions")}:
+            raise
+
+
 def open_database(url: str) -> sessionmaker:
     """An engine on `url` with the tables created; a factory of sessions on it."""
     engine: Engine = create_engine(url, future=True, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     Base.metadata.create_all(engine)
-    # columns a database made by an earlier version lacks: stage timings, the written answers
-    for added in LATER_COLUMNS:
-        columns = {column["name"] for column in inspect(engine).get_columns("submissions")}
-        if added in columns:
-            continue
-        try:
-            with engine.begin() as connection:
-                connection.execute(text(f"ALTER TABLE submissions ADD COLUMN {added} JSON"))
-        except DBAPIError:  # another server process starting on it added the column first
-            columns = {column["name"] for column in inspect(engine).get_columns("submissions")}
-            if added not in columns:
-                raise
+    for column in ADDED:
+        _add_column(engine, column)
     return sessionmaker(engine, expire_on_commit=False)

@@ -21,6 +21,7 @@ from autograder.course.record import record
 from autograder.course.scores import chapter_score
 from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.judge.exercises import chapter_exercises
+from autograder.judge.report import as_json
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class ServerGrade:
     stages: dict[str, float] = field(default_factory=dict)  # seconds: scan, grade, record, feedback
     # the chapter's written answers, which the instructor grades: {"answer", "points", "earned": None}
     written: list[dict] = field(default_factory=list)
+    reports: list[dict] | None = None  # the trusted reports as data (`judge.report.as_json`)
 
 
 def exercise_rows(chapter: str, graded: Graded) -> list[dict]:
@@ -110,4 +112,5 @@ def grade_with_feedback(
         graded.seconds,
         graded.stages,
         made["written"],
+        [as_json(report) for report in graded.reports],
     )

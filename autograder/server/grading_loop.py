@@ -276,6 +276,7 @@ def store_result(
             feedback=outcome.feedback,
             graded_at=finished,
             stages={name: round(seconds, 3) for name, seconds in stages.items()},
+            reports=outcome.reports,
         )
     )
     session.commit()

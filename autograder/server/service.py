@@ -25,7 +25,7 @@ from sqlalchemy.orm import defer, joinedload
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 
-from autograder.server import tokens
+from autograder.server import class_report, tokens
 from autograder.server.db import PENDING, Person, Submission, database_url, now, open_database
 from autograder.server.grading_loop import GradingLoop, released_chapters
 from autograder.server.uploads import (
@@ -256,6 +256,16 @@ class Service:
             return sorted(
                 (row.summary() for row in rows), key=lambda s: (s["student"], s["chapter"])
             )
+
+    def class_rows(self) -> list[dict]:
+        """The class report's diagnoses (diagnoses.csv's rows) of the latest graded submissions."""
+        with self.sessions() as session:
+            return [row.as_dict() for row in class_report.live_rows(session)]
+
+    def class_page(self) -> str:
+        """The class report page of the latest graded submissions (the instructor's live view)."""
+        with self.sessions() as session:
+            return class_report.live_page(session)
 
 
 async def read_within(

@@ -7,6 +7,7 @@
                                         rules: 409, 413, 422, 429, 503)
     POST /signout                       form: csrf
     GET  /submissions/{id}/feedback     the feedback page, in a sandbox (no script, an opaque origin)
+    GET  /class/report                  an instructor's class report, live, sent like a feedback page
     GET  /web.css                       the pages' one style sheet
 
 A session is a cookie signed with HMAC-SHA256 by a key made when the server starts (a restart signs
@@ -369,6 +370,18 @@ class Web:
             page, headers={"Content-Security-Policy": FEEDBACK_POLICY, "X-Frame-Options": "DENY"}
         )
 
+    async def class_report(self, request: Request) -> Response:
+        """The class report of the latest graded submissions, for an instructor, in a sandbox."""
+        person = await self.person(self.sessions.load(request))
+        if person is None:
+            return RedirectResponse("/", 303)
+        if not person.instructor:
+            return render("refused.html", 403, message="For instructors only.")
+        page = await run_in_threadpool(self.service.class_page)
+        return HTMLResponse(
+            page, headers={"Content-Security-Policy": FEEDBACK_POLICY, "X-Frame-Options": "DENY"}
+        )
+
     async def style(self, request: Request) -> Response:
         """The pages' style sheet."""
         css = (TEMPLATES / "web.css").read_text()
@@ -383,6 +396,7 @@ def routes(
     endpoint: dict[str, Callable] = {
         "/": web.home,
         "/submissions/{id:int}/feedback": web.feedback,
+        "/class/report": web.class_report,
         "/web.css": web.style,
     }
     return [

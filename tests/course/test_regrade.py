@@ -35,6 +35,8 @@ def test_a_chapter_is_graded_again_when_what_scores_it_changes_and_only_then(tmp
         root / "autograder/cli/student.py", lambda s: s.replace("import", "import", 1) + "\n# x\n"
     )
     _edit(root / "autograder/judge/runner.py", lambda s: s.replace('"""', '"""Reworded. ', 1))
+    # the class report decides no score: a change to it re-grades nothing
+    _edit(root / "autograder/course/report/stats.py", lambda s: s + "\nEXTRA = 3\n")
     _edit(
         root / "autograder/judge/checks/gpt.py", lambda s: s + "\n# a comment on the GPT's checks\n"
     )

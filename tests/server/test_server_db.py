@@ -251,9 +251,10 @@ def test_a_database_from_before_stage_timings_gains_the_columns_and_keeps_its_ro
 
     path = tmp_path / "submissions.db"
     open_database(f"sqlite:///{path}")
-    with sqlite3.connect(path) as connection:  # the table as it stood before `stages`, `written`
+    with sqlite3.connect(path) as connection:  # the table before `stages`, `written`, `reports`
         connection.execute("ALTER TABLE submissions DROP COLUMN stages")
         connection.execute("ALTER TABLE submissions DROP COLUMN written")
+        connection.execute("ALTER TABLE submissions DROP COLUMN reports")
         connection.execute(
             "INSERT INTO people (name, instructor, token_hash, token_issued_at) "
             "VALUES ('ada', 0, 'h', '2026-12-01 00:00:00')"
@@ -270,12 +271,23 @@ def test_a_database_from_before_stage_timings_gains_the_columns_and_keeps_its_ro
         assert old.summary()["written"] == []
         number = empty_submission(session, "grading")
         written = [{"answer": "written_context", "points": 2.0, "earned": None}]
+        kept = [{"exercise": "bigram_counts", "earned": 2}]  # the trusted reports, as data
         outcome = ServerGrade(
-            True, 7.0, 7.0, [], [], "<html></html>", 2.0, {"grade": 1.5, "feedback": 0.5}, written
+            True,
+            7.0,
+            7.0,
+            [],
+            [],
+            "<html></html>",
+            2.0,
+            {"grade": 1.5, "feedback": 0.5},
+            written,
+            kept,
         )
         assert store_result(session, number, outcome)
         session.expire_all()
         assert session.get(Submission, number).summary()["written"] == written
+        assert old.reports is None and session.get(Submission, number).reports == kept
         stages = session.get(Submission, number).summary()["stages"]
         assert list(stages) == ["waiting", "grade", "feedback", "total"], stages
         assert stages["waiting"] == max(0.0, round(stages["total"] - 2.0, 3))
