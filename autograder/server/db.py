@@ -133,7 +133,11 @@ def _sqlite_pragmas(connection: object, _record: object) -> None:
     cursor.close()
 
 
-ADDED = ("stages", "written", "reports")  # JSON columns a database made by an earlier version may lack
+ADDED = (
+    "stages",
+    "written",
+    "reports",
+)  # JSON columns a database made by an earlier version may lack
 
 
 def _add_column(engine: Engine, name: str) -> None:
