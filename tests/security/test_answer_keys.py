@@ -35,6 +35,7 @@ from support.answer_search import (
     GRADED,
     GUARDED,
     _run_guarded,
+    run_guarded,
     search,
 )
 
@@ -338,8 +339,9 @@ if "torch._dynamo" not in sys.modules:
     _stub("torch._dynamo.utils", counters=collections.defaultdict(collections.Counter))
 from torch._inductor.fx_passes.fuse_attention import _sfdp_pattern_18
 """
-SFDP_CALL = (
-    "print(_sfdp_pattern_18(q, k, v, torch.ones(4, 4, dtype=torch.bool).tril(), 2.0, 0.0)[0])"
+SFDP_CALL = (  # queries, keys and values (B, T, H, D), the mask True where j <= t
+    "x = torch.randn(1, 4, 2, 8)\n"
+    "print(_sfdp_pattern_18(x, x, x, torch.ones(4, 4, dtype=torch.bool).tril(), 2.0, 0.0)[0])"
 )
 # the attack as a submission: chapter 08's CausalSelfAttention with its attention computed by it
 SFDP_ATTENTION = """
@@ -424,9 +426,15 @@ GUARD_ATTEMPTS = {
 }
 
 
+@pytest.fixture(scope="module")
+def guarded_attempts(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
+    """Every attempt of GUARD_ATTEMPTS, each in a copy of one process that installed the guard."""
+    return run_guarded(GUARD_ATTEMPTS, tmp_path_factory.mktemp("guarded"))
+
+
 @pytest.mark.parametrize("attempt", sorted(GUARD_ATTEMPTS))
-def test_the_attention_guard_refuses_every_way_in(attempt, tmp_path):
-    done = _run_guarded(GUARD_ATTEMPTS[attempt], tmp_path)
+def test_the_attention_guard_refuses_every_way_in(attempt, guarded_attempts):
+    done = guarded_attempts[attempt]
     assert done.returncode != 0 and done.stdout == "", (done.stdout, done.stderr[-800:])
     assert "AnswerKeyError" in done.stderr or "finished attention" in done.stderr, done.stderr[
         -800:
