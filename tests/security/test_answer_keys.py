@@ -34,7 +34,6 @@ from support.answer_search import (
     CLASS_ADAPTERS,
     GRADED,
     GUARDED,
-    _run_guarded,
     run_guarded,
     search,
 )
@@ -428,8 +427,10 @@ GUARD_ATTEMPTS = {
 
 @pytest.fixture(scope="module")
 def guarded_attempts(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
-    """Every attempt of GUARD_ATTEMPTS, each in a copy of one process that installed the guard."""
-    return run_guarded(GUARD_ATTEMPTS, tmp_path_factory.mktemp("guarded"))
+    """Every attempt of GUARD_ATTEMPTS and what the guard leaves free (below), each in a copy of one
+    process that installed the guard."""
+    free = {"building blocks": BUILDING_BLOCKS, "refused packages": REFUSED_PACKAGES}
+    return run_guarded({**GUARD_ATTEMPTS, **free}, tmp_path_factory.mktemp("guarded"))
 
 
 @pytest.mark.parametrize("attempt", sorted(GUARD_ATTEMPTS))
@@ -467,30 +468,53 @@ def test_a_compiled_form_of_attention_earns_nothing():
     assert "the course's rule" in notes and str(REPO) not in notes and sys.prefix not in notes
 
 
-def test_the_attention_guard_leaves_building_blocks_alone(tmp_path):
-    # and what training is built from: optimizers (which load torch._dynamo, modules of
-    # torch._inductor and torch.distributed.tensor's _matrix_ops), schedulers; torch.compile
-    # leaves the model as it is (a no-op: no compiler may start here)
-    done = _run_guarded(
-        (
-            "x = torch.randn(2, 5, 8)\n"
-            "mask = torch.ones(4, 4, dtype=torch.bool).triu(1)\n"
-            "w = torch.softmax((q @ k.transpose(-2, -1)).masked_fill(mask, float('-inf')), -1)\n"
-            "y = nn.Dropout(0.1)(nn.LayerNorm(8)(nn.Linear(8, 8)(x)))\n"
-            "print(F.gelu(y).shape, torch.bmm(x, x.transpose(1, 2)).shape, w.shape)\n"
-            "model = nn.Linear(8, 8)\n"
-            "assert torch.compile(model) is model and torch.compile(mode='max-autotune')(F.gelu) is F.gelu\n"
-            "for Optimizer in (torch.optim.AdamW, torch.optim.SGD):\n"
-            "    optimizer = Optimizer(model.parameters(), lr=1e-3)\n"
-            "    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5)\n"
-            "    model(x).sum().backward()\n"
-            "    optimizer.step()\n"
-            "    schedule.step()\n"
-            "print('trained')"
-        ),
-        tmp_path,
-    )
+# what the guard leaves free, run beside GUARD_ATTEMPTS (`guarded_attempts`): building blocks and
+# what training is built from, optimizers (which load torch._dynamo, modules of torch._inductor and
+# torch.distributed.tensor's _matrix_ops) and schedulers; torch.compile leaves what it is given as it
+# is (a no-op: no compiler may start here)
+BUILDING_BLOCKS = (
+    "x = torch.randn(2, 5, 8)\n"
+    "mask = torch.ones(4, 4, dtype=torch.bool).triu(1)\n"
+    "w = torch.softmax((q @ k.transpose(-2, -1)).masked_fill(mask, float('-inf')), -1)\n"
+    "y = nn.Dropout(0.1)(nn.LayerNorm(8)(nn.Linear(8, 8)(x)))\n"
+    "print(F.gelu(y).shape, torch.bmm(x, x.transpose(1, 2)).shape, w.shape)\n"
+    "model = nn.Linear(8, 8)\n"
+    "assert torch.compile(model) is model and torch.compile(mode='max-autotune')(F.gelu) is F.gelu\n"
+    "for Optimizer in (torch.optim.AdamW, torch.optim.SGD):\n"
+    "    optimizer = Optimizer(model.parameters(), lr=1e-3)\n"
+    "    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5)\n"
+    "    model(x).sum().backward()\n"
+    "    optimizer.step()\n"
+    "    schedule.step()\n"
+    "print('trained')"
+)
+# each refused package loads nothing more: the first of its modules not loaded, imported
+REFUSED_PACKAGES = (
+    "import pkgutil\n"
+    "for package in answer_guard.REFUSED_PACKAGES:\n"
+    "    name = 'torch.' + package.replace('/', '.')\n"
+    "    found = pkgutil.iter_modules(importlib.import_module(name).__path__, name + '.')\n"
+    "    module = next(info.name for info in found if info.name not in sys.modules)\n"
+    "    try:\n"
+    "        importlib.import_module(module)\n"
+    "        print(module, 'loaded')\n"
+    "    except answer_guard.AnswerKeyError as error:\n"
+    "        print(module, 'refused' if f'is in torch/{package},' in str(error) else error)\n"
+)
+
+
+def test_the_attention_guard_leaves_building_blocks_alone(guarded_attempts):
+    done = guarded_attempts["building blocks"]
     assert done.returncode == 0 and "trained" in done.stdout, done.stderr[-800:]
+
+
+def test_the_refused_packages_load_nothing_more(guarded_attempts):
+    # torch._inductor, torch.onnx, torch.export, torch._export, torch.testing._internal: refused
+    # whole, by package (what optimizers load of them was loaded before the refusal)
+    done = guarded_attempts["refused packages"]
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and len(lines) == 5, (done.stdout, done.stderr[-800:])
+    assert all(line.endswith(" refused") for line in lines), done.stdout
 
 
 def _sent_references(exercise: str) -> dict[str, object]:
