@@ -480,6 +480,7 @@ BUILDING_BLOCKS = (
     "print(F.gelu(y).shape, torch.bmm(x, x.transpose(1, 2)).shape, w.shape)\n"
     "model = nn.Linear(8, 8)\n"
     "assert torch.compile(model) is model and torch.compile(mode='max-autotune')(F.gelu) is F.gelu\n"
+    "model.compile()\n"
     "for Optimizer in (torch.optim.AdamW, torch.optim.SGD):\n"
     "    optimizer = Optimizer(model.parameters(), lr=1e-3)\n"
     "    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5)\n"
