@@ -216,7 +216,7 @@ def test_reference_solutions_earn_full_marks(chapter, tmp_path):
     # runs where it is graded (its failure would be a note), and earns the same
     notebook = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())
     own = OWN_CELL.format(names=", ".join(set_up_names(chapter)))
-    own += OPTIMIZER_CELL if get_exercise(chapter_exercises(chapter)[0].name).torch else ""
+    own += OPTIMIZER_CELL if chapter_exercises(chapter)[0].torch else ""
     notebook["cells"].append(
         {
             "cell_type": "code",

@@ -429,7 +429,7 @@ GUARD_ATTEMPTS = {
 def guarded_attempts(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
     """Every attempt of GUARD_ATTEMPTS and what the guard leaves free (below), each in a copy of one
     process that installed the guard."""
-    free = {"building blocks": BUILDING_BLOCKS, "refused packages": REFUSED_PACKAGES}
+    free = {"building blocks": BUILDING_BLOCKS, "refused packages": PACKAGES_ATTEMPT}
     return run_guarded({**GUARD_ATTEMPTS, **free}, tmp_path_factory.mktemp("guarded"))
 
 
@@ -470,8 +470,8 @@ def test_a_compiled_form_of_attention_earns_nothing():
 
 # what the guard leaves free, run beside GUARD_ATTEMPTS (`guarded_attempts`): building blocks and
 # what training is built from, optimizers (which load torch._dynamo, modules of torch._inductor and
-# torch.distributed.tensor's _matrix_ops) and schedulers; torch.compile leaves what it is given as it
-# is (a no-op: no compiler may start here)
+# torch.distributed.tensor's _matrix_ops), schedulers, FLOP counting; torch.compile leaves what it
+# is given as it is (a no-op: no compiler may start here)
 BUILDING_BLOCKS = (
     "x = torch.randn(2, 5, 8)\n"
     "mask = torch.ones(4, 4, dtype=torch.bool).triu(1)\n"
@@ -481,6 +481,9 @@ BUILDING_BLOCKS = (
     "model = nn.Linear(8, 8)\n"
     "assert torch.compile(model) is model and torch.compile(mode='max-autotune')(F.gelu) is F.gelu\n"
     "model.compile()\n"
+    "with torch.utils.flop_counter.FlopCounterMode(display=False) as counter:\n"
+    "    model(x)\n"
+    "assert counter.get_total_flops() > 0\n"
     "for Optimizer in (torch.optim.AdamW, torch.optim.SGD):\n"
     "    optimizer = Optimizer(model.parameters(), lr=1e-3)\n"
     "    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5)\n"
@@ -490,7 +493,7 @@ BUILDING_BLOCKS = (
     "print('trained')"
 )
 # each refused package loads nothing more: the first of its modules not loaded, imported
-REFUSED_PACKAGES = (
+PACKAGES_ATTEMPT = (
     "import pkgutil\n"
     "for package in answer_guard.REFUSED_PACKAGES:\n"
     "    name = 'torch.' + package.replace('/', '.')\n"

@@ -54,8 +54,9 @@ TABLE = os.path.join(os.path.dirname(__file__), "torch_refused.json")
 REFUSED_PACKAGES = ("_inductor", "onnx", "export", "_export", "testing/_internal")
 # Imported before the refusal: what building any `torch.optim` optimizer imports (its
 # `add_param_group` is wrapped by `torch._disable_dynamo`), some modules of the refused packages
-# and of the table among them (`torch.distributed.tensor._ops._matrix_ops`, patched by name).
-PRELOADED = ("torch._dynamo",)
+# and of the table among them (`torch.distributed.tensor._ops._matrix_ops`, patched by name), and
+# FLOP counting (whose attention formulas the table refuses by name).
+PRELOADED = ("torch._dynamo", "torch.utils.flop_counter")
 INTROSPECTION = frozenset(
     ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
 )
