@@ -10,21 +10,6 @@ import numpy as np
 
 from autograder.judge.check import Check
 
-# What the locked set-up cell of each chapter defines before any solution cell runs.
-PREAMBLES = {
-    "01_bigram_counting": "import math\n\nimport numpy as np\n",
-    "02_neural_bigram": "import math\n\nimport numpy as np\n",
-    "03_mlp_lm": "import math\n\nimport numpy as np\n",
-    "04_gradients": "import math\n\nimport numpy as np\n",
-    "05_sampling": "import numpy as np\n",
-    "06_training": "import math\n\nimport numpy as np\n",
-    "07_attention": "import math\n\nimport numpy as np\n",
-    "08_gpt": (
-        "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
-        "from proof_lm.training import History, Recipe, init_output_bias, train_lm\n"
-    ),
-    "09_tokenization": "import math\n\nimport numpy as np\n",
-}
 # The chapters whose exercises are written with PyTorch; every other exercise is graded in a sandbox
 # without PyTorch (autograder.judge.mounted.mounts).
 TORCH_CHAPTERS = frozenset({"08_gpt"})
@@ -79,8 +64,10 @@ class Exercise:
 
     @property
     def preamble(self) -> str:
-        """The chapter's set-up code that solution cells may rely on."""
-        return PREAMBLES[self.chapter]
+        """The chapter's set-up code that solution cells may rely on: its notebook's set-up cell."""
+        from autograder.judge.references import set_up_source
+
+        return set_up_source(self.chapter)
 
 
 EXERCISES = {

@@ -1,4 +1,5 @@
-"""The reference solutions of every exercise, read from the source notebooks in `solutions/`."""
+"""The reference solutions of every exercise and each chapter's set-up, read from the source notebooks
+in `solutions/`."""
 
 import functools
 
@@ -21,3 +22,13 @@ def reference_solutions(chapter: str) -> dict[str, str]:
             kept = [line for line in lines if line.strip() not in MARKERS]
             solutions[grade_id.removesuffix("_code")] = "".join(kept)
     return solutions
+
+
+@functools.cache
+def set_up_source(chapter: str) -> str:
+    """The source of `chapter`'s locked set-up cell (grade id "setup"): what its solution cells may
+    use, run before them wherever they are graded (the demonstrations' own set-up is another cell)."""
+    for cell in read_notebook(SOLUTIONS / f"{chapter}.ipynb")["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "setup":
+            return cell_source(cell)
+    raise ValueError(f"{chapter}: expected a locked set-up cell with grade id 'setup'")

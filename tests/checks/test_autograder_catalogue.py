@@ -196,9 +196,46 @@ def test_a_batch_of_pytorch_files_grades_each_as_alone():
     assert [_summary(r) for r in together] == [_summary(r) for r in alone]
 
 
+def set_up_names(chapter: str) -> list[str]:
+    """Every name the chapter's locked set-up cell binds (imports and assignments), read from its notebook."""
+    cells = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())["cells"]
+    setup = next(c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == "setup")
+    tree = ast.parse("".join(setup["source"]))
+    names = []
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names += [(a.asname or a.name).split(".")[0] for a in node.names]
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return names
+
+
+# A cell of the student's own, as the notebook runs it after the set-up: it uses every name the
+# set-up cell binds, and in chapter 08 builds an optimizer at top level (which loads modules of
+# torch._inductor and torch.distributed.tensor: no attention of PyTorch's).
+OWN_CELL = "_used = ({names},)\n"
+OPTIMIZER_CELL = "_optimizer = torch.optim.AdamW(nn.Linear(4, 4).parameters(), lr=1e-3)\n"
+
+
 @pytest.mark.parametrize("chapter", sorted({e.chapter for e in EXERCISES.values()}))
-def test_reference_solutions_earn_full_marks(chapter):
-    reports = grade_notebook(REPO / "solutions" / f"{chapter}.ipynb")
+def test_reference_solutions_earn_full_marks(chapter, tmp_path):
+    # the solution notebook with a cell of the student's own appended: whatever runs top to bottom
+    # runs where it is graded (its failure would be a note), and earns the same
+    notebook = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())
+    own = OWN_CELL.format(names=", ".join(set_up_names(chapter)))
+    own += OPTIMIZER_CELL if chapter_exercises(chapter)[0].torch else ""
+    notebook["cells"].append(
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "own",
+            "metadata": {},
+            "outputs": [],
+            "source": own,
+        }
+    )
+    (tmp_path / f"{chapter}.ipynb").write_text(json.dumps(notebook))
+    reports = grade_notebook(tmp_path / f"{chapter}.ipynb")
     assert [r.exercise for r in reports] == [e.name for e in chapter_exercises(chapter)]
     for report in reports:
         assert report.passed, [(r.name, r.hint) for r in report.results if not r.passed]

@@ -29,10 +29,12 @@ from pathlib import Path
 import pytest
 import torch
 import torch._dynamo  # an optimizer's first construction imports it: never under _attempt's timer
+from conftest import REPO
 from support.answer_search import (
     CLASS_ADAPTERS,
     GRADED,
-    _run_guarded,
+    GUARDED,
+    run_guarded,
     search,
 )
 
@@ -311,8 +313,58 @@ def answer_guard_table() -> Path:
     return TABLE
 
 
+# torch._inductor's fused-attention pattern 18 (a GPT-2 attention in building blocks: scores, scale,
+# causal mask, softmax; nothing in its name says attention), reached with stubs put in sys.modules
+# for what its module imports, so that only its own file runs
+SFDP_PATTERN = """
+import collections, os, sys, types
+
+def _stub(name, path=None, **attributes):
+    module = types.ModuleType(name)
+    if path is not None:
+        module.__path__ = [path]
+    module.__dict__.update(attributes)
+    sys.modules[name] = module
+
+_root = os.path.dirname(torch.__file__)
+_stub("torch._inductor", os.path.join(_root, "_inductor"))
+_stub("torch._inductor.fx_passes", os.path.join(_root, "_inductor", "fx_passes"))
+_stub(
+    "torch._inductor.pattern_matcher",
+    **dict.fromkeys(("filter_nodes", "fwd_only", "gen_register_replacement", "joint_fwd_bwd"), None),
+)
+if "torch._dynamo" not in sys.modules:
+    _stub("torch._dynamo", os.path.join(_root, "_dynamo"))
+    _stub("torch._dynamo.utils", counters=collections.defaultdict(collections.Counter))
+from torch._inductor.fx_passes.fuse_attention import _sfdp_pattern_18
+"""
+SFDP_CALL = (  # queries, keys and values (B, T, H, D), the mask True where j <= t
+    "x = torch.randn(1, 4, 2, 8)\n"
+    "print(_sfdp_pattern_18(x, x, x, torch.ones(4, 4, dtype=torch.bool).tril(), 2.0, 0.0)[0])"
+)
+# the attack as a submission: chapter 08's CausalSelfAttention with its attention computed by it
+SFDP_ATTENTION = """
+class CausalSelfAttention(nn.Module):
+    def __init__(self, n_embd, n_head, block_size, dropout=0.0):
+        super().__init__()
+        self.n_head = n_head
+        self.qkv = nn.Linear(n_embd, 3 * n_embd)
+        self.proj = nn.Linear(n_embd, n_embd)
+        self.attn_dropout = nn.Dropout(dropout)
+        self.resid_dropout = nn.Dropout(dropout)
+        self.register_buffer("allowed", torch.ones(block_size, block_size, dtype=torch.bool).tril(), persistent=False)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head) for t in self.qkv(x).split(C, dim=2))
+        p = self.attn_dropout.p if self.training else 0.0
+        y = _sfdp_pattern_18(q, k, v, self.allowed[:T, :T], math.sqrt(C // self.n_head), p)[0]
+        return self.resid_dropout(self.proj(y.transpose(1, 2).reshape(B, T, C)))
+"""
+
 # each must end in AnswerKeyError (or a PyTorch error quoting it); none may print an answer
 GUARD_ATTEMPTS = {
+    "sfdp_pattern_18": SFDP_PATTERN + SFDP_CALL,
     "sdpa": "print(F.scaled_dot_product_attention(q, k, v, is_causal=True))",
     "ops": "print(torch.ops.aten.scaled_dot_product_attention(q, k, v))",
     "math_kernel": "print(torch._scaled_dot_product_attention_math(q, k, v)[0])",
@@ -364,33 +416,109 @@ GUARD_ATTEMPTS = {
         "from torch.onnx.ops import _impl\n"
         "print(_impl.attention_23(q, k, v, is_causal=True, qk_matmul_output_mode=3)[3])"
     ),
+    "onnx_op": (  # loaded with what optimizers load: a custom op, whose Python function is refused
+        "import torch.onnx.ops\nprint(torch.ops.onnx.Attention.opset23(q, k, v, is_causal=True)[0])"
+    ),
     "gc_for_the_seal": "print(len(gc.get_objects()))",
     "gc_referents": "print(gc.get_referents(sys))",
     "settrace": "sys.settrace(lambda *a: None)\nprint('traced')",
 }
 
 
+@pytest.fixture(scope="module")
+def guarded_attempts(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
+    """Every attempt of GUARD_ATTEMPTS and what the guard leaves free (below), each in a copy of one
+    process that installed the guard."""
+    free = {"building blocks": BUILDING_BLOCKS, "refused packages": PACKAGES_ATTEMPT}
+    return run_guarded({**GUARD_ATTEMPTS, **free}, tmp_path_factory.mktemp("guarded"))
+
+
 @pytest.mark.parametrize("attempt", sorted(GUARD_ATTEMPTS))
-def test_the_attention_guard_refuses_every_way_in(attempt, tmp_path):
-    done = _run_guarded(GUARD_ATTEMPTS[attempt], tmp_path)
+def test_the_attention_guard_refuses_every_way_in(attempt, guarded_attempts):
+    done = guarded_attempts[attempt]
     assert done.returncode != 0 and done.stdout == "", (done.stdout, done.stderr[-800:])
     assert "AnswerKeyError" in done.stderr or "finished attention" in done.stderr, done.stderr[
         -800:
     ]
 
 
-def test_the_attention_guard_leaves_building_blocks_alone(tmp_path):
-    done = _run_guarded(
-        (
-            "x = torch.randn(2, 5, 8)\n"
-            "mask = torch.ones(4, 4, dtype=torch.bool).triu(1)\n"
-            "w = torch.softmax((q @ k.transpose(-2, -1)).masked_fill(mask, float('-inf')), -1)\n"
-            "y = nn.Dropout(0.1)(nn.LayerNorm(8)(nn.Linear(8, 8)(x)))\n"
-            "print(F.gelu(y).shape, torch.bmm(x, x.transpose(1, 2)).shape, w.shape)"
-        ),
-        tmp_path,
+def test_the_fused_attention_pattern_answers_without_the_guard(tmp_path):
+    # the control of the attempt above: the same stubs and import, no guard, and it is an attention
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        GUARDED.replace('answer_guard.install("CausalSelfAttention")', "").format(
+            attempt=SFDP_PATTERN + SFDP_CALL
+        )
     )
-    assert done.returncode == 0, done.stderr[-800:]
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=str(REPO)
+    )
+    assert done.returncode == 0 and "tensor(" in done.stdout, done.stderr[-800:]
+
+
+def test_a_compiled_form_of_attention_earns_nothing():
+    # refused by package in the real grading process, its note naming the rule and PyTorch's file
+    # by its place in PyTorch, never by a path of the grading machine
+    report = check_source(
+        get_exercise("CausalSelfAttention"), [SFDP_PATTERN, SFDP_ATTENTION], seed=1
+    )
+    notes = " ".join(report.notes)
+    assert report.earned == 0
+    assert "torch/_inductor/fx_passes/fuse_attention.py is in torch/_inductor" in notes, notes
+    assert "the course's rule" in notes and str(REPO) not in notes and sys.prefix not in notes
+
+
+# what the guard leaves free, run beside GUARD_ATTEMPTS (`guarded_attempts`): building blocks and
+# what training is built from, optimizers (which load torch._dynamo, modules of torch._inductor and
+# torch.distributed.tensor's _matrix_ops), schedulers, FLOP counting; torch.compile leaves what it
+# is given as it is (a no-op: no compiler may start here)
+BUILDING_BLOCKS = (
+    "x = torch.randn(2, 5, 8)\n"
+    "mask = torch.ones(4, 4, dtype=torch.bool).triu(1)\n"
+    "w = torch.softmax((q @ k.transpose(-2, -1)).masked_fill(mask, float('-inf')), -1)\n"
+    "y = nn.Dropout(0.1)(nn.LayerNorm(8)(nn.Linear(8, 8)(x)))\n"
+    "print(F.gelu(y).shape, torch.bmm(x, x.transpose(1, 2)).shape, w.shape)\n"
+    "model = nn.Linear(8, 8)\n"
+    "assert torch.compile(model) is model and torch.compile(mode='max-autotune')(F.gelu) is F.gelu\n"
+    "model.compile()\n"
+    "with torch.utils.flop_counter.FlopCounterMode(display=False) as counter:\n"
+    "    model(x)\n"
+    "assert counter.get_total_flops() > 0\n"
+    "for Optimizer in (torch.optim.AdamW, torch.optim.SGD):\n"
+    "    optimizer = Optimizer(model.parameters(), lr=1e-3)\n"
+    "    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5)\n"
+    "    model(x).sum().backward()\n"
+    "    optimizer.step()\n"
+    "    schedule.step()\n"
+    "print('trained')"
+)
+# each refused package loads nothing more: the first of its modules not loaded, imported
+PACKAGES_ATTEMPT = (
+    "import pkgutil\n"
+    "for package in answer_guard.REFUSED_PACKAGES:\n"
+    "    name = 'torch.' + package.replace('/', '.')\n"
+    "    found = pkgutil.iter_modules(importlib.import_module(name).__path__, name + '.')\n"
+    "    module = next(info.name for info in found if info.name not in sys.modules)\n"
+    "    try:\n"
+    "        importlib.import_module(module)\n"
+    "        print(module, 'loaded')\n"
+    "    except answer_guard.AnswerKeyError as error:\n"
+    "        print(module, 'refused' if f'is in torch/{package},' in str(error) else error)\n"
+)
+
+
+def test_the_attention_guard_leaves_building_blocks_alone(guarded_attempts):
+    done = guarded_attempts["building blocks"]
+    assert done.returncode == 0 and "trained" in done.stdout, done.stderr[-800:]
+
+
+def test_the_refused_packages_load_nothing_more(guarded_attempts):
+    # torch._inductor, torch.onnx, torch.export, torch._export, torch.testing._internal: refused
+    # whole, by package (what optimizers load of them was loaded before the refusal)
+    done = guarded_attempts["refused packages"]
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and len(lines) == 5, (done.stdout, done.stderr[-800:])
+    assert all(line.endswith(" refused") for line in lines), done.stdout
 
 
 def _sent_references(exercise: str) -> dict[str, object]:

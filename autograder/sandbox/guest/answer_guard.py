@@ -15,9 +15,21 @@
   kernel of each of its overloads at PyTorch's dispatcher (every dispatch key but Meta);
 - a refused module's file runs only once: a module of the table that is loaded is patched here, and
   its code (a reload, or its file compiled by hand) never runs again; one that is not loaded yet
-  cannot be loaded.
+  cannot be loaded;
+- the packages where PyTorch keeps compiled or exported forms of attention (`REFUSED_PACKAGES`:
+  `torch._inductor`'s fused-attention patterns, ONNX's and export's attention, the test suite's
+  reference implementations) are refused whole, by folder, not by name: once the guard is
+  installed no code of theirs runs again (a module not loaded by then never loads, whatever stubs
+  are put in `sys.modules`; a loaded one is never reloaded). What every optimizer loads is loaded
+  first (`PRELOADED`), so building one stays free, and what it loads of the table is patched.
 
-What this takes is bounded: one pass over the table, then a set lookup per audit event. PyTorch's
+`torch.compile` returns what it is given, unchanged (`_not_compiled`): compiling changes how fast
+a model runs, not what it computes, and in this process no program may start (a compiler
+included) and torch._inductor does not load. A note shows PyTorch's files by their place in
+PyTorch (`torch/...`), never by a path of the grading machine.
+
+What this takes is bounded: one import of what optimizers load, one pass over the table, then a
+set lookup and a prefix test per audit event. PyTorch's
 building blocks stay free (`nn.Linear`, `softmax`, `bmm`, `masked_fill`, `nn.Dropout`): an attention
 computed from them is the student's own code. Copying PyTorch's source into a submission is not the
 student's work either; that is the course's rule, not something this guard looks for.
@@ -32,9 +44,19 @@ import functools
 import json
 import os
 import sys
+import types
 import warnings
 
 TABLE = os.path.join(os.path.dirname(__file__), "torch_refused.json")
+# Where PyTorch keeps compiled or exported forms of attention, as folders of its package: refused
+# whole while an attention exercise is graded (`_inductor/fx_passes/fuse_attention.py`'s
+# `_sfdp_pattern_*` is a GPT's attention in building blocks, and nothing in its name says so).
+REFUSED_PACKAGES = ("_inductor", "onnx", "export", "_export", "testing/_internal")
+# Imported before the refusal: what building any `torch.optim` optimizer imports (its
+# `add_param_group` is wrapped by `torch._disable_dynamo`), some modules of the refused packages
+# and of the table among them (`torch.distributed.tensor._ops._matrix_ops`, patched by name), and
+# FLOP counting (whose attention formulas the table refuses by name).
+PRELOADED = ("torch._dynamo", "torch.utils.flop_counter")
 INTROSPECTION = frozenset(
     ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
 )
@@ -73,11 +95,17 @@ def _refuse(name: str, exercise: str) -> None:
 
 
 def innermost(function: object) -> object:
-    """The function a chain of decorators (functools.wraps' `__wrapped__`) ends in."""
+    """The function a chain of decorators ends in: functools.wraps' `__wrapped__`, or the Python
+    function a `torch.library.custom_op` was made from (`_init_fn`; ONNX's `attention_23` is one)."""
     seen: set[int] = set()
-    while hasattr(function, "__wrapped__") and id(function) not in seen:
+    while id(function) not in seen:
         seen.add(id(function))
-        function = function.__wrapped__
+        if hasattr(function, "__wrapped__"):
+            function = function.__wrapped__
+        elif isinstance(getattr(function, "_init_fn", None), types.FunctionType):
+            function = function._init_fn
+        else:
+            break
     return function
 
 
@@ -143,9 +171,14 @@ def _seal(torch_c: object, names: set[str], exercise: str) -> object:
 
 def install(exercise: str) -> None:
     """Refuse PyTorch's finished attention and transformer layers from now on (see the module)."""
+    import importlib
+
     import torch
     import torch.nn  # the layers' modules, loaded before the table is read
 
+    for name in PRELOADED:
+        importlib.import_module(name)
+    torch.compile = _not_compiled
     with open(TABLE) as table_file:
         table = json.load(table_file)
     root = os.path.dirname(os.path.realpath(torch.__file__))
@@ -169,9 +202,21 @@ def install(exercise: str) -> None:
     sys.addaudithook(_refusing_hook(exercise, root, frozenset(files)))
 
 
+def _not_compiled(model: object = None, **options: object) -> object:
+    """`torch.compile` while an attention exercise is graded: `model` unchanged (or, as a decorator
+    with options only, a decorator that leaves what it decorates unchanged)."""
+    return (lambda function: function) if model is None else model
+
+
+def _shown(path: str, torch_dir: str) -> str:
+    """A file of PyTorch as a note shows it: by its place in PyTorch, not on the grading machine."""
+    return "torch/" + path.removeprefix(torch_dir)
+
+
 def _refusing_hook(exercise: str, torch_dir: str, files: frozenset) -> object:
     """The audit hook that keeps the seal out of reach and the refused modules' code from running."""
     torch_dir, realpath = os.path.join(torch_dir, ""), os.path.realpath
+    folders = tuple(os.path.join(torch_dir, package, "") for package in REFUSED_PACKAGES)
 
     def hook(event: str, args: tuple) -> None:
         if event in INTROSPECTION:
@@ -185,7 +230,18 @@ def _refusing_hook(exercise: str, torch_dir: str, files: frozenset) -> object:
             raise AnswerKeyError(f"raw memory is not allowed while {exercise} is graded")
         if event in ("exec", "code.__new__"):
             where = getattr(args[0], "co_filename", None) if event == "exec" else args[1]
-            if isinstance(where, str) and realpath(where) in files:  # torch/./x.py, a symlink
-                raise AnswerKeyError(_message(f"the code of {where}", exercise))
+            if not isinstance(where, str):
+                return
+            where = realpath(where)  # torch/./x.py, a symlink: the file itself
+            if where in files:
+                raise AnswerKeyError(_message(f"the code of {_shown(where, torch_dir)}", exercise))
+            if where.startswith(folders):
+                package = next(p for p in REFUSED_PACKAGES if where.startswith(torch_dir + p + "/"))
+                raise AnswerKeyError(
+                    f"{_shown(where, torch_dir)} is in torch/{package}, where PyTorch keeps compiled "
+                    f"or exported forms of attention, which {exercise} may not use (the course's "
+                    "rule: PyTorch's building blocks, not its finished attention or transformer "
+                    "layers); while it is graded, that package loads nothing more. Write it yourself"
+                )
 
     return hook
