@@ -147,10 +147,11 @@ def from_json(data: dict) -> ExerciseReport:
                 CheckResult(str(c["name"]), bool(c["passed"]), str(c["hint"]))
                 for c in data["checks"]
             ],
-            [str(note) for note in data["notes"]],
-            [Flag(flag) for flag in data["flags"]],
-            None if data["seed"] is None else int(data["seed"]),
-            bool(data["extra"]),
+            notes=[str(note) for note in data["notes"]],
+            loading=[str(note) for note in data.get("loading", [])],
+            flags=[Flag(flag) for flag in data["flags"]],
+            seed=None if data["seed"] is None else int(data["seed"]),
+            extra=bool(data["extra"]),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"not a trusted report as as_json writes it ({error!r})") from None

@@ -101,7 +101,7 @@ def diagnoses(kept: Kept, exercise: str) -> dict[str, set[str]]:
     for result in report.results:
         if not result.passed:
             found[printable(result.hint, HINT_LIMIT)].add(printable(result.name, HINT_LIMIT))
-    for said in [*report.notes, *(f"flagged: {flag}" for flag in report.flags)]:
+    for said in [*report.notes, *report.loading, *(f"flagged: {flag}" for flag in report.flags)]:
         found.setdefault(printable(said, HINT_LIMIT), set())
     return dict(found) or {"no check ran": set()}
 
