@@ -5,6 +5,8 @@ import csv
 import json
 from pathlib import Path
 
+from autograder.course.collect import REFUSED
+from autograder.course.flags import Reason
 from autograder.course.printable import printable
 from autograder.judge.exercises import chapter_exercises
 
@@ -14,10 +16,13 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
 
     Challenges (extra credit) are left out of the chapters' points, the total and the maximum;
     each has a column of its own ("<name> (extra credit)") and their sum is `extra_credit`.
+    Every student of the gradebook, every one flagged and every one whose hand-in collect refused
+    (`refused`) has a row: a hand-in never graded is there, flagged with the reason.
     """
     from nbgrader.api import Gradebook, MissingEntry
 
     flags = json.loads((root / "flags.json").read_text()) if (root / "flags.json").exists() else {}
+    refusals = refused(root)
     challenges = [e for chapter in chapters for e in chapter_exercises(chapter) if e.extra]
     with (
         Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook,
@@ -50,7 +55,8 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
                 return float((grade.extra_credit if exercise.extra else grade.score) or 0.0)
             return 0.0
 
-        for student in sorted(s.id for s in gradebook.students):
+        students = {s.id for s in gradebook.students} | set(flags) | set(refusals)
+        for student in sorted(students):
             points = [
                 sum(score(e, student) for e in chapter_exercises(chapter) if not e.extra)
                 for chapter in chapters
@@ -58,12 +64,12 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
             extra = [score(e, student) for e in challenges]
             reasons = [
                 printable(f"{chapter}: {reason}")
-                for chapter, items in flags.get(student, {}).items()
+                for chapter, items in [*flags.get(student, {}).items(), *refusals.get(student, [])]
                 for reason in items
             ]
             writer.writerow(
                 [
-                    student,
+                    cell(printable(student)),
                     *points,
                     sum(points),
                     maximum,
@@ -75,6 +81,25 @@ def export_csv(root: Path, to: Path, chapters: list[str]) -> Path:
                 ]
             )
     return to
+
+
+def refused(root: Path) -> dict[str, list[tuple[str, list[str]]]]:
+    """The hand-ins collect refused and that still stand (COURSE/collected.json), as flags by
+    student: (chapter, or "every chapter" for a refused folder, [reason])."""
+    path = root / "collected.json"
+    entries = json.loads(path.read_text()).get(REFUSED, []) if path.exists() else []
+    found: dict[str, list[tuple[str, list[str]]]] = {}
+    for entry in entries:
+        reason = Reason.REFUSED.say(entry["why"])
+        found.setdefault(entry["student"], []).append(
+            (entry["chapter"] or "every chapter", [reason])
+        )
+    return found
+
+
+def cell(text: str) -> str:
+    """`text` for a CSV cell that no spreadsheet reads as a formula (a leading = + - @ is quoted)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 def _graded_with_sandbox(root: Path) -> bool:

@@ -131,6 +131,41 @@ def test_collect_refuses_an_unsafe_hand_in_alone(tmp_path, case, two_students):
     assert set(manifest) == {"alice", "zed", "_refused"}
 
 
+GRADED_NAMES = ["Alice", "alice", "a.b@c+d-", "a..b", "L" * 255]  # case, every sign, very long
+REFUSED_NAMES = ["*", "?", "[a]", "-x", "=1+1", ".hidden", "a b", "é", "a,b", "a\nb"]
+
+
+def test_every_hand_in_is_graded_or_flagged_in_the_grades_whatever_its_students_name(tmp_path):
+    """Names nbgrader, a shell or a spreadsheet could read as patterns, paths, options or formulas:
+    each correct hand-in ends graded in full or in grades.csv flagged with why, and a refusal is
+    still there after a later collect of another folder."""
+    course, folder, later = tmp_path / "course", tmp_path / "submissions", tmp_path / "later"
+    honest_class(course, folder, ["zed"])
+    shutil.copytree(folder / "zed", later / "zed")
+    for name in GRADED_NAMES + REFUSED_NAMES:
+        shutil.copytree(folder / "zed", folder / name)
+    for handed_in in (folder, later):
+        done = course_command("collect", "--root", str(course), str(handed_in))
+        assert done.returncode == 0, done.stderr
+    done = course_command("autograde", "--root", str(course))
+    assert done.returncode == 0, done.stderr[-3000:]
+    totals(course)
+    with (course / "grades.csv").open(newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    for name in [*GRADED_NAMES, "zed"]:
+        row = rows.pop(name)
+        assert (row["total"], row["flags"]) == ("7.0", ""), (name, row)
+    shown = {"-x": "'-x", "=1+1": "'=1+1", "a\nb": "a\\x0ab"}  # no formula; one line
+    for name in REFUSED_NAMES:
+        row = rows.pop(shown.get(name, name))
+        assert (row["flagged"], row["total"]) == ("yes", "0.0"), (name, row)
+        assert row["flags"] == (
+            "every chapter: handed in but refused at collect, not graded: "
+            "use letters, digits and _ . @ + - only"
+        ), (name, row)
+    assert rows == {}, "a row for no one who handed in"
+
+
 def test_collect_refuses_an_unreadable_hand_in_alone(tmp_path):
     """A notebook and a folder the instructor cannot read: mode 0, and as root the command runs
     without the capabilities that read everything (same uid, so a checkout in a private home works)."""
