@@ -133,7 +133,11 @@ def _init(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _release(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Copy the source notebooks in and generate the students' versions."""
-    for path in release(args.root, args.chapters or chapters()):
+    try:
+        released = release(args.root, args.chapters or chapters())
+    except ValueError as error:  # the course's nbgrader_config.py: a deadline, or not ours
+        parser.error(str(error))
+    for path in released:
         print(f"released {path}")
     return 0
 

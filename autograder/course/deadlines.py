@@ -67,8 +67,9 @@ def deadlines(root: Path) -> dict[str, dt.datetime]:
 
 
 EMPTY_DEADLINES = (
-    f"# Each chapter's deadline, e.g. DEADLINES = {{'01_bigram_counting': {EXAMPLE}}}: read by\n"
-    "# release (nbgrader's due dates), collect --from-server (what counts as on time) and\n"
+    "# Each chapter's deadline, an ISO 8601 time with its zone, for example\n"
+    f'#     DEADLINES = {{"01_bigram_counting": {EXAMPLE}}}\n'
+    "# read by release (nbgrader's due dates), collect --from-server (what counts as on time) and\n"
     "# make student-kit (which answers the kit's library may carry). Edit it at any time.\n"
     "DEADLINES = {}\n"
 )
