@@ -14,13 +14,13 @@ def tokens(
     instructors: list[str],
     db: str | None,
     parser: argparse.ArgumentParser,
-    kits: Path | None = None,
+    folder: Path | None = None,
     server: str | None = None,
 ) -> int:
     """Issue a token for every student and instructor named (each one's earlier token stops working).
 
-    Printed as `name,token` lines; with `kits`, each student's is written instead into
-    KITS/<student>/submit.toml (readable by the instructor alone), the server's address beside it:
+    Printed as `name,token` lines; with `folder`, each student's is written instead into
+    FOLDER/<student>/submit.toml (readable by the instructor alone), the server's address beside it:
     the file the student puts into their kit's folder, in place of the kit's own.
     """
     from autograder.kit.build import submit_config
@@ -36,7 +36,7 @@ def tokens(
         submit_config(server)
     except ValueError as error:
         parser.error(str(error))
-    if kits is not None and not server:
+    if folder is not None and not server:
         parser.error("tokens --submit-toml needs --server (SERVER_URL): the address students use")
     if not root.is_dir():
         parser.error(f"no course directory at {root} (make course COURSE={root} first)")
@@ -44,11 +44,11 @@ def tokens(
     with sessions() as session:
         for name in students:
             token = issue(session, name)
-            if kits is None:
+            if folder is None:
                 print(f"{name},{token}")
                 continue
-            (kits / name).mkdir(mode=0o700, parents=True, exist_ok=True)
-            path = kits / name / "submit.toml"
+            (folder / name).mkdir(mode=0o700, parents=True, exist_ok=True)
+            path = folder / name / "submit.toml"
             path.unlink(missing_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as handle:

@@ -3,9 +3,10 @@
     DEADLINES = {"01_bigram_counting": "2026-12-08T23:59:00+01:00"}   # in COURSE/nbgrader_config.py
 
 A deadline is an ISO 8601 time with its zone (`Z` for UTC); a chapter left out has none. The file
-is written once (`make course`, or the first `release`) and never again, so the deadlines may be set
-before the first release and stay as the instructor wrote them; `release` writes each deadline into the gradebook as nbgrader's
-own due date of the assignment (so nbgrader's late machinery, the formgrader and export agree);
+is written once (`make course`, or the first `release`) and never again, so the deadlines may be
+set before the first release and stay as the instructor wrote them. `release` writes each deadline
+into the gradebook as nbgrader's own due date of the assignment (so nbgrader's late machinery, the
+formgrader and export agree);
 `collect --from-server` hands in each student's latest submission made before it. The file is
 read as text (the dict must be a literal), never run.
 """
