@@ -24,9 +24,19 @@ from autograder.judge.notebook import MAX_NOTEBOOK_BYTES
 pytestmark = pytest.mark.slow
 
 
-def test_bad_files_cost_their_submission_alone(tmp_path):
-    course, folder = tmp_path / "course", tmp_path / "submissions"
-    honest_class(course, folder, ["good1", "good2"])
+GRADED_NAMES = ["Alice", "alice", "a..b@c+d-_", "L" * 255]  # case, every sign, very long
+REFUSED_NAMES = ["*", "?", "[a]", "-x", "=1+1", ".hidden", "a b", "é", "a,b", "a\nb"]
+
+
+def test_bad_files_and_odd_names_cost_their_submission_alone_and_none_is_dropped(tmp_path):
+    """Bad files are graded 0 and flagged. Students' folder names nbgrader, a shell or a spreadsheet
+    could read as patterns, paths, options or formulas: each correct hand-in ends graded in full
+    or in grades.csv flagged with why, and a refusal is still there after a later collect."""
+    course, folder, later = tmp_path / "course", tmp_path / "submissions", tmp_path / "later"
+    honest_class(course, folder, GRADED_NAMES)
+    for name in REFUSED_NAMES:
+        shutil.copytree(folder / "Alice", folder / name)
+    shutil.copytree(folder / "Alice", later / "zed")
     bad = {
         "empty": "",
         "notjson": "this is not a notebook {",
@@ -54,23 +64,37 @@ def test_bad_files_cost_their_submission_alone(tmp_path):
     for student, text in bad.items():
         (folder / student).mkdir(parents=True)
         (folder / student / f"{CHAPTER}.ipynb").write_text(text)
-    collect(course, folder)
+    for handed_in in (folder, later):  # the later collect: zed's hand-in alone
+        done = course_command("collect", "--root", str(course), str(handed_in))
+        assert done.returncode == 0, done.stderr
     done = course_command("autograde", "--root", str(course))
     assert done.returncode == 0, done.stderr[-3000:]
     flags = json.loads((course / "flags.json").read_text())
-    scores = totals(course)
-    assert scores["good1"] == scores["good2"] == 7.0
+    totals(course)
+    with (course / "grades.csv").open(newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
     run = json.loads((course / "autograde.json").read_text())
     assert run["sandbox"] is True and isinstance(run["seed"], int)
-    with (course / "grades.csv").open() as handle:
-        assert {row["sandbox"] for row in csv.DictReader(handle)} == {"on"}
-    assert "good1" not in flags and "good2" not in flags
+    assert {row["sandbox"] for row in rows.values()} == {"on"}
+    for name in [*GRADED_NAMES, "zed"]:
+        row = rows.pop(name)
+        assert (row["total"], row["flags"]) == ("7.0", ""), (name, row)
+        assert name not in flags
     for student in bad:
-        assert scores.get(student, 0.0) == 0.0
+        assert rows.pop(student)["total"] == "0.0"
         assert any("not a readable notebook" in reason for reason in flags[student][CHAPTER]), (
             student,
             flags[student],
         )
+    shown = {"-x": "'-x", "=1+1": "'=1+1", "a\nb": "a\\x0ab"}  # no formula; one line
+    for name in REFUSED_NAMES:
+        row = rows.pop(shown.get(name, name))
+        assert (row["flagged"], row["total"]) == ("yes", "0.0"), (name, row)
+        assert row["flags"] == (
+            "every chapter: handed in but refused at collect, not graded: "
+            "use letters, digits and _ . @ + - only"
+        ), (name, row)
+    assert rows == {}, "a row for no one who handed in"
 
 
 CASES = {  # case: (the refused student's folder name, chapter refused or None for the student)
@@ -129,41 +153,6 @@ def test_collect_refuses_an_unsafe_hand_in_alone(tmp_path, case, two_students):
         {"student": name, "chapter": chapter, "why": manifest["_refused"][0]["why"]}
     ]
     assert set(manifest) == {"alice", "zed", "_refused"}
-
-
-GRADED_NAMES = ["Alice", "alice", "a..b@c+d-_", "L" * 255]  # case, every sign, very long
-REFUSED_NAMES = ["*", "?", "[a]", "-x", "=1+1", ".hidden", "a b", "é", "a,b", "a\nb"]
-
-
-def test_every_hand_in_is_graded_or_flagged_in_the_grades_whatever_its_students_name(tmp_path):
-    """Names nbgrader, a shell or a spreadsheet could read as patterns, paths, options or formulas:
-    each correct hand-in ends graded in full or in grades.csv flagged with why, and a refusal is
-    still there after a later collect of another folder."""
-    course, folder, later = tmp_path / "course", tmp_path / "submissions", tmp_path / "later"
-    honest_class(course, folder, ["zed"])
-    shutil.copytree(folder / "zed", later / "zed")
-    for name in GRADED_NAMES + REFUSED_NAMES:
-        shutil.copytree(folder / "zed", folder / name)
-    for handed_in in (folder, later):
-        done = course_command("collect", "--root", str(course), str(handed_in))
-        assert done.returncode == 0, done.stderr
-    done = course_command("autograde", "--root", str(course))
-    assert done.returncode == 0, done.stderr[-3000:]
-    totals(course)
-    with (course / "grades.csv").open(newline="") as handle:
-        rows = {row["student"]: row for row in csv.DictReader(handle)}
-    for name in [*GRADED_NAMES, "zed"]:
-        row = rows.pop(name)
-        assert (row["total"], row["flags"]) == ("7.0", ""), (name, row)
-    shown = {"-x": "'-x", "=1+1": "'=1+1", "a\nb": "a\\x0ab"}  # no formula; one line
-    for name in REFUSED_NAMES:
-        row = rows.pop(shown.get(name, name))
-        assert (row["flagged"], row["total"]) == ("yes", "0.0"), (name, row)
-        assert row["flags"] == (
-            "every chapter: handed in but refused at collect, not graded: "
-            "use letters, digits and _ . @ + - only"
-        ), (name, row)
-    assert rows == {}, "a row for no one who handed in"
 
 
 def test_collect_refuses_an_unreadable_hand_in_alone(tmp_path):
