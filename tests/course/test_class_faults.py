@@ -155,6 +155,21 @@ def test_collect_refuses_an_unsafe_hand_in_alone(tmp_path, case, two_students):
     assert set(manifest) == {"alice", "zed", "_refused"}
 
 
+def test_a_refusal_stands_until_that_hand_in_is_collected(tmp_path):
+    course = tmp_path / "course"
+    for name, student in (("link", "mallory"), ("other", "zed"), ("fixed", "mallory")):
+        (tmp_path / name / student).mkdir(parents=True)
+    (tmp_path / "link" / "mallory" / f"{CHAPTER}.ipynb").symlink_to("/etc/hostname")
+    (tmp_path / "other" / "zed" / f"{CHAPTER}.ipynb").write_text("{}")
+    (tmp_path / "fixed" / "mallory" / f"{CHAPTER}.ipynb").write_text("{}")
+    standing = []
+    for name in ("link", "other", "fixed"):
+        collect(course, tmp_path / name)
+        manifest = json.loads((course / "collected.json").read_text())
+        standing.append([(r["student"], r["chapter"]) for r in manifest["_refused"]])
+    assert standing == [[("mallory", CHAPTER)], [("mallory", CHAPTER)], []]
+
+
 def test_collect_refuses_an_unreadable_hand_in_alone(tmp_path):
     """A notebook and a folder the instructor cannot read: mode 0, and as root the command runs
     without the capabilities that read everything (same uid, so a checkout in a private home works)."""
