@@ -21,7 +21,7 @@ PYTEST_ARGS ?=
 # nbgrader needs alembic (and jupyter) from the environment on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: venv sandbox chromium lab test test-browser lint format chapters student-kit release collect autograde feedback export report grade benchmark clean
+.PHONY: venv sandbox chromium lab test test-browser lint format chapters student-kit course release collect autograde feedback export report grade benchmark clean
 
 venv: $(STAMP) chromium
 
@@ -106,7 +106,11 @@ student-kit: $(STAMP)
 	$(PY) -m autograder.kit.build $(KIT) --server "$(SERVER_URL)" --course $(COURSE) \
 	  --answers-through "$(ANSWERS_THROUGH)"
 
-# The instructor's flow on the course directory $(COURSE).
+# The instructor's flow on the course directory $(COURSE): `make course` creates it and its
+# nbgrader_config.py (set DEADLINES there, before or after a release; it is never rewritten).
+course: $(STAMP)
+	$(PY) -m autograder.cli.instructor init --root $(COURSE)
+
 release: $(STAMP)
 	$(PY) -m autograder.cli.instructor release --root $(COURSE) $(CHAPTERS)
 
@@ -127,6 +131,15 @@ export: $(STAMP)
 DB ?=
 report: $(STAMP)
 	$(PY) -m autograder.cli.instructor report --root $(COURSE) $(if $(DB),--db $(DB),)
+
+# The submission server's tokens: each student's own submit.toml (the server's address and their
+# token) in $(TOKENS)/<student>/, to send them: make tokens STUDENTS="alice bob" SERVER_URL=https://...
+TOKENS ?= tokens
+STUDENTS ?=
+.PHONY: tokens
+tokens: $(STAMP)
+	$(PY) -m autograder.cli.instructor tokens --root $(COURSE) --server "$(SERVER_URL)" \
+	  --submit-toml $(TOKENS) $(STUDENTS)
 
 # The submission server, in the foreground: students upload, the trusted grader answers (README).
 .PHONY: serve

@@ -1,5 +1,6 @@
 """The instructor's flow on a real nbgrader course directory: release, collect, autograde, feedback, export.
 
+python -m autograder.cli.instructor init     [--root course]   # the course directory, DEADLINES to fill in
 python -m autograder.cli.instructor release  [--root course] [CHAPTER ...]
 python -m autograder.cli.instructor collect  SUBMISSIONS [--root course]   # SUBMISSIONS/<student>/<chapter>.ipynb
 python -m autograder.cli.instructor collect  --from-server [--root course] [--db URL]   # by DEADLINES
@@ -8,6 +9,7 @@ python -m autograder.cli.instructor feedback [--root course] [CHAPTER ...]
 python -m autograder.cli.instructor export   [--root course] [--to grades.csv] [--roster roster.csv]
 python -m autograder.cli.instructor report   [--root course] [--db URL] [--threshold 0.8]   # report.html, diagnoses.csv
 python -m autograder.cli.instructor tokens   [--root course] [--instructor NAME] STUDENT ...   # student,token lines
+                                     [--submit-toml DIR --server URL]   # or DIR/<student>/submit.toml
 python -m autograder.cli.instructor serve    [--root course] [--host 127.0.0.1] [--port 8000] [--per-hour 6]
                                      [--max-bytes 10000000] [--scheduler ADDR] [--db URL]
 """
@@ -22,7 +24,7 @@ from autograder.course.directory import chapters, released_chapters, submitted_c
 from autograder.course.export import export
 from autograder.course.lms import export_lms
 from autograder.course.printable import printable
-from autograder.course.release import feedback, release, student_notebooks
+from autograder.course.release import feedback, init_course, release, student_notebooks
 from autograder.paths import REPO
 from autograder.sandbox.host import bwrap
 
@@ -37,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "step",
         choices=[
+            "init",
             "release",
             "collect",
             "autograde",
@@ -90,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     server = parser.add_argument_group("tokens and serve (the submission server)")
     server.add_argument("--instructor", action="append", default=[], help="tokens: an instructor")
+    server.add_argument(
+        "--submit-toml",
+        type=Path,
+        help="tokens: write each student's submit.toml (token and --server) into DIR/<student>/",
+    )
+    server.add_argument("--server", help="tokens: the server's address students use (https://...)")
     server.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
     server.add_argument("--port", type=int, default=8000, help="serve: port")
     server.add_argument(
@@ -127,9 +136,23 @@ def main(argv: list[str] | None = None) -> int:
     return STEPS[args.step](args, parser)
 
 
+def _init(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Create the course directory and its nbgrader_config.py (an existing one is kept as it is)."""
+    try:
+        root = init_course(args.root)
+    except ValueError as error:
+        parser.error(str(error))
+    print(f"course directory {root}: set DEADLINES in {root / 'nbgrader_config.py'}")
+    return 0
+
+
 def _release(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Copy the source notebooks in and generate the students' versions."""
-    for path in release(args.root, args.chapters or chapters()):
+    try:
+        released = release(args.root, args.chapters or chapters())
+    except ValueError as error:  # the course's nbgrader_config.py: a deadline, or not ours
+        parser.error(str(error))
+    for path in released:
         print(f"released {path}")
     return 0
 
@@ -257,7 +280,9 @@ def _tokens(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Issue the server's tokens: one `name,token` line each."""
     from autograder.cli.server import tokens
 
-    return tokens(args.root, args.chapters, args.instructor, args.db, parser)
+    return tokens(
+        args.root, args.chapters, args.instructor, args.db, parser, args.submit_toml, args.server
+    )
 
 
 def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -268,6 +293,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 STEPS = {
+    "init": _init,
     "release": _release,
     "collect": _collect,
     "autograde": _autograde,

@@ -1,6 +1,7 @@
 """The `tokens` and `serve` steps of `python -m autograder.cli.instructor`."""
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -13,24 +14,46 @@ def tokens(
     instructors: list[str],
     db: str | None,
     parser: argparse.ArgumentParser,
+    folder: Path | None = None,
+    server: str | None = None,
 ) -> int:
-    """Print `name,token` for every student and instructor named; each one's earlier token stops working."""
+    """Issue a token for every student and instructor named (each one's earlier token stops working).
+
+    Printed as `name,token` lines; with `folder`, each student's is written instead into
+    FOLDER/<student>/submit.toml (readable by the instructor alone), the server's address beside it:
+    the file the student puts into their kit's folder, in place of the kit's own.
+    """
+    from autograder.kit.build import submit_config
     from autograder.server.db import database_url, open_database
     from autograder.server.tokens import check_name, issue
 
+    server = server or None  # make passes SERVER_URL empty when it is not set
     if not students and not instructors:
         parser.error("tokens takes one or more student names (or --instructor NAME)")
     try:
         for name in [*students, *instructors]:
             check_name(name)
+        submit_config(server)
     except ValueError as error:
         parser.error(str(error))
+    if folder is not None and not server:
+        parser.error("tokens --submit-toml needs --server (SERVER_URL): the address students use")
     if not root.is_dir():
-        parser.error(f"no course directory at {root} (make release COURSE={root} first)")
+        parser.error(f"no course directory at {root} (make course COURSE={root} first)")
     sessions = open_database(database_url(root, db))
     with sessions() as session:
         for name in students:
-            print(f"{name},{issue(session, name)}")
+            token = issue(session, name)
+            if folder is None:
+                print(f"{name},{token}")
+                continue
+            (folder / name).mkdir(mode=0o700, parents=True, exist_ok=True)
+            path = folder / name / "submit.toml"
+            path.unlink(missing_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as handle:
+                handle.write(submit_config(server, token))
+            print(f"{name}: {path}")
         for name in instructors:
             print(f"{name},{issue(session, name, instructor=True)}")
     return 0

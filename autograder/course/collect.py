@@ -2,7 +2,10 @@
 
 A hand-in that cannot be collected safely costs that hand-in alone (a student folder that cannot,
 that student alone): it is refused, named in COURSE/collected.json under "_refused" and on the
-command line (with repr(), never raw), and everyone else is collected.
+command line (with repr(), never raw), and everyone else is collected. A refusal stays recorded
+until that hand-in (for a refused folder, any hand-in of that name) is collected, whatever is
+collected in between, and `export` writes it into grades.csv as a flag: nothing handed in is
+dropped without a word.
 """
 
 import hashlib
@@ -11,6 +14,7 @@ import os
 import re
 import shutil
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,7 +133,19 @@ def _printable(path: str) -> bool:
     return all(_safe_name(part) for part in Path(path).parts)
 
 
-def collect(root: Path, submissions: Path) -> Collected:
+def _standing(earlier: list[dict], result: Collected) -> list[dict]:
+    """The refusals of earlier collects that still stand: neither refused again nor collected since."""
+    settled = {(r.student, r.chapter) for r in result.refused} | set(result.notebooks)
+    students = {student for student, _ in result.notebooks}
+    return [
+        entry
+        for entry in earlier
+        if (entry["student"], entry["chapter"]) not in settled
+        and not (entry["chapter"] is None and entry["student"] in students)
+    ]
+
+
+def collect(root: Path, submissions: Path, refused: Iterable[Refusal] = ()) -> Collected:
     """Copy SUBMISSIONS/<student>/<chapter>.ipynb into submitted/, notebooks only.
 
     Only regular files no larger than MAX_NOTEBOOK_BYTES are copied, and only from student folders
@@ -137,15 +153,16 @@ def collect(root: Path, submissions: Path) -> Collected:
     named like a notebook, an unreadable file, an unsafe name) is refused for that hand-in or that
     student alone. Other files a student handed in (.py files, folders, ...) are not copied, and are
     recorded in COURSE/collected.json beside the sha256 of every notebook, so that grading can flag
-    both; refusals are recorded there under "_refused".
+    both; refusals (with `refused`, those found before: a name the server holds that is not a plain
+    one) are recorded there under "_refused", beside the earlier ones that still stand.
     """
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    result = Collected([], [])
+    result = Collected([], list(refused))
     known = set(chapters())
     for student_dir in sorted(submissions.iterdir()):
         _student(root, student_dir, manifest, result, known)
-    manifest[REFUSED] = [
+    manifest[REFUSED] = _standing(manifest.get(REFUSED, []), result) + [
         {"student": r.student, "chapter": r.chapter, "why": r.why} for r in result.refused
     ]
     root.mkdir(parents=True, exist_ok=True)

@@ -2,9 +2,11 @@
 
     DEADLINES = {"01_bigram_counting": "2026-12-08T23:59:00+01:00"}   # in COURSE/nbgrader_config.py
 
-A deadline is an ISO 8601 time with its zone (`Z` for UTC); a chapter left out has none. `release`
-keeps the dict when it rewrites the file and writes each deadline into the gradebook as nbgrader's
-own due date of the assignment (so nbgrader's late machinery, the formgrader and export agree);
+A deadline is an ISO 8601 time with its zone (`Z` for UTC); a chapter left out has none. The file
+is written once (`make course`, or the first `release`) and never again, so the deadlines may be
+set before the first release and stay as the instructor wrote them. `release` writes each deadline
+into the gradebook as nbgrader's own due date of the assignment (so nbgrader's late machinery, the
+formgrader and export agree);
 `collect --from-server` hands in each student's latest submission made before it. The file is
 read as text (the dict must be a literal), never run.
 """
@@ -65,17 +67,13 @@ def deadlines(root: Path) -> dict[str, dt.datetime]:
     return {chapter: parse_deadline(chapter, when) for chapter, when in value.items()}
 
 
-def config_lines(root: Path) -> str:
-    """The DEADLINES assignment for the course's nbgrader_config.py: the present one, else an empty one."""
-    value = _literal(root / "nbgrader_config.py")
-    if value is None:
-        return (
-            f"# Each chapter's deadline, e.g. {{'01_bigram_counting': {EXAMPLE}}}: read by release\n"
-            "# (nbgrader's due dates) and by collect --from-server (what counts as on time).\n"
-            "DEADLINES = {}\n"
-        )
-    deadlines(root)  # a mistake is named now, before the file is rewritten
-    return f"DEADLINES = {value!r}\n"
+EMPTY_DEADLINES = (
+    "# Each chapter's deadline, an ISO 8601 time with its zone, for example\n"
+    f'#     DEADLINES = {{"01_bigram_counting": {EXAMPLE}}}\n'
+    "# read by release (nbgrader's due dates), collect --from-server (what counts as on time) and\n"
+    "# make student-kit (which answers the kit's library may carry). Edit it at any time.\n"
+    "DEADLINES = {}\n"
+)
 
 
 def write_due_dates(root: Path, names: list[str]) -> dict[str, dt.datetime]:

@@ -20,6 +20,7 @@ class Reason(StrEnum):
     SUSPICIOUS = "suspicious code in {} (a hint to look; it changes no score)"
     UNSCANNED = "the notebook could not be scanned for tampering: {}"
     UNREADABLE = "the submission is not a readable notebook: {}"
+    REFUSED = "handed in but refused at collect, not graded: {}"
     NBGRADER_FAILED = "nbgrader could not record the notebook (its autograde failed)"
     GRADER = "{}: {} in the trusted grader"  # the exercise, then its autograder.judge.verdicts.Flag
 

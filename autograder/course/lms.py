@@ -11,7 +11,7 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course.printable import printable
+from autograder.course.printable import FORMULA_STARTS, printable, spreadsheet_cell
 from autograder.course.scores import exercise_points
 from autograder.judge.exercises import Exercise, chapter_exercises
 
@@ -20,7 +20,6 @@ CANVAS_IDS = {"canvas_id": "ID", "sis_user_id": "SIS User ID", "sis_login_id": "
 MOODLE_IDS = {"email": "Email address", "username": "Username", "idnumber": "ID number"}
 ROSTER_COLUMNS = ("student", "name", *CANVAS_IDS, "section", *MOODLE_IDS)
 # A cell starting with one of these is a formula (or its start) to a spreadsheet (OWASP's list).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # Canvas reads a line whose first cell holds this as its points row, not as a student.
 CANVAS_POINTS_ROW = "Points Possible"
 # The student columns Canvas's gradebook import reads, in the order it reads them.
@@ -116,12 +115,6 @@ def _check_identity(value: str, name: str, where: str) -> None:
             f"{where}: {name} {value!r}; expected visible text not starting with "
             f"{' '.join(repr(c) for c in FORMULA_STARTS)} (a spreadsheet reads that as a formula)"
         )
-
-
-def neutral(value: str) -> str:
-    """`value` as one line of text a spreadsheet shows as text: a formula start gets a leading '."""
-    text = printable(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def _number(value: float | None) -> str:
@@ -223,11 +216,11 @@ def write_canvas(
             grades = values.get(entry["student"], {})
             writer.writerow(
                 [
-                    neutral(entry["name"] or entry["student"]),
+                    spreadsheet_cell(entry["name"] or entry["student"]),
                     entry["canvas_id"],
                     entry["sis_user_id"],
                     entry["sis_login_id"],
-                    neutral(entry["section"]),
+                    spreadsheet_cell(entry["section"]),
                     *(_number(grades.get(c.header)) for c in columns),
                 ]
             )
@@ -256,7 +249,7 @@ def write_moodle(
             grades = values.get(entry["student"], {})
             writer.writerow(
                 [
-                    neutral(entry["name"] or entry["student"]),
+                    spreadsheet_cell(entry["name"] or entry["student"]),
                     *(entry[name] for name in identities),
                     *(_number(grades.get(c.header)) for c in columns),
                 ]

@@ -3,6 +3,8 @@
 import unicodedata
 
 LIMIT = 500  # characters of one name or reason shown; the rest is cut with a note
+# What a spreadsheet reads as the start of a formula in a CSV cell.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def printable(value: object, limit: int = LIMIT) -> str:
@@ -28,3 +30,9 @@ def printable(value: object, limit: int = LIMIT) -> str:
     if len(line) > limit:
         line = line[:limit] + f"... ({len(line) - limit} more characters)"
     return line
+
+
+def spreadsheet_cell(value: object) -> str:
+    """`value` as one printable line a spreadsheet shows as text: a formula start gets a leading '."""
+    text = printable(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text

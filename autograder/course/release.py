@@ -4,32 +4,47 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from autograder.course.deadlines import config_lines, write_due_dates
+from autograder.course.deadlines import EMPTY_DEADLINES, deadlines, write_due_dates
 from autograder.course.directory import chapters
 from autograder.course.nbgrader_api import nbgrader
 from autograder.paths import SOLUTIONS
 
 CONFIG = Path(__file__).resolve().parent / "nbgrader_config.py"
+HEADER = (
+    "import os\n\n"
+    "from autograder.course.release import CONFIG\n\n"
+    "c = get_config()  # noqa: F821\nload_subconfig(str(CONFIG))  # noqa: F821\n"
+    "course = os.path.dirname(os.path.abspath(__file__))  # this file's folder, wherever it moves\n"
+    "c.CourseDirectory.root = course\n"
+    "c.Exchange.root = os.path.join(course, 'exchange')\n\n"
+)
+SHARED = "load_subconfig(str(CONFIG))"  # the line that makes a course's config proof-lm's
 
 
 def init_course(root: Path) -> Path:
     """Create the course directory, its exchange and its nbgrader_config.py (loading the shared one).
 
-    The shared configuration is found through the installed package, not by a path, so the same
-    file configures grading workers on other hosts (they set their own course root). The exchange
+    The shared configuration is found through the installed package, not by a path, and the course
+    root is the folder the file is in, so the same file configures a course moved or copied (to a
+    grading worker's scratch course, on another host) without an edit. The exchange
     is the course's own `exchange/` folder, so the formgrader finds one and shows no warning;
     hand-outs and hand-ins go through the student kit and `collect`, not through it.
-    The file ends with the chapters' `DEADLINES` (`autograder/course/deadlines.py`), kept as they
-    were when the file is written again.
+    The file is written once, ending with an empty `DEADLINES` (`autograder/course/deadlines.py`)
+    for the instructor to fill in before or after a release; an existing one is kept byte for byte,
+    its deadlines checked (ValueError naming a mistake, or a file that does not load the shared one).
     """
-    (root / "exchange").mkdir(parents=True, exist_ok=True)
-    kept = config_lines(root)
-    (root / "nbgrader_config.py").write_text(
-        "from autograder.course.release import CONFIG\n\n"
-        "c = get_config()  # noqa: F821\nload_subconfig(str(CONFIG))  # noqa: F821\n"
-        f"c.CourseDirectory.root = {str(root.resolve())!r}\n"
-        f"c.Exchange.root = {str((root / 'exchange').resolve())!r}\n\n" + kept
-    )
+    config = root / "nbgrader_config.py"
+    if config.exists():
+        deadlines(root)
+        if SHARED not in config.read_text():
+            raise ValueError(
+                f"{config} does not load proof-lm's configuration: expected a file made by "
+                f"`make course` (it starts with these lines)\n{HEADER}"
+            )
+    else:
+        root.mkdir(parents=True, exist_ok=True)
+        config.write_text(HEADER + EMPTY_DEADLINES)
+    (root / "exchange").mkdir(exist_ok=True)
     return root
 
 

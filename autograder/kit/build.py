@@ -129,17 +129,20 @@ def _pyproject() -> str:
     )
 
 
-def submit_config(server: str | None) -> str:
-    """The kit's submit.toml: the submission server's address (when given) and an empty token."""
+def submit_config(server: str | None, token: str = "") -> str:
+    """The kit's submit.toml: the submission server's address (when given) and the token (empty in
+    the kit; a student's own in the file `tokens --submit-toml` writes for them)."""
     if server is not None and not re.fullmatch(
         r"https?://[A-Za-z0-9.:\[\]_-]+(/[\w./-]*)?", server
     ):
         raise ValueError(f"{server!r}: expected the server's address, e.g. https://host[:port]")
+    if not re.fullmatch(r"[A-Za-z0-9_-]*", token):
+        raise ValueError("expected a token as `tokens` issues it (letters, digits, _ and -)")
     return (
         "# Where `python submit.py NOTEBOOK` hands in (PROOF_LM_SERVER / PROOF_LM_TOKEN override).\n"
         f'server = "{server or ""}"\n'
         "# Your own token, from your instructor: keep it secret (a new one replaces the old).\n"
-        'token = ""\n'
+        f'token = "{token}"\n'
     )
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from sqlalchemy import Boolean, DateTime, ForeignKey, String, delete, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from autograder.course.collect import REFUSED, Collected, Refusal, collect
+from autograder.course.collect import Collected, Refusal, collect
 from autograder.course.deadlines import deadlines, write_due_dates
 from autograder.server.db import Base, Person, Submission, database_url, now, open_database
 from autograder.server.tokens import check_name
@@ -104,8 +104,7 @@ def collect_from_server(root: Path, url: str | None = None) -> FromServer:
             folder = Path(scratch) / student
             folder.mkdir(exist_ok=True)
             (folder / f"{chapter}.ipynb").write_bytes(data)
-        collected = collect(root, Path(scratch)) if chosen else Collected([], [])
-        collected.refused.extend(unsafe)
+        collected = collect(root, Path(scratch), unsafe)
         handed_in = set(collected.notebooks)
         for (student, chapter), submission in chosen.items():
             if (student, chapter) in handed_in:
@@ -123,18 +122,14 @@ def collect_from_server(root: Path, url: str | None = None) -> FromServer:
                 )
             )
         session.commit()
-    _note_late(root, late, unsafe)
+    _note_late(root, late)
     return FromServer(collected, late)
 
 
-def _note_late(root: Path, late: list[tuple[str, str, int]], unsafe: list[Refusal]) -> None:
-    """Record the late submissions in COURSE/collected.json under "_late" (replaced at each collect), and the unsafe names among the refusals."""
+def _note_late(root: Path, late: list[tuple[str, str, int]]) -> None:
+    """Record the late submissions in COURSE/collected.json under "_late" (replaced at each collect)."""
     manifest_path = root / "collected.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    if unsafe:
-        manifest[REFUSED] = manifest.get(REFUSED, []) + [
-            {"student": r.student, "chapter": r.chapter, "why": r.why} for r in unsafe
-        ]
     manifest[LATE] = [
         {"student": student, "chapter": chapter, "submission": submission}
         for student, chapter, submission in late

@@ -1,4 +1,5 @@
-"""DEADLINES in a course's nbgrader_config.py: kept by release, written as nbgrader's due dates, checked."""
+"""DEADLINES in a course's nbgrader_config.py: set before or after a release, never rewritten,
+written as nbgrader's due dates, checked."""
 
 import datetime as dt
 from pathlib import Path
@@ -11,16 +12,6 @@ from autograder.course.release import init_course, release
 CHAPTER = "01_bigram_counting"
 
 
-def set_deadlines(root: Path, text: str) -> None:
-    """Replace the DEADLINES line of the course's nbgrader_config.py, as an instructor edits it."""
-    config = root / "nbgrader_config.py"
-    lines = config.read_text().splitlines()
-    assert sum(line.startswith("DEADLINES = ") for line in lines) == 1, lines
-    config.write_text(
-        "".join(f"{text if line.startswith('DEADLINES = ') else line}\n" for line in lines)
-    )
-
-
 def due_date(root: Path, chapter: str) -> dt.datetime | None:
     from nbgrader.api import Gradebook
 
@@ -29,17 +20,40 @@ def due_date(root: Path, chapter: str) -> dt.datetime | None:
 
 
 @pytest.mark.slow
-def test_release_keeps_the_deadlines_and_writes_them_as_nbgraders_due_dates(tmp_path):
-    root = init_course(tmp_path / "course")
-    assert deadlines(root) == {}
-    set_deadlines(root, f'DEADLINES = {{"{CHAPTER}": "2026-12-08T23:59:00+01:00"}}')
+def test_deadlines_set_before_the_first_release_are_kept_as_written(tmp_path):
+    root = init_course(tmp_path / "course")  # make course
+    assert deadlines(root) == {} and (root / "exchange").is_dir()
+    config = root / "nbgrader_config.py"
+    block = f'DEADLINES = {{\n    "{CHAPTER}": "2026-12-08T23:59:00+01:00",  # Tuesday\n}}\n'
+    written = config.read_text().replace("DEADLINES = {}\n", block)
+    assert block in written
+    config.write_text(written)
     release(root, [CHAPTER])
-    assert f'"{CHAPTER}"' in (root / "nbgrader_config.py").read_text().replace("'", '"')
+    assert config.read_text() == written, "release rewrote the instructor's file"
     assert deadlines(root) == {CHAPTER: dt.datetime(2026, 12, 8, 22, 59, tzinfo=dt.UTC)}
     assert due_date(root, CHAPTER) == dt.datetime(2026, 12, 8, 22, 59)  # nbgrader keeps UTC
-    set_deadlines(root, "DEADLINES = {}")
+    config.write_text(written.replace(block, "DEADLINES = {}\n"))
     release(root, [CHAPTER])
     assert due_date(root, CHAPTER) is None, "a deadline taken out is nbgrader's no more"
+
+
+def test_the_course_configuration_names_no_path_so_a_moved_course_keeps_its_root(tmp_path):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    init_course(tmp_path / "course")
+    (tmp_path / "course").rename(tmp_path / "moved")
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path / "moved")).load_config()
+    assert config.CourseDirectory.root == str(tmp_path / "moved")
+    assert config.Exchange.root == str(tmp_path / "moved" / "exchange")
+    assert config.CourseDirectory.course_id == "proof-lm", "the shared configuration is loaded"
+
+
+def test_a_configuration_that_does_not_load_the_shared_one_is_named(tmp_path):
+    root = tmp_path / "course"
+    root.mkdir()
+    (root / "nbgrader_config.py").write_text(f'DEADLINES = {{"{CHAPTER}": "2026-12-08T23:59Z"}}\n')
+    with pytest.raises(ValueError, match="does not load proof-lm's configuration"):
+        init_course(root)
 
 
 @pytest.mark.parametrize(

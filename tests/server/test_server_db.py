@@ -119,7 +119,12 @@ def test_settings_and_file_names_are_checked():
 
 def test_the_tokens_command_refuses_bad_input(tmp_path):
     command = [sys.executable, "-m", "autograder.cli.instructor", "tokens", "--root", str(tmp_path)]
-    for extra, message in (([], "one or more student names"), (["../x"], "invalid name")):
+    for extra, message in (
+        ([], "one or more student names"),
+        (["../x"], "invalid name"),
+        (["alice", "--submit-toml", str(tmp_path / "t")], "needs --server"),
+        (["alice", "--server", "ftp://x"], "expected the server's address"),
+    ):
         done = subprocess.run([*command, *extra], cwd=REPO, capture_output=True, text=True)
         assert done.returncode == 2 and message in done.stderr, done.stderr
     missing = [*command[:-1], str(tmp_path / "nowhere"), "alice"]

@@ -42,11 +42,9 @@ def replace_function(code: str, name: str, body: str) -> str:
 
 
 def copy_course(course: Path, target: Path, students: set[str] | None = None) -> Path:
-    """A copy of the course (only `students`' submissions when given), its configuration pointing at
-    it; `target` may be an empty folder already."""
+    """A copy of the course (only `students`' submissions when given; its configuration names no
+    path, so it configures the copy); `target` may be an empty folder already."""
     shutil.copytree(course, target, dirs_exist_ok=True)
-    config = target / "nbgrader_config.py"
-    config.write_text(config.read_text().replace(str(course.resolve()), str(target.resolve())))
     if students is not None:
         for folder in (target / "submitted").iterdir():
             if folder.name not in students:

@@ -2,7 +2,8 @@
 
 Each run gets new pid, ipc, uts, network and mount namespaces (no network at all); a read-only view
 of the system, the Python installation and only those parts of the project it needs; one private
-writable home and /tmp (size-limited tmpfs, in memory: nothing of them is on the host's disk); a
+writable home and /tmp (size-limited tmpfs, in memory: nothing of them is on the host's disk), and
+nothing else writable (the sandbox's own root is read-only); a
 new session; limits on memory, CPU time, processes, open files and file size. When the grader runs
 as root, the code runs as an unprivileged uid of its own (`Account`: one uid per sandbox from
 UID_FIRST on, never shared by two sandboxes at once, so that the process limit, which Linux counts
@@ -250,6 +251,9 @@ def bwrap_command(
         command += ["--bind", source, inside]
     # one uid inside, so the home may be open to all; it is in memory and no bigger than its size
     command += ["--size", str(limits.home_bytes), "--perms", "0777", "--tmpfs", HOME]
+    # the sandbox's root is a tmpfs of no size limit whose folders (the mount points' parents) are
+    # the code's own when it keeps our uid: read-only, so only the home and /tmp take writes
+    command += ["--remount-ro", "/"]
     command += ["--chdir", HOME, "--clearenv"]
     for key, value in sandbox_environment(env).items():
         command += ["--setenv", key, value]
