@@ -2,7 +2,8 @@
 set before the first release (kept as written), `make release`, `make student-kit` and `make tokens`
 with the README's SERVER_URL (each student's submit.toml, read by the kit's client, its token the
 server's). The steps after them (`make serve`, `make collect FROM_SERVER=1`, autograde, feedback,
-export) are followed on a real server by tests/server/test_collect_from_server.py.
+export) are followed on a real server by tests/server/test_collect_from_server.py; `make report` by
+tests/course/test_class_report.py.
 """
 
 import datetime as dt
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 CHAPTER = "01_bigram_counting"
 STEPS = ["course", "release", "student-kit", "tokens", "serve"]
-STEPS += ["collect", "autograde", "feedback", "export"]
+STEPS += ["collect", "autograde", "feedback", "export", "report"]
 
 
 def readme_steps() -> list[list[str]]:
