@@ -13,11 +13,14 @@ import subprocess
 import sys
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from conftest import REPO
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
-from autograder.server.db import Person, Submission, now, open_database
+from autograder.server.db import MIGRATIONS, Base, Person, Submission, now, open_database
 from autograder.server.grading import ServerGrade
 from autograder.server.grading_loop import claim, requeue, store_result
 from autograder.server.service import Settings
@@ -304,3 +307,52 @@ def test_a_database_from_before_alembic_gains_the_columns_and_keeps_its_rows(db_
         stages = session.get(Submission, number).summary()["stages"]
         assert list(stages) == ["waiting", "grade", "feedback", "total"], stages
         assert stages["waiting"] == max(0.0, round(stages["total"] - 2.0, 3))
+
+
+# a server process starting: imports, waits at a barrier of files until all are there, opens
+OPEN_AT_ONCE = """
+import sys, time
+from pathlib import Path
+from autograder.server.db import open_database
+url, barrier, me, count = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+(barrier / me).touch()
+while len(list(barrier.iterdir())) < count:
+    time.sleep(0.001)
+open_database(url)
+"""
+
+
+def test_two_server_processes_starting_at_once_upgrade_the_schema_once(db_url, tmp_path):
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    starting = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPEN_AT_ONCE, db_url, str(barrier), str(n), "2"],
+            cwd=REPO,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(2)
+    ]
+    for process in starting:
+        assert process.wait(timeout=120) == 0, process.stderr.read()[-3000:]
+    engine = create_engine(db_url)
+    with engine.connect() as connection:
+        versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
+    engine.dispose()
+    assert [version for (version,) in versions] == [
+        ScriptDirectory(str(MIGRATIONS)).get_current_head()
+    ]
+
+
+def test_the_migrations_make_the_tables_the_models_declare(db_url):
+    """What alembic's revisions build is what the models (and `handins`) describe: no difference."""
+    from autograder.server import handin  # noqa: F401  its table joins Base.metadata
+
+    open_database(db_url)
+    engine = create_engine(db_url)
+    with engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    engine.dispose()
+    assert differences == []
+    assert {"people", "submissions", "handins"} <= set(Base.metadata.tables)
