@@ -2,7 +2,8 @@
 
 SQLite in the course directory by default (`COURSE/submissions.db`, write-ahead logging so that
 readers never wait for the grading loop's writes); any SQLAlchemy URL (PostgreSQL) by `--db` or
-`DATABASE_URL`. Nothing here touches nbgrader's gradebook: the server's results live here alone.
+`DATABASE_URL`. Its schema is alembic's (migrations/), upgraded whenever it is opened. Nothing here
+touches nbgrader's gradebook: the server's results live here alone.
 """
 
 import datetime as dt
@@ -136,6 +137,11 @@ MIGRATIONS = Path(__file__).with_name("migrations")  # alembic's scripts: env.py
 ADVISORY_LOCK = 7_147_000_053  # PostgreSQL: the key the server's schema upgrades queue on
 
 
+def _driver_begins_nothing(connection: object, _record: object) -> None:
+    """SQLite: pysqlite opens no transaction of its own (none before DDL): `BEGIN IMMEDIATE` does."""
+    connection.isolation_level = None
+
+
 def _begin_immediate(connection: object) -> None:
     """SQLite: take the write lock at BEGIN, so that one process upgrades the schema at a time."""
     connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -146,8 +152,9 @@ def upgrade(url: str) -> None:
 
     The upgrade runs in one transaction that holds the database's write lock (SQLite's `BEGIN
     IMMEDIATE`, PostgreSQL's advisory lock): a second process starting at once waits, then finds
-    the schema current. A database made before alembic (no `alembic_version` table) is upgraded too:
-    the first revision creates only what it lacks.
+    the schema current (other databases get no lock: start one server first). A database made
+    before alembic (no `alembic_version` table) is upgraded too: the first revision creates only
+    what it lacks.
     """
     from alembic import command
     from alembic.config import Config
@@ -155,10 +162,7 @@ def upgrade(url: str) -> None:
     engine = create_engine(url, future=True, poolclass=NullPool)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-        # pysqlite opens no transaction before DDL by itself: let BEGIN IMMEDIATE open it
-        event.listen(
-            engine, "connect", lambda dbapi, _record: setattr(dbapi, "isolation_level", None)
-        )
+        event.listen(engine, "connect", _driver_begins_nothing)
         event.listen(engine, "begin", _begin_immediate)
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))

@@ -99,7 +99,7 @@ def test_a_wheel_holds_and_imports_every_module(tmp_path):
         for p in (REPO / "autograder/server/migrations").rglob("*.*")
         if "__pycache__" not in p.parts
     }
-    assert len(migrations) >= 3 and migrations <= members, migrations - members  # alembic's
+    assert len(migrations) >= 2 and migrations <= members, migrations - members  # alembic's
     done = subprocess.run(
         [sys.executable, "-c", IMPORT_ALL, str(unpacked)],
         cwd=tmp_path,

@@ -1,19 +1,9 @@
-"""Alembic's environment for the server's database: the migrations run on the connection that
-`db.upgrade` hands over (in its transaction, holding the write lock), never on one of their own.
-
-`alembic revision --autogenerate` compares the database with the models (`db.Base`, and the
-`handins` table of `collect --from-server`).
-"""
+"""Alembic's environment for the server's database: the revisions in versions/ run on the
+connection that `db.upgrade` hands over, inside its transaction (which holds the write lock),
+never on a connection of their own."""
 
 from alembic import context
 
-from autograder.server import handin  # noqa: F401  its table, `handins`, joins Base.metadata
-from autograder.server.db import Base
-
-context.configure(
-    connection=context.config.attributes["connection"],
-    target_metadata=Base.metadata,
-    transactional_ddl=True,  # SQLite too: the caller's transaction holds every step
-)
-with context.begin_transaction():
+context.configure(connection=context.config.attributes["connection"])
+with context.begin_transaction():  # inside the caller's transaction: alembic opens none
     context.run_migrations()
