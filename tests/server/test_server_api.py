@@ -386,6 +386,10 @@ def test_a_grading_worker_killed_mid_notebook_loses_nothing(tmp_path):
         os.kill(busy[0].pid, signal.SIGKILL)
         result = wait_graded(client, number)
     assert result["status"] == "graded" and result["points"] == 7.0, result
+    # the server's database retried it (a second claim), not Dask behind its back
+    with open_database(f"sqlite:///{course / 'submissions.db'}")() as session:
+        assert session.get(Submission, number).attempts == 2
+    assert f"submission {number} queued again: KilledWorker" in server.log()
 
 
 def test_health_says_whether_grading_has_started():

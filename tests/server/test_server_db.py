@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from autograder.server.db import MIGRATIONS, Base, Person, Submission, now, open_database
 from autograder.server.grading import ServerGrade
-from autograder.server.grading_loop import claim, requeue, store_result
+from autograder.server.grading_loop import claim, queue_again, requeue, store_result
 from autograder.server.service import Settings
 from autograder.server.tokens import authenticate, bearer, check_name, issue
 from autograder.server.uploads import (
@@ -150,6 +150,7 @@ def test_two_server_processes_on_one_database_store_one_result(db_url):
         assert requeue(b) == 1  # the second process starts (after a crash, it thinks): queued again
         assert claim(b, number) == 2
         assert claim(a, number) is None
+        assert not queue_again(a, number, attempt=1)  # its worker died, it thinks: not its claim
         late = ServerGrade(True, 7.0, 7.0, [], [], "<html>first process</html>")
         assert not store_result(a, number, late, attempt=1)  # its claim was taken over: refused
         mine = ServerGrade(True, 5.0, 7.0, [], [], "<html>second process</html>")
