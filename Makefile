@@ -21,7 +21,7 @@ PYTEST_ARGS ?=
 # nbgrader needs alembic (and jupyter) from the environment on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: venv sandbox chromium lab test test-browser lint format chapters student-kit course release collect autograde feedback export report grade benchmark clean
+.PHONY: venv sandbox chromium postgresql lab test test-browser lint format chapters student-kit course release collect autograde feedback export report grade benchmark clean
 
 venv: $(STAMP) chromium
 
@@ -67,13 +67,27 @@ chromium:
 			"Chrome binary." >&2; \
 	fi
 
+# The server's database tests run on SQLite and on a throwaway PostgreSQL cluster of their own
+# (tests/support/postgres.py), from Debian's package: installed when missing where we can (root with
+# apt-get, as in CI). Without it those tests are skipped, or fail when PROOF_LM_REQUIRE_POSTGRES=1 (CI).
+postgresql:
+	@if command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing PostgreSQL for the server's database tests (apt-get install postgresql)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null \
+		|| echo "could not install PostgreSQL: its tests will not run" >&2; \
+	else \
+		echo "No PostgreSQL: the server's database tests on it need" \
+			"'sudo apt-get install postgresql' (Debian)." >&2; \
+	fi
+
 # Jupyter refuses to run as root unless told to (containers, CI).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=chapters $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP) sandbox chromium
+test: $(STAMP) sandbox chromium postgresql
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(PY) -m pytest -n 2 --dist worksteal --durations=30 $(PYTEST_ARGS)

@@ -5,7 +5,8 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import nbclient
@@ -26,6 +27,26 @@ def lectures_names() -> Path:
     if not LECTURES_NAMES.is_file():
         pytest.skip("the lectures' names.txt is not beside the project")
     return LECTURES_NAMES
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """One throwaway PostgreSQL cluster per test process (support.postgres): its URL."""
+    from support.postgres import cluster, require_postgres
+
+    require_postgres()
+    with cluster() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a new, empty database: a SQLite file, then a database on the PostgreSQL cluster."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'submissions.db'}"
+    from support.postgres import fresh_database
+
+    return fresh_database(request.getfixturevalue("postgres_server"), f"test_{uuid.uuid4().hex}")
 
 
 _RELEASED: dict[tuple[str, ...], Path] = {}  # chapters -> a course released once in this process

@@ -6,7 +6,8 @@
 Every worker gets `GradingPlugin` (Dask's worker-plugin lifecycle): it sets the grading
 environment, imports nbgrader and the grader once, and keeps a scratch directory for the tasks,
 removed when the worker closes. A task whose worker dies is given to another worker, at most
-ATTEMPTS times in all.
+ATTEMPTS times in all (`make autograde`); the server asks for one run a task and retries itself,
+through its database (`server/grading_loop.py`).
 """
 
 import contextlib
@@ -55,14 +56,20 @@ def scratch_directory() -> str | None:
 
 
 @contextlib.contextmanager
-def grading_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[object]:
-    """A Dask client on `scheduler`, or on a LocalCluster of `workers` processes (default: one per core)."""
+def grading_client(
+    scheduler: str | None = None, workers: int | None = None, attempts: int = ATTEMPTS
+) -> Iterator[object]:
+    """A Dask client on `scheduler`, or on a LocalCluster of `workers` processes (default: one per
+    core), whose scheduler runs a task whose worker dies at most `attempts` times in all (a
+    scheduler of its own at `scheduler` keeps its own setting)."""
     import dask
     from distributed import Client, LocalCluster
 
+    if attempts < 1:
+        raise ValueError(f"attempts: expected a positive count of runs, got {attempts!r}")
     with dask.config.set(
         {
-            "distributed.scheduler.allowed-failures": ATTEMPTS - 1,
+            "distributed.scheduler.allowed-failures": attempts - 1,
         }
     ):
         if scheduler:

@@ -2,7 +2,8 @@
 
 SQLite in the course directory by default (`COURSE/submissions.db`, write-ahead logging so that
 readers never wait for the grading loop's writes); any SQLAlchemy URL (PostgreSQL) by `--db` or
-`DATABASE_URL`. Nothing here touches nbgrader's gradebook: the server's results live here alone.
+`DATABASE_URL`. Its schema is alembic's (migrations/), upgraded whenever it is opened. Nothing here
+touches nbgrader's gradebook: the server's results live here alone.
 """
 
 import datetime as dt
@@ -22,12 +23,11 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
-    inspect,
     text,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, sessionmaker
+from sqlalchemy.pool import NullPool
 
 FILE = "submissions.db"
 STATUSES = ("queued", "grading", "graded", "failed")
@@ -133,31 +133,55 @@ def _sqlite_pragmas(connection: object, _record: object) -> None:
     cursor.close()
 
 
-ADDED = (
-    "stages",
-    "written",
-    "reports",
-)  # JSON columns a database made by an earlier version may lack
+MIGRATIONS = Path(__file__).with_name("migrations")  # alembic's scripts: env.py and versions/
+ADVISORY_LOCK = 7_147_000_053  # PostgreSQL: the key the server's schema upgrades queue on
 
 
-def _add_column(engine: Engine, name: str) -> None:
-    """Add the JSON column `name` to the submissions table when it is missing."""
-    if name in {column["name"] for column in inspect(engine).get_columns("submissions")}:
-        return
+def _driver_begins_nothing(connection: object, _record: object) -> None:
+    """SQLite: pysqlite opens no transaction of its own (none before DDL): `BEGIN IMMEDIATE` does."""
+    connection.isolation_level = None
+
+
+def _begin_immediate(connection: object) -> None:
+    """SQLite: take the write lock at BEGIN, so that one process upgrades the schema at a time."""
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def upgrade(url: str) -> None:
+    """Bring the database at `url` to the newest schema with alembic, one server process at a time.
+
+    The upgrade runs in one transaction that holds the database's write lock (SQLite's `BEGIN
+    IMMEDIATE`, PostgreSQL's advisory lock): a second process starting at once waits, then finds
+    the schema current (other databases get no lock: start one server first). A database made
+    before alembic (no `alembic_version` table) is upgraded too: the first revision creates only
+    what it lacks.
+    """
+    from alembic import command
+    from alembic.config import Config
+
+    engine = create_engine(url, future=True, poolclass=NullPool)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", _driver_begins_nothing)
+        event.listen(engine, "begin", _begin_immediate)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
     try:
         with engine.begin() as connection:
-            connection.execute(text(f"ALTER TABLE submissions ADD COLUMN {name} JSON"))
-    except DBAPIError:  # another server process starting on it added the column first
-        if name not in {column["name"] for column in inspect(engine).get_columns("submissions")}:
-            raise
+            if engine.dialect.name == "postgresql":
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK}
+                )
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    finally:
+        engine.dispose()
 
 
 def open_database(url: str) -> sessionmaker:
-    """An engine on `url` with the tables created; a factory of sessions on it."""
+    """The database at `url` upgraded to the newest schema; a factory of sessions on it."""
+    upgrade(url)
     engine: Engine = create_engine(url, future=True, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-    Base.metadata.create_all(engine)
-    for column in ADDED:
-        _add_column(engine, column)
     return sessionmaker(engine, expire_on_commit=False)

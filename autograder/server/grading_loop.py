@@ -8,10 +8,14 @@ takes a row) and submits one task (`grading.grade_with_feedback`, with the seed 
 that grading it again gives the same result); each finished task's result is written with a
 conditional update (only a row still `grading` under that same attempt takes it: `store_result`),
 so no submission is graded twice into different results, even when another process queued it
-again and graded it meanwhile. At start, rows
-left `queued` or `grading` by an earlier run (a crash) are queued again. A task whose workers kept
-dying, or for which the grader itself failed, ends `failed` with a flag saying why; a task lost
-because the cluster went away is queued again.
+again and graded it meanwhile.
+
+One retry mechanism, the database's: a submission without a result is queued again and claimed
+anew, each claim counted in `attempts`, at most MAX_ATTEMPTS in all. It is queued again when its
+worker died (the local cluster runs each task once: Dask's own re-runs are turned off), when the
+cluster lost the task, and at start for rows left `queued` or `grading` by an earlier run (a
+crash). A submission for which the grader itself failed, or claimed MAX_ATTEMPTS times without a
+result, ends `failed` with a flag saying why.
 """
 
 import functools
@@ -28,12 +32,13 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 from autograder.course.autograde import release_data
+from autograder.course.cluster import ATTEMPTS
 from autograder.course.printable import printable
 from autograder.course.task import Job, Release
 from autograder.server.db import Submission, now
 from autograder.server.grading import ServerGrade, grade_with_feedback
 
-MAX_ATTEMPTS = 5  # a submission handed to the cluster this often without a result is failed
+MAX_ATTEMPTS = ATTEMPTS  # claims of a submission without a result before it is failed
 PER_WORKER = 2  # tasks in flight per worker thread (the next one is ready when one finishes)
 NICE = 10  # how much lower than the server's a grading worker's CPU priority is
 
@@ -118,7 +123,7 @@ class GradingLoop:
         from autograder.course.cluster import grading_client
 
         try:
-            with grading_client(self.scheduler, self.workers) as client:
+            with grading_client(self.scheduler, self.workers, attempts=1) as client:
                 self.threads = sum(client.nthreads().values())
                 self.ready.set()
                 self.log(f"grading on Dask: {client.dashboard_link}")
@@ -198,22 +203,14 @@ class GradingLoop:
             with self.sessions() as session:
                 try:
                     outcome = future.result()
-                except CancelledError:  # the cluster lost it (scheduler gone): grade it again
-                    session.execute(
-                        update(Submission)
-                        .where(
-                            Submission.id == submission_id,
-                            Submission.status == "grading",
-                            Submission.attempts == attempt,
-                        )
-                        .values(status="queued")
-                    )
-                    session.commit()
-                    continue
-                except Exception as error:  # its workers kept dying, or the grader itself failed
+                except Exception as error:
+                    if _lost(error):  # its worker died, or the cluster lost it: claimed again
+                        self.log(f"submission {submission_id} queued again: {type(error).__name__}")
+                        queue_again(session, submission_id, attempt)
+                        continue
                     why = printable(f"{type(error).__name__}: {error}", limit=2000)
                     self.log(f"submission {submission_id} could not be graded: {why}")
-                    outcome = ServerGrade(False, None, None, [], [_failure(error)])
+                    outcome = ServerGrade(False, None, None, [], [FAILED])
                 store_result(session, submission_id, outcome, attempt=attempt)
 
 
@@ -226,6 +223,21 @@ def requeue(session: Session) -> int:
     return session.scalar(
         select(func.count()).select_from(Submission).where(Submission.status == "queued")
     )
+
+
+def queue_again(session: Session, submission_id: int, attempt: int) -> bool:
+    """Queue a submission again if it is still `grading` under `attempt` (whether it was). Commits."""
+    done = session.execute(
+        update(Submission)
+        .where(
+            Submission.id == submission_id,
+            Submission.status == "grading",
+            Submission.attempts == attempt,
+        )
+        .values(status="queued")
+    )
+    session.commit()
+    return bool(done.rowcount)
 
 
 def claim(session: Session, submission_id: int) -> int | None:
@@ -283,11 +295,13 @@ def store_result(
     return bool(done.rowcount)
 
 
-def _failure(error: Exception) -> str:
-    """What the student reads when their submission could not be graded (the details: the server's log)."""
-    if type(error).__name__ == "KilledWorker":
-        return "could not be graded: the grading worker died each time it ran this notebook"
-    return "could not be graded: the grader failed (the instructor finds why in the server's log)"
+# what the student reads when the grader itself failed (the details: the server's log)
+FAILED = "could not be graded: the grader failed (the instructor finds why in the server's log)"
+
+
+def _lost(error: Exception) -> bool:
+    """Whether a task ended without a result of its own: its worker died, or the cluster lost it."""
+    return isinstance(error, CancelledError) or type(error).__name__ == "KilledWorker"
 
 
 def _gave_up(attempts: int) -> str:

@@ -3,7 +3,9 @@
 `pip wheel` builds the project's wheel; it is unpacked into a temporary folder and a fresh
 interpreter imports every module of `proof_lm` and `autograder` from there (and from nowhere else:
 each module's file must lie in the unpacked wheel, not in the repository the editable install
-points at). Every module of the repository must be in the wheel, and the student kit's README and Hand In button too.
+points at). Every module of the repository must be in the wheel, and the student kit's README and Hand In button too,
+and the server's alembic scripts (files alembic runs, in folders that are not packages): the
+unpacked wheel makes a database with them.
 """
 
 import json
@@ -38,17 +40,20 @@ for name in names:
     path = importlib.util.find_spec(name).origin
     if not path.startswith(root):
         outside.append((name, path))
+from autograder.server.db import open_database
+open_database(f"sqlite:///{root}/submissions.db")  # alembic's scripts, from the wheel
 print(json.dumps({"names": sorted(names), "outside": outside}))
 """
 
 
 def _repo_modules() -> set[str]:
-    """Every module of the two packages in the repository (but __main__)."""
+    """Every module of the two packages in the repository (but __main__, and the scripts alembic
+    runs, which lie in folders that are not packages)."""
     found = set()
     for package in PACKAGES:
         for path in (REPO / package).rglob("*.py"):
             parts = path.relative_to(REPO).with_suffix("").parts
-            if parts[-1] == "__main__":
+            if parts[-1] == "__main__" or not (path.parent / "__init__.py").exists():
                 continue
             found.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return found
@@ -89,6 +94,12 @@ def test_a_wheel_holds_and_imports_every_module(tmp_path):
         p.relative_to(REPO).as_posix() for p in (REPO / "autograder/server/templates").iterdir()
     }
     assert templates and templates <= members, templates - members  # the web pages' templates
+    migrations = {
+        p.relative_to(REPO).as_posix()
+        for p in (REPO / "autograder/server/migrations").rglob("*.*")
+        if "__pycache__" not in p.parts
+    }
+    assert len(migrations) >= 2 and migrations <= members, migrations - members  # alembic's
     done = subprocess.run(
         [sys.executable, "-c", IMPORT_ALL, str(unpacked)],
         cwd=tmp_path,

@@ -5,8 +5,9 @@ A correct, a buggy and a tampering notebook get their scores and feedback pages 
 reference or server path in them); every refusal answers with its code (401, 403, 404, 413 by
 Content-Length and while streaming a chunked body, 422, 429 with Retry-After, 409 beyond a
 student's bound on waiting submissions, 503 when the queue is full); another student's submission is 404; tokens never reach the server's log; a grading
-worker killed in the middle of a notebook loses nothing; and after a SIGKILL of the server with
-submissions queued, a restart grades every one of them, once.
+worker killed in the middle of a notebook loses nothing; after a SIGKILL of the server with
+submissions queued, a restart grades every one of them, once; and two servers share one
+PostgreSQL database (a cluster of the tests' own, `support.postgres`).
 """
 
 import json
@@ -332,6 +333,36 @@ def test_restart_after_sigkill_grades_every_queued_submission_once(tmp_path):
     assert "queued again: 3 submissions left waiting by an earlier run" in restarted.log()
 
 
+def test_two_servers_on_one_postgresql_database_share_it(postgres_server, tmp_path):
+    """Two `serve` processes on one PostgreSQL database (`--db`): what one accepts, it grades
+    once, and the other answers for it."""
+    from support.postgres import fresh_database
+
+    url = fresh_database(postgres_server, "two_servers")
+    course = tmp_path / "course"
+    notebook = correct(course_with_chapter01(course), tmp_path / "correct" / NOTEBOOK)
+    tokens = issue_tokens(course, "alice", db=url)
+    first = Server(course, tmp_path / "first.log", "--db", url, "--workers", "1")
+    second = Server(course, tmp_path / "second.log", "--db", url, "--workers", "1")
+    try:
+        for server in (first.launch(), second.launch()):
+            server.ready()
+        with second.client(tokens["alice"]) as client:
+            answer = upload(client, notebook)
+            assert answer.status_code == 202, answer.text
+        with first.client(tokens["alice"]) as client:
+            result = wait_graded(client, answer.json()["id"])
+            assert [s["id"] for s in client.get("/api/submissions").json()] == [result["id"]]
+    finally:
+        first.stop()
+        second.stop()
+    assert result["status"] == "graded" and result["points"] == 7.0, result
+    assert not (course / "submissions.db").exists()  # nothing went to the default SQLite file
+    with open_database(url)() as session:
+        (row,) = session.scalars(select(Submission)).all()
+        assert (row.id, row.status, row.points, row.attempts) == (result["id"], "graded", 7.0, 1)
+
+
 def test_a_grading_worker_killed_mid_notebook_loses_nothing(tmp_path):
     course = tmp_path / "course"
     released = course_with_chapter01(course)
@@ -355,6 +386,10 @@ def test_a_grading_worker_killed_mid_notebook_loses_nothing(tmp_path):
         os.kill(busy[0].pid, signal.SIGKILL)
         result = wait_graded(client, number)
     assert result["status"] == "graded" and result["points"] == 7.0, result
+    # the server's database retried it (a second claim), not Dask behind its back
+    with open_database(f"sqlite:///{course / 'submissions.db'}")() as session:
+        assert session.get(Submission, number).attempts == 2
+    assert f"submission {number} queued again: KilledWorker" in server.log()
 
 
 def test_health_says_whether_grading_has_started():

@@ -1,7 +1,11 @@
 """The submission server's database and tokens, on a real SQLite file: hashes only, a new token
 replaces the old, a result is stored once per submission, bad names and settings are refused.
+
+What the database itself must do (store a result once, two server processes on one database, the
+schema's upgrades with alembic) is proved on SQLite and on a real PostgreSQL server (`db_url`).
 """
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -9,13 +13,16 @@ import subprocess
 import sys
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from conftest import REPO
-from sqlalchemy import select
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
-from autograder.server.db import Person, Submission, now, open_database
+from autograder.server.db import MIGRATIONS, Base, Person, Submission, now, open_database
 from autograder.server.grading import ServerGrade
-from autograder.server.grading_loop import claim, requeue, store_result
+from autograder.server.grading_loop import claim, queue_again, requeue, store_result
 from autograder.server.service import Settings
 from autograder.server.tokens import authenticate, bearer, check_name, issue
 from autograder.server.uploads import (
@@ -81,8 +88,8 @@ def empty_submission(session: Session, status: str) -> int:
     return row.id
 
 
-def test_a_result_is_stored_once(sessions):
-    with sessions() as session:
+def test_a_result_is_stored_once(db_url):
+    with open_database(db_url)() as session:
         number = empty_submission(session, "grading")
         first = ServerGrade(True, 7.0, 7.0, [], [], "<html>first</html>")
         second = ServerGrade(True, 5.0, 7.0, [], ["other"], "<html>second</html>")
@@ -137,10 +144,9 @@ def test_the_tokens_command_refuses_bad_input(tmp_path):
     assert [line.split(",")[0] for line in done.stdout.splitlines()] == ["alice", "prof"]
 
 
-def test_two_server_processes_on_one_database_store_one_result(tmp_path):
-    """Two engines on one SQLite file (two server processes): one claims a row, a stale result is refused."""
-    url = f"sqlite:///{tmp_path / 'submissions.db'}"
-    first, second = open_database(url), open_database(url)
+def test_two_server_processes_on_one_database_store_one_result(db_url):
+    """Two engines on one database (two server processes): one claims a row, a stale result is refused."""
+    first, second = open_database(db_url), open_database(db_url)
     with first() as session:
         number = empty_submission(session, "queued")
     with first() as a, second() as b:
@@ -149,6 +155,7 @@ def test_two_server_processes_on_one_database_store_one_result(tmp_path):
         assert requeue(b) == 1  # the second process starts (after a crash, it thinks): queued again
         assert claim(b, number) == 2
         assert claim(a, number) is None
+        assert not queue_again(a, number, attempt=1)  # its worker died, it thinks: not its claim
         late = ServerGrade(True, 7.0, 7.0, [], [], "<html>first process</html>")
         assert not store_result(a, number, late, attempt=1)  # its claim was taken over: refused
         mine = ServerGrade(True, 5.0, 7.0, [], [], "<html>second process</html>")
@@ -251,25 +258,35 @@ def test_a_notebook_of_another_nbformat_than_4_is_refused_before_nbformat(monkey
     assert "nbformat 4" in refusal.detail and json.dumps(version) in refusal.detail
 
 
-def test_a_database_from_before_stage_timings_gains_the_columns_and_keeps_its_rows(tmp_path):
-    import sqlite3
-
-    path = tmp_path / "submissions.db"
-    open_database(f"sqlite:///{path}")
-    with sqlite3.connect(path) as connection:  # the table before `stages`, `written`, `reports`
-        connection.execute("ALTER TABLE submissions DROP COLUMN stages")
-        connection.execute("ALTER TABLE submissions DROP COLUMN written")
-        connection.execute("ALTER TABLE submissions DROP COLUMN reports")
+def test_a_database_from_before_alembic_gains_the_columns_and_keeps_its_rows(db_url):
+    open_database(db_url)
+    engine = create_engine(db_url)
+    with engine.begin() as connection:  # the tables before `stages`, `written`, `reports`, alembic
+        for statement in (
+            "DROP TABLE alembic_version",
+            "DROP TABLE handins",
+            "ALTER TABLE submissions DROP COLUMN stages",
+            "ALTER TABLE submissions DROP COLUMN written",
+            "ALTER TABLE submissions DROP COLUMN reports",
+        ):
+            connection.execute(text(statement))
         connection.execute(
-            "INSERT INTO people (name, instructor, token_hash, token_issued_at) "
-            "VALUES ('ada', 0, 'h', '2026-12-01 00:00:00')"
+            text(
+                "INSERT INTO people (name, instructor, token_hash, token_issued_at) "
+                "VALUES ('ada', :no, 'h', :at)"
+            ),
+            {"no": False, "at": dt.datetime(2026, 12, 1)},
         )
         connection.execute(
-            "INSERT INTO submissions (person_id, chapter, notebook, sha256, seed, "
-            "submitted_at, status, attempts) VALUES (1, '01_bigram_counting', x'00', "
-            "'s', 3, '2026-12-01 00:00:00', 'graded', 1)"
+            text(
+                "INSERT INTO submissions (person_id, chapter, notebook, sha256, seed, "
+                "submitted_at, status, attempts) SELECT id, '01_bigram_counting', :notebook, "
+                "'s', 3, :at, 'graded', 1 FROM people"
+            ),
+            {"notebook": b"\x00", "at": dt.datetime(2026, 12, 1)},
         )
-    sessions = open_database(f"sqlite:///{path}")
+    engine.dispose()
+    sessions = open_database(db_url)
     with sessions() as session:
         (old,) = session.scalars(select(Submission)).all()
         assert old.summary()["stages"] == {} and old.summary()["seed"] == 3
@@ -296,3 +313,52 @@ def test_a_database_from_before_stage_timings_gains_the_columns_and_keeps_its_ro
         stages = session.get(Submission, number).summary()["stages"]
         assert list(stages) == ["waiting", "grade", "feedback", "total"], stages
         assert stages["waiting"] == max(0.0, round(stages["total"] - 2.0, 3))
+
+
+# a server process starting: imports, waits at a barrier of files until all are there, opens
+OPEN_AT_ONCE = """
+import sys, time
+from pathlib import Path
+from autograder.server.db import open_database
+url, barrier, me, count = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+(barrier / me).touch()
+while len(list(barrier.iterdir())) < count:
+    time.sleep(0.001)
+open_database(url)
+"""
+
+
+def test_two_server_processes_starting_at_once_upgrade_the_schema_once(db_url, tmp_path):
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    starting = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPEN_AT_ONCE, db_url, str(barrier), str(n), "2"],
+            cwd=REPO,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(2)
+    ]
+    for process in starting:
+        assert process.wait(timeout=120) == 0, process.stderr.read()[-3000:]
+    engine = create_engine(db_url)
+    with engine.connect() as connection:
+        versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
+    engine.dispose()
+    assert [version for (version,) in versions] == [
+        ScriptDirectory(str(MIGRATIONS)).get_current_head()
+    ]
+
+
+def test_the_migrations_make_the_tables_the_models_declare(db_url):
+    """What alembic's revisions build is what the models (and `handins`) describe: no difference."""
+    from autograder.server import handin  # noqa: F401  its table joins Base.metadata
+
+    open_database(db_url)
+    engine = create_engine(db_url)
+    with engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    engine.dispose()
+    assert differences == []
+    assert {"people", "submissions", "handins"} <= set(Base.metadata.tables)

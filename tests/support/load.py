@@ -210,6 +210,10 @@ class Server:
 
     def start(self, timeout: float = 180) -> "Server":
         """Start it and wait until GET /api/health says grading is ready."""
+        return self.launch().ready(timeout)
+
+    def launch(self) -> "Server":
+        """Start the process (`ready` waits for it): several servers start side by side."""
         command = [
             sys.executable,
             "-m",
@@ -223,6 +227,12 @@ class Server:
             self.process = subprocess.Popen(
                 command, cwd=REPO, env=environment(), stdout=log, stderr=log, start_new_session=True
             )
+        return self
+
+    def ready(self, timeout: float = 180) -> "Server":
+        """Wait until GET /api/health says grading is ready."""
+        if self.process is None:
+            raise RuntimeError("the server was not started")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -35,10 +35,13 @@ def course_with_chapter01(course: Path) -> Path:
     return course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
 
 
-def issue_tokens(course: Path, *students: str, instructor: str | None = None) -> dict[str, str]:
-    """`tokens --root COURSE STUDENT...` (and `--instructor`), as a student or instructor runs it: name -> token."""
+def issue_tokens(
+    course: Path, *students: str, instructor: str | None = None, db: str | None = None
+) -> dict[str, str]:
+    """`tokens --root COURSE STUDENT...` (and `--instructor`, `--db`), as an instructor runs it: name -> token."""
     command = [sys.executable, "-m", "autograder.cli.instructor", "tokens", "--root", str(course)]
     command += [*students, *(["--instructor", instructor] if instructor else [])]
+    command += ["--db", db] if db else []
     done = subprocess.run(command, cwd=REPO, env=environment(), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.strip().splitlines()
