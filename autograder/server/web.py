@@ -192,6 +192,8 @@ def points(value: float | None) -> str:
 def score(row: dict) -> str:
     """A graded submission's score as the client and its feedback page say it: the autograded
     points, the challenges' extra credit apart, the written answers the instructor grades."""
+    if row["points"] is None or row["max_points"] is None:  # not graded, or a row without its total
+        return f"Score: {points(row['points'])}"
     extra = [e for e in row["exercises"] if e.get("extra")]
     return score_text(
         row["points"],
