@@ -6,7 +6,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from autograder.judge.check import CheckFailed, describe_error
-from autograder.sandbox.guest.calls import Outcome
+from autograder.sandbox.guest.protocol import Outcome
 
 
 def value_of(outcome: Outcome) -> object:

@@ -19,7 +19,7 @@ from autograder.judge.checks.gpt_shared import (
     reference_block,
 )
 from autograder.judge.expect import labelled
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndarray]]:

@@ -21,7 +21,7 @@ from autograder.judge.checks.gpt_shared import (
     reference_attention,
 )
 from autograder.judge.expect import expect_raises, labelled, matches
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def attention_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndarray]]:

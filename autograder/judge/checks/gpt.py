@@ -26,7 +26,7 @@ from autograder.judge.checks.gpt_shared import (
     reference_block,
 )
 from autograder.judge.expect import expect_close, expect_raises, labelled, matches, value_of
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def gpt_shapes(V: int, T: int, C: int, L: int) -> dict[str, tuple]:

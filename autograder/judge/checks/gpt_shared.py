@@ -15,7 +15,7 @@ import torch
 
 from autograder.judge.check import CheckFailed
 from autograder.judge.expect import expect_close, labelled, matches, value_of
-from autograder.sandbox.guest.calls import Outcome
+from autograder.sandbox.guest.protocol import Outcome
 
 RTOL, ATOL = 1e-7, 1e-9  # strict: chapter 08 keeps its float64 tolerances (see expect.py)
 
