@@ -58,6 +58,19 @@ def tuple_answer(outcome: Outcome, names: list[str]) -> tuple:
     return tuple(value)
 
 
+def dict_answer(outcome: Outcome, names: tuple[str, ...]) -> dict:
+    """The answer of `outcome` as a dict holding (at least) every key of `names`."""
+    value = value_of(outcome)
+    if not isinstance(value, dict):
+        raise CheckFailed(
+            f"returned {type(value).__name__}; expected a dict with keys {', '.join(names)}"
+        )
+    missing = [name for name in names if name not in value]
+    if missing:
+        raise CheckFailed(f"the dict lacks {', '.join(missing)}")
+    return value
+
+
 @contextmanager
 def labelled(label: str) -> Iterator[None]:
     """Prefix the hint of any failure inside the block with `label: `."""
