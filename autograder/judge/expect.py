@@ -231,6 +231,23 @@ def expect_close(
     )
 
 
+def expect_closed_form(
+    labels: tuple[str, ...],
+    answers: tuple[object, ...],
+    exact: tuple[np.ndarray, ...],
+    large_means: bool,
+    note: str = "",
+) -> None:
+    """Each answer agrees with its float64 closed form in `exact` as float64 can: to ~1e-13, or to
+    ~1e-9 where the inputs' means are 1e6 times their spreads (`large_means`: the inputs themselves
+    hold no more, and float32 is refused)."""
+    rtol, atol = (1e-7, 1e-8) if large_means else (1e-8, 1e-10)
+    for label, answer, want in zip(labels, answers, exact, strict=True):
+        with labelled(label):
+            scale = float(np.max(np.abs(want), initial=1.0))
+            expect_close(answer, want, rtol, atol * scale, note=note, strict=large_means)
+
+
 def expect_raises(outcome: Outcome, error: str, hint: str) -> None:
     """Pass when the call raised `error` (or a subclass)."""
     if outcome.raised(error):
