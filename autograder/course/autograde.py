@@ -25,7 +25,7 @@ from autograder.course.directory import db_url
 from autograder.course.flags import Reason
 from autograder.course.printable import printable
 from autograder.course.record import record
-from autograder.course.task import Graded, Job, Release, grade_submission
+from autograder.course.task import Graded, Job, Release, grade_submission, hold
 from autograder.judge.exercises import chapter_exercises
 from autograder.judge.session import new_seed
 from autograder.paths import REPO
@@ -176,11 +176,6 @@ def _load_state(root: Path) -> dict:
     return state
 
 
-def _keep(release: Release) -> Release:
-    """The release data, as a task's result (so that Dask can compute it again if it is lost)."""
-    return release
-
-
 def _task(job: Job, release: Release, seed: int, sandboxed: bool) -> Graded:
     """The task as a worker runs it: in its plugin's scratch directory."""
     return grade_submission(job, release, seed, sandboxed, scratch_directory())
@@ -221,11 +216,9 @@ class ClassRun:
     def submit(self, client: object, jobs: list[Job], release: Release) -> dict:
         """One task per job (and one per chapter holding its release data); futures -> jobs."""
         run = secrets.token_hex(6)  # keys of this run, distinct from any other on the cluster
-        # a small task per chapter holds its release data: fetched once by each worker that needs
-        # it and, unlike scattered data, computed again by the scheduler if every holder dies
-        shared = {
+        shared = {  # a small task per chapter holds its release data
             chapter: client.submit(
-                _keep, release.for_chapter(chapter), key=f"release-{chapter}-{run}"
+                hold, release.for_chapter(chapter), key=f"release-{chapter}-{run}"
             )
             for chapter in {job.chapter for job in jobs}
         }

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from autograder.judge.check import CheckFailed, describe_error
-from autograder.sandbox.guest.calls import Outcome
+from autograder.sandbox.guest.protocol import Outcome
 
 
 def value_of(outcome: Outcome) -> object:
@@ -56,6 +56,19 @@ def tuple_answer(outcome: Outcome, names: list[str]) -> tuple:
     if not (isinstance(value, tuple | list) and len(value) == len(names)):
         raise CheckFailed(f"returned {type(value).__name__}; expected a tuple ({', '.join(names)})")
     return tuple(value)
+
+
+def dict_answer(outcome: Outcome, names: tuple[str, ...]) -> dict:
+    """The answer of `outcome` as a dict holding (at least) every key of `names`."""
+    value = value_of(outcome)
+    if not isinstance(value, dict):
+        raise CheckFailed(
+            f"returned {type(value).__name__}; expected a dict with keys {', '.join(names)}"
+        )
+    missing = [name for name in names if name not in value]
+    if missing:
+        raise CheckFailed(f"the dict lacks {', '.join(missing)}")
+    return value
 
 
 @contextmanager
@@ -216,6 +229,23 @@ def expect_close(
         f"{int(wrong.sum())} of {wrong.size} entries differ; first at {where}: "
         f"got {actual_arr[where]:.10g}{expected_text}{note}"
     )
+
+
+def expect_closed_form(
+    labels: tuple[str, ...],
+    answers: tuple[object, ...],
+    exact: tuple[np.ndarray, ...],
+    large_means: bool,
+    note: str = "",
+) -> None:
+    """Each answer agrees with its float64 closed form in `exact` as float64 can: to ~1e-13, or to
+    ~1e-9 where the inputs' means are 1e6 times their spreads (`large_means`: the inputs themselves
+    hold no more, and float32 is refused)."""
+    rtol, atol = (1e-7, 1e-8) if large_means else (1e-8, 1e-10)
+    for label, answer, want in zip(labels, answers, exact, strict=True):
+        with labelled(label):
+            scale = float(np.max(np.abs(want), initial=1.0))
+            expect_close(answer, want, rtol, atol * scale, note=note, strict=large_means)
 
 
 def expect_raises(outcome: Outcome, error: str, hint: str) -> None:

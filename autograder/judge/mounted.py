@@ -2,8 +2,8 @@
 
 `autograder` holds only `autograder.sandbox.guest`, whole, what of it answers the exercises refusing
 (GRADER_ANSWERS); `proof_lm` has what answers them cut out (LIBRARY_ANSWERS); for a NumPy exercise
-PyTorch's folders are covered by a package that raises `NoPyTorch` on import. The real files are
-not mounted, so no import trick can reach them."""
+PyTorch's folders are covered by the guest's stand-in (`autograder/sandbox/guest/no_torch/`), whose
+every use raises `NoPyTorch`. The real files are not mounted, so no import trick can reach them."""
 
 import atexit
 import functools
@@ -19,60 +19,9 @@ from autograder.judge.exercises import EXERCISES
 from autograder.judge.source_cut import refusing_stub, without_definitions
 from autograder.paths import GUEST, REPO
 
+NO_TORCH = GUEST / "no_torch" / "__init__.py"  # the package that stands in for PyTorch
+
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
-
-
-NO_TORCH = '''"""Stands in for PyTorch while a NumPy exercise is graded: PyTorch is not in this sandbox.
-
-`import torch` (and any `torch.*` module) gives a stand-in whose every attribute raises NoPyTorch,
-so code fails where it uses PyTorch, in the rule's words.
-"""
-
-import importlib.abc
-import importlib.machinery
-import sys
-import types
-
-MESSAGE = (
-    "PyTorch is not available: NumPy exercises are graded without PyTorch, write it with NumPy "
-    "(the course's rules)"
-)
-
-
-class NoPyTorch(ImportError):
-    """PyTorch was used while a NumPy exercise was graded."""
-
-
-class Absent(types.ModuleType):
-    """A PyTorch module that is not there: every attribute it lacks raises NoPyTorch."""
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise NoPyTorch(MESSAGE)
-
-
-class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds every PyTorch module as an Absent one."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("torch", "functorch", "torchgen"):
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        module = Absent(spec.name)
-        module.__path__ = []
-        return module
-
-    def exec_module(self, module):
-        pass
-
-
-sys.meta_path.insert(0, Finder())
-sys.modules[__name__].__class__ = Absent
-__path__ = []
-'''
 
 
 STUB = refusing_stub(
@@ -168,10 +117,10 @@ def _cut(package: Path, answers: dict[str, tuple[str, ...]], exercises: tuple[st
 
 @functools.cache
 def _no_torch() -> Path:
-    """A folder holding only the package that stands in for PyTorch (NO_TORCH)."""
+    """A folder holding only the package that stands in for PyTorch (the guest's `no_torch`)."""
     target = _root() / "no-torch"
     target.mkdir(mode=0o755, exist_ok=True)
-    (target / "__init__.py").write_text(NO_TORCH)
+    shutil.copyfile(NO_TORCH, target / "__init__.py")
     (target / "__init__.py").chmod(0o644)
     return target
 

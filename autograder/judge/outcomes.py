@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograder.judge.notebook import PARSING
-from autograder.sandbox.guest.calls import Outcome
 from autograder.sandbox.guest.plain import decode
+from autograder.sandbox.guest.protocol import Outcome
 
 JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
 PROBLEMS_KEPT = 50  # failed statements reported; the rest are dropped

@@ -18,8 +18,7 @@ from autograder.judge.check import Check, CheckFailed
 from autograder.judge.exercises import Exercise, chapter_exercises
 from autograder.judge.outcomes import Answers, read_answers, short_message
 from autograder.judge.verdicts import CheckResult, ExerciseReport, Flag, event_flag
-from autograder.sandbox.guest.calls import Outcome
-from autograder.sandbox.guest.protocol import EXIT_STATUS
+from autograder.sandbox.guest.protocol import EXIT_STATUS, Outcome
 from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.grading_process import SessionRun
 

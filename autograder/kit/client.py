@@ -17,6 +17,7 @@ import re
 import sys
 import time
 import tomllib
+import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -54,10 +55,28 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 OPENER = urllib.request.build_opener(NoRedirect)
 
 
-def printable(text: object, limit: int = 300) -> str:
-    """`text` cut to `limit` characters, with control characters shown as escapes (safe to print)."""
-    text = str(text)[:limit]
-    return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)
+def printable(value: object, limit: int = 300) -> str:
+    """`value` as one line of visible text: control, format and separator characters escaped.
+
+    The rule of the instructor's `autograder.course.printable`, written again here because the kit
+    holds nothing of `autograder` (tests/course/test_printable.py keeps the two one rule): a
+    server's text cannot colour or clear the terminal, reorder what is shown or start a line.
+    """
+    text = value if isinstance(value, str) else str(value)
+    shown = []
+    for character in text:
+        if character == " " or unicodedata.category(character)[0] not in "CZ":
+            shown.append(character)
+        elif ord(character) < 0x100:
+            shown.append(f"\\x{ord(character):02x}")
+        elif ord(character) < 0x10000:
+            shown.append(f"\\u{ord(character):04x}")
+        else:
+            shown.append(f"\\U{ord(character):08x}")
+    line = "".join(shown)
+    if len(line) > limit:
+        line = line[:limit] + f"... ({len(line) - limit} more characters)"
+    return line
 
 
 def settings(config: Path) -> tuple[str, str]:

@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session, joinedload, sessionmaker
 from autograder.course.autograde import release_data
 from autograder.course.cluster import ATTEMPTS
 from autograder.course.printable import printable
-from autograder.course.task import Job, Release
+from autograder.course.task import Job, Release, hold
 from autograder.server.db import Submission, now
 from autograder.server.grading import ServerGrade, grade_with_feedback
 
@@ -49,11 +49,6 @@ def released_chapters(root: Path) -> set[str]:
     if not folder.is_dir():
         return set()
     return {path.name for path in folder.iterdir() if (path / f"{path.name}.ipynb").is_file()}
-
-
-def hold(release: Release) -> Release:
-    """The release data as a task's result: fetched once per worker, computed again if lost."""
-    return release
 
 
 @functools.cache

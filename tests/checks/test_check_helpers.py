@@ -10,8 +10,9 @@ from autograder.judge.check import CheckFailed
 from autograder.judge.exercises import EXERCISES
 from autograder.judge.expect import expect_fresh
 from autograder.judge.outcomes import _outcome
-from autograder.sandbox.guest.calls import Call, run_call
+from autograder.sandbox.guest.calls import run_call
 from autograder.sandbox.guest.layout_probes import as_layout, layout_probe, strided
+from autograder.sandbox.guest.protocol import Call
 
 
 @pytest.mark.parametrize("shape", [(3,), (2, 5), (2, 3, 4)])

@@ -19,6 +19,7 @@ from support.simulate import reference_code, submission
 
 from autograder.course.outputs import NOTEBOOK_CHARS
 from autograder.course.printable import printable
+from autograder.kit import client
 
 CHAPTER = "01_bigram_counting"
 NAMES = [
@@ -47,15 +48,22 @@ def controls(text: str) -> list[str]:
     ]
 
 
-def test_printable_escapes_what_would_change_the_terminal():
+@pytest.mark.parametrize("printable", [printable, client.printable], ids=["course", "kit"])
+def test_printable_escapes_what_would_change_the_terminal(printable):
+    # the instructor's and the student kit's (which holds nothing of autograder): one rule
     for name in NAMES:
-        shown = printable(name)
+        shown = printable(name, limit=500)
         assert not controls(shown) and "\n" not in shown, shown
-        assert printable(shown) == shown  # idempotent
+        assert printable(shown, limit=500) == shown  # idempotent
     assert printable(NAMES[0]) == "\\x1b[2J\\x1b[31mred\\x1b[0m.txt"
     assert printable(NAMES[2]) == "report\\u202etxt.exe"
     assert printable("Zoë 名前 ok") == "Zoë 名前 ok"
     assert printable("x" * 1000, limit=10) == "x" * 10 + "... (990 more characters)"
+
+
+def test_the_kit_and_the_instructor_print_every_character_alike():
+    characters = [chr(n) for n in [*range(0x3400), *range(0xFE00, 0x10000), 0x1F600, 0xE0001]]
+    assert [client.printable(c) for c in characters] == [printable(c) for c in characters]
 
 
 def course(*args: str) -> str:

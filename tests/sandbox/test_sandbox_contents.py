@@ -124,3 +124,49 @@ def test_the_sandbox_copy_imports_alone() -> None:
             "autograder.sandbox.guest"
         )
         assert file and Path(file).is_relative_to(package), (name, file)
+
+
+def test_the_contract_is_data_only_and_the_trusted_side_takes_it_from_there() -> None:
+    """`protocol.py` holds what both sides agree on (frames, `Call`, `Outcome`): it imports the
+    standard library alone and defines no function of its own; no module outside the guest imports
+    the contract's types from the module that runs student code (`calls.py`)."""
+    contract = GUEST / "protocol.py"
+    tree = ast.parse(contract.read_text())
+    imported = {name.split(".")[0] for _, name in _imports(contract)}
+    assert imported and imported <= sys.stdlib_module_names, imported
+    assert not [n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    assert {"Call", "Outcome"} <= classes
+    through_calls = [
+        f"{path.relative_to(REPO)}:{node.lineno}"
+        for path in sorted((REPO / "autograder").rglob("*.py"))
+        if GUEST not in path.parents
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        and node.module == "autograder.sandbox.guest.calls"
+        and {alias.name for alias in node.names} & classes
+    ]
+    assert through_calls == []
+
+
+def test_the_pytorch_stand_in_refuses_only_where_it_stands_in() -> None:
+    """Mounted as `torch`, the guest's `no_torch` turns every use of PyTorch into NoPyTorch; imported
+    under its own name (the guest is copied whole), it changes nothing."""
+    code = (
+        "import importlib, importlib.util, sys\n"
+        "stand_in = importlib.import_module('autograder.sandbox.guest.no_torch')\n"
+        "assert stand_in.Finder not in map(type, sys.meta_path), 'installed under its own name'\n"
+        "spec = importlib.util.spec_from_file_location('torch', stand_in.__file__)\n"
+        "module = sys.modules['torch'] = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "import torch.nn.functional as F\n"
+        "try:\n"
+        "    F.softmax\n"
+        "except ImportError as error:\n"
+        "    print(type(error).__name__, error)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("NoPyTorch PyTorch is not available"), done.stdout

@@ -16,7 +16,7 @@ from autograder.judge.expect import (
     labelled,
     tuple_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def torch_adam(param, grad, m, v, t, lr, betas, eps, weight_decay) -> tuple:

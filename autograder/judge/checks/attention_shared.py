@@ -15,7 +15,7 @@ from autograder.judge.check import Check
 from autograder.judge.expect import (
     expect_raises,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 # float64 answers agree to ~1e-13 here; float32 inside is off by ~5e-7 of the answer's size,
 # which passes: `matches` widens this to autograder.judge.expect.FLOAT32_RTOL unless strict

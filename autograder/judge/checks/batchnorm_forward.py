@@ -15,7 +15,7 @@ from autograder.judge.expect import (
     same,
     tuple_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def bn_reference(

@@ -15,7 +15,7 @@ from autograder.judge.expect import (
     expect_unchanged,
     value_of,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def _judge_counts(words: list[str], stoi: dict[str, int], what: str, note: str = "") -> Check:

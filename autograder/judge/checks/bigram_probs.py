@@ -9,7 +9,7 @@ from autograder.judge.expect import (
     expect_close,
     expect_unchanged,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def reference_probs(counts: np.ndarray, k: float) -> np.ndarray:

@@ -7,19 +7,19 @@ from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.gpt_shared import (
     MODULE,
     _diagnose,
-    _expect_causal,
     _expect_eval_mode,
     _first_output,
     _n,
     _report,
     _t,
     block_shapes,
+    causal_check,
     expect_listing,
     random_weights,
     reference_block,
 )
 from autograder.judge.expect import labelled
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndarray]]:
@@ -143,18 +143,13 @@ def _judge_block_causal(rng: np.random.Generator) -> Check:
     changed = x.copy()
     changed[:, t + 1 :] = rng.normal(size=(B, T - t - 1, C))
     init = {"n_embd": C, "n_head": H, "block_size": T}
-
-    def judge(outcomes: list[Outcome]) -> None:
-        first, second = (_report(o) for o in outcomes)
-        expect_listing(first, block_shapes(C), "Block")
-        a = _first_output(first["outputs"][0], False, (B, T, C))
-        b = _first_output(second["outputs"][0], False, (B, T, C))
-        _expect_causal(a, b, t, "the block's output", expected)
-
-    return Check(
-        f"causal: inputs after position {t} changed, outputs up to {t} unchanged",
+    return causal_check(
+        t,
         [Call((init, w, [v], ["float"]), probe=MODULE) for v in (x, changed)],
-        judge,
+        lambda report: expect_listing(report, block_shapes(C), "Block"),
+        (B, T, C),
+        expected,
+        what=("inputs", "outputs", "the block's output"),
     )
 
 

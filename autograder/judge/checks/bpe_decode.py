@@ -14,7 +14,7 @@ from autograder.judge.checks.tokenization_shared import (
     reference_train,
 )
 from autograder.judge.expect import expect_unchanged, value_of
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def byte_table(merges: list, reverse_pairs: bool = False) -> list[bytes]:

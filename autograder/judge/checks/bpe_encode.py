@@ -14,7 +14,7 @@ from autograder.judge.checks.tokenization_shared import (
     typed_call,
 )
 from autograder.judge.expect import expect_unchanged, value_of
-from autograder.sandbox.guest.calls import Outcome
+from autograder.sandbox.guest.protocol import Outcome
 
 
 def ids_answer(outcome: Outcome) -> list[int]:

@@ -17,7 +17,7 @@ from autograder.judge.checks.tokenization_shared import (
     typed_call,
 )
 from autograder.judge.expect import value_of
-from autograder.sandbox.guest.calls import Outcome
+from autograder.sandbox.guest.protocol import Outcome
 
 
 def merges_answer(outcome: Outcome) -> list[tuple[int, int]]:

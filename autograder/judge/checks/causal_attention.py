@@ -23,7 +23,7 @@ from autograder.judge.expect import (
     matches,
     tuple_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def variant_attention(

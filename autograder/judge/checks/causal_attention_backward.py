@@ -18,7 +18,7 @@ from autograder.judge.expect import (
     labelled,
     tuple_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 PARTS = ("dq", "dk", "dv")
 

@@ -9,19 +9,19 @@ from autograder.judge.checks.gpt_shared import (
     PROBES,
     _diagnose,
     _expect_calls_in_turn,
-    _expect_causal,
     _expect_eval_mode,
     _first_output,
     _n,
     _report,
     _t,
     attention_shapes,
+    causal_check,
     expect_listing,
     random_weights,
     reference_attention,
 )
 from autograder.judge.expect import expect_raises, labelled, matches
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def attention_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndarray]]:
@@ -140,18 +140,12 @@ def _judge_attention_causal(rng: np.random.Generator) -> Check:
     changed = x.copy()
     changed[:, t + 1 :] += rng.normal(0, 3, (B, T - t - 1, C))
     init = {"n_embd": C, "n_head": H, "block_size": T}
-
-    def judge(outcomes: list[Outcome]) -> None:
-        first, second = (_report(o) for o in outcomes)
-        expect_listing(first, attention_shapes(C), "CausalSelfAttention")
-        a = _first_output(first["outputs"][0], False, (B, T, C))
-        b = _first_output(second["outputs"][0], False, (B, T, C))
-        _expect_causal(a, b, t, "the output", expected)
-
-    return Check(
-        f"causal: inputs after position {t} changed, outputs up to {t} unchanged",
+    return causal_check(
+        t,
         [_attention_call(init, w, x), _attention_call(init, w, changed)],
-        judge,
+        lambda report: expect_listing(report, attention_shapes(C), "CausalSelfAttention"),
+        (B, T, C),
+        expected,
     )
 
 

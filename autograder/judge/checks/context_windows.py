@@ -13,7 +13,7 @@ from autograder.judge.expect import (
     expect_unchanged,
     tuple_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def reference_windows(

@@ -13,7 +13,7 @@ from autograder.judge.expect import (
     expect_unchanged,
     number_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:

@@ -4,7 +4,7 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.gpt_shared import PROBES, _array, _judge_reproducible, _report
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def toy_probs(

@@ -7,7 +7,7 @@ import numpy as np
 from autograder.judge.check import Check, CheckFailed, describe_error
 from autograder.judge.checks.gpt_shared import PROBES, _array, _judge_reproducible, _report
 from autograder.judge.expect import expect_raises
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def _judge_batch_runs(

@@ -13,7 +13,6 @@ from autograder.judge.checks.gpt_shared import (
     RTOL,
     _diagnose,
     _expect_calls_in_turn,
-    _expect_causal,
     _expect_eval_mode,
     _first_output,
     _layer_norm,
@@ -21,12 +20,13 @@ from autograder.judge.checks.gpt_shared import (
     _report,
     _t,
     block_shapes,
+    causal_check,
     expect_listing,
     random_weights,
     reference_block,
 )
 from autograder.judge.expect import expect_close, expect_raises, labelled, matches, value_of
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def gpt_shapes(V: int, T: int, C: int, L: int) -> dict[str, tuple]:
@@ -306,18 +306,14 @@ def _judge_gpt_causal(rng: np.random.Generator) -> Check:
     changed = idx.copy()
     changed[:, t + 1 :] = (changed[:, t + 1 :] + rng.integers(1, V, (3, 9 - t))) % V
     init = _gpt_init(V, block, C, H, L)
-
-    def judge(outcomes: list[Outcome]) -> None:
-        first, second = (_report(o) for o in outcomes)
-        _expect_gpt_listing(first, shapes, block)
-        a = _first_output(first["outputs"][0], True, (3, 10, V))
-        b = _first_output(second["outputs"][0], True, (3, 10, V))
-        _expect_causal(a, b, t, "the logits", expected)
-
-    return Check(
-        f"causal: ids after position {t} changed, logits up to {t} unchanged",
+    return causal_check(
+        t,
         [_gpt_call(init, w, idx), _gpt_call(init, w, changed)],
-        judge,
+        lambda report: _expect_gpt_listing(report, shapes, block),
+        (3, 10, V),
+        expected,
+        what=("ids", "logits", "the logits"),
+        logits=True,
     )
 
 

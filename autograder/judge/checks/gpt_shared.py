@@ -9,13 +9,14 @@ refuses contexts longer than its block_size and logs what it is fed.
 """
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import torch
 
-from autograder.judge.check import CheckFailed
+from autograder.judge.check import Check, CheckFailed
 from autograder.judge.expect import expect_close, labelled, matches, value_of
-from autograder.sandbox.guest.calls import Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 RTOL, ATOL = 1e-7, 1e-9  # strict: chapter 08 keeps its float64 tolerances (see expect.py)
 
@@ -267,20 +268,40 @@ def _diagnose(
     expect_close(got, expected, RTOL, ATOL, diagnoses=diagnoses, strict=True)
 
 
-def _expect_causal(
-    first: np.ndarray, second: np.ndarray, t: int, what: str, expected: np.ndarray
-) -> None:
-    """Outputs at positions <= t must not change when only inputs after t changed; when the first
+def causal_check(
+    t: int,
+    calls: list[Call],
+    listing: Callable[[dict], None],
+    shape: tuple[int, ...],
+    expected: np.ndarray,
+    what: tuple[str, str, str] = ("inputs", "outputs", "the output"),
+    logits: bool = False,
+) -> Check:
+    """The causality check: two calls whose inputs differ only after position t must give the same
+    outputs at positions <= t. `listing` checks each report's parameters, `what` names the inputs,
+    the outputs and the output in a hint; `logits`: forward returns (logits, loss). When the first
     output is wrong anyway, the single-call checks name the cause (one bug is named once)."""
-    if not np.allclose(first[:, : t + 1], second[:, : t + 1], rtol=0, atol=1e-12):
-        position = int(np.argwhere(~np.isclose(first[:, : t + 1], second[:, : t + 1]))[0][1])
-        leak = f"{what} at position {position} changed when only inputs after position {t} did"
-        if not matches(first, expected, RTOL, ATOL, strict=True):
+    inputs, outputs, output = what
+
+    def judge(outcomes: list[Outcome]) -> None:
+        first, second = (_report(o) for o in outcomes)
+        listing(first)
+        a = _first_output(first["outputs"][0], logits, shape)
+        b = _first_output(second["outputs"][0], logits, shape)
+        if np.allclose(a[:, : t + 1], b[:, : t + 1], rtol=0, atol=1e-12):
+            return
+        position = int(np.argwhere(~np.isclose(a[:, : t + 1], b[:, : t + 1]))[0][1])
+        leak = f"{output} at position {position} changed when only inputs after position {t} did"
+        if not matches(a, expected, RTOL, ATOL, strict=True):
             raise CheckFailed(f"{leak}: the same mistake as in the checks of a single call")
         raise CheckFailed(
             f"{leak}: position t may read positions 0..t only (is the future masked, and is the "
             "mask off by one?)"
         )
+
+    return Check(
+        f"causal: {inputs} after position {t} changed, {outputs} up to {t} unchanged", calls, judge
+    )
 
 
 def _judge_reproducible(

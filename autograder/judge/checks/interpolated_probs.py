@@ -11,7 +11,7 @@ import numpy as np
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.cases import alphabet_vocab, random_words
 from autograder.judge.expect import array_answer, expect_close, expect_raises, expect_unchanged
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def reference_interpolated(counts: np.ndarray, lam: float, unigram_axis: int = 0) -> np.ndarray:

@@ -18,7 +18,7 @@ from autograder.judge.expect import (
     matches,
     value_of,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def layer_norm_variants(

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 from autograder.judge.check import Check, CheckFailed, describe_error
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 PROBE = "autograder.sandbox.guest.layout_probes:layout_probe"
 

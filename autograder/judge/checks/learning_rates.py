@@ -15,7 +15,7 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.expect import value_of
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 from proof_lm.corpus import load_names, split_names
 from proof_lm.nplm import init_nplm, nplm_mean_loss
 from proof_lm.vocab import build_vocab

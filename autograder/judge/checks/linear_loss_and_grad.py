@@ -17,7 +17,7 @@ from autograder.judge.expect import (
     labelled,
     tuple_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.ndarray]:

@@ -10,7 +10,7 @@ import numpy as np
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.nplm_loss import random_params
 from autograder.judge.expect import as_array, expect_close, expect_unchanged, labelled, tuple_answer
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def model_log_probs(P: dict, X: np.ndarray, part: str = "log_probs") -> np.ndarray:

@@ -28,7 +28,7 @@ from autograder.judge.expect import (
     labelled,
     tuple_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def _ml_row(counts: list[float]) -> list[float]:

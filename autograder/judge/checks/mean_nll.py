@@ -19,7 +19,7 @@ from autograder.judge.expect import (
     expect_unchanged,
     number_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def reference_mean_nll(

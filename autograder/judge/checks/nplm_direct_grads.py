@@ -11,12 +11,12 @@ from autograder.judge.check import Check, CheckFailed
 from autograder.judge.expect import (
     as_array,
     close_entries,
+    dict_answer,
     expect_unchanged,
     float32_rtol,
     matches,
-    value_of,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 NAMES = ("E", "W1", "b1", "W2", "b2", "W3")
 
@@ -79,14 +79,7 @@ def _judge(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        grads = value_of(outcome)
-        if not isinstance(grads, dict):
-            raise CheckFailed(
-                f"returned {type(grads).__name__}; expected a dict with keys {', '.join(NAMES)}"
-            )
-        missing = [name for name in NAMES if name not in grads]
-        if missing:
-            raise CheckFailed(f"the dict lacks {', '.join(missing)}")
+        grads = dict_answer(outcome, NAMES)
         arrays = {name: as_array(grads[name], ref[name].shape, kinds="f") for name in NAMES}
         if not all(np.isfinite(a).all() for a in arrays.values()):
             raise CheckFailed(

@@ -13,12 +13,12 @@ from autograder.judge.checks.nplm_loss import random_params
 from autograder.judge.expect import (
     as_array,
     close_entries,
+    dict_answer,
     expect_unchanged,
     float32_rtol,
     matches,
-    value_of,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 NAMES = ("E", "W1", "b1", "W2", "b2")
 
@@ -104,14 +104,7 @@ def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
-        grads = value_of(outcome)
-        if not isinstance(grads, dict):
-            raise CheckFailed(
-                f"returned {type(grads).__name__}; expected a dict with keys {', '.join(NAMES)}"
-            )
-        missing = [name for name in NAMES if name not in grads]
-        if missing:
-            raise CheckFailed(f"the dict lacks {', '.join(missing)}")
+        grads = dict_answer(outcome, NAMES)
         for name in ("b1", "b2"):
             got = grads[name]
             if isinstance(got, np.ndarray) and got.ndim == 2 and got.shape[0] == B and B > 1:

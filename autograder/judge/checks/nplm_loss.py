@@ -17,7 +17,7 @@ from autograder.judge.expect import (
     labelled,
     tuple_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 from proof_lm.baselines import TorchContextMLP, numpy_params
 
 

@@ -9,7 +9,7 @@ from autograder.judge.check import Check
 from autograder.judge.expect import (
     exact_count,
 )
-from autograder.sandbox.guest.calls import Call
+from autograder.sandbox.guest.protocol import Call
 
 
 def _judge_params(

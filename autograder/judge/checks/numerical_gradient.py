@@ -12,7 +12,7 @@ from autograder.judge.expect import (
     expect_close,
     value_of,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def _f(x: np.ndarray, weights: np.ndarray) -> float:

@@ -11,7 +11,7 @@ from autograder.judge.expect import (
     expect_unchanged,
     number_answer,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def reference_perplexity(token_probs: np.ndarray) -> float:

@@ -17,7 +17,7 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.expect import value_of
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 CONTRACTIONS = ("'s", "'t", "'re", "'ve", "'m", "'ll", "'d")
 

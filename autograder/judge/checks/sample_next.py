@@ -16,7 +16,7 @@ from autograder.judge.checks.sampling_shared import (
 from autograder.judge.expect import (
     value_of,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def filtered(

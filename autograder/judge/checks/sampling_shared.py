@@ -16,7 +16,7 @@ from autograder.judge.expect import (
     expect_unchanged,
     float32_rtol,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 WORKED = np.array([2.0, 1.0, 0.1])
 

@@ -11,8 +11,8 @@ from autograder.judge.expect import (
     same,
     value_of,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
 from autograder.sandbox.guest.probes import PROBLEMS
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def _replay(params: dict, problem: str, batches: list, rate: float, variant: str = "") -> dict:

@@ -10,7 +10,7 @@ from autograder.judge.expect import (
     expect_close,
     expect_unchanged,
 )
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def _wrong_softmaxes(logits: np.ndarray, axis: int) -> list[tuple[str, np.ndarray]]:

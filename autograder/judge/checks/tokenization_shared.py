@@ -29,7 +29,7 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.expect import expect_raises, value_of
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 FIRST = 256  # merge i creates id FIRST + i
 

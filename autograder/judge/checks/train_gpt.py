@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from autograder.judge.check import Check, CheckFailed, describe_error
-from autograder.sandbox.guest.calls import Call, Outcome
+from autograder.sandbox.guest.protocol import Call, Outcome
 from autograder.sandbox.guest.torch_probes import training_model
 
 PROBE = "autograder.sandbox.guest.torch_probes:train_probe"

@@ -1,42 +1,19 @@
-"""The calls to make on a student's function, and what each produced, reduced to plain data."""
+"""Making the calls a check asks for on a student's function, each reduced to plain data.
+
+The calls and outcomes themselves (`Call`, `Outcome`) are data of the contract in
+`autograder.sandbox.guest.protocol`, which the trusted side imports; this module runs student code.
+"""
 
 import copy
 import importlib
 import types
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from autograder.sandbox.guest.plain import NotPlain, to_plain
-
-
-@dataclass
-class Call:
-    """One call of the student's function: plain arguments, or a named probe that builds them."""
-
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    probe: str | None = None  # "module:function" run as probe(fn, *args, **kwargs) -> plain data
-
-
-@dataclass
-class Outcome:
-    """What one call produced: a plain value or an error, and the arguments as they were afterwards."""
-
-    value: object = None
-    error: str | None = None  # exception class name
-    error_bases: tuple[str, ...] = ()
-    message: str = ""
-    args_after: object = None
-    aliases: list = field(
-        default_factory=list
-    )  # [where in the answer, argument index]: memory shared
-
-    def raised(self, name: str) -> bool:
-        """True when the call raised `name` or a subclass of it."""
-        return self.error is not None and name in self.error_bases
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 
 def run_call(fn: Callable, call: Call, probes: Mapping[str, Callable] | None = None) -> Outcome:

@@ -39,7 +39,7 @@ from types import MappingProxyType
 import numpy as np
 
 from autograder.sandbox.guest import answer_guard, seccomp
-from autograder.sandbox.guest.calls import Outcome, error_outcome, resolve_probe, sealed_run_call
+from autograder.sandbox.guest.calls import error_outcome, resolve_probe, sealed_run_call
 from autograder.sandbox.guest.outputs import Capture
 from autograder.sandbox.guest.plain import dumps
 from autograder.sandbox.guest.protocol import (
@@ -51,6 +51,7 @@ from autograder.sandbox.guest.protocol import (
     RESULT_LIMIT,
     STATUS,
     TIMED_OUT,
+    Outcome,
 )
 
 PR_SET_DUMPABLE, PR_SET_PDEATHSIG = 4, 1

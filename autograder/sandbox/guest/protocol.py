@@ -1,10 +1,13 @@
-"""What the grading process and the trusted grader agree on: the frames they exchange, the statuses.
+"""What the grading process and the trusted grader agree on: the frames they exchange, the statuses,
+the calls a check asks for and the outcomes it gets back.
 
-Imported by both sides (`autograder.sandbox.guest.child`, `autograder.sandbox.host.grading_process`,
-`autograder.judge.runner`); it imports nothing.
+Data only, imported by both sides (`autograder.sandbox.guest.child`, the judge and every check
+module, `autograder.sandbox.host.grading_process`); it imports nothing but the standard library and
+runs no student code (`autograder.sandbox.guest.calls` does).
 """
 
 import struct
+from dataclasses import dataclass, field
 
 FRAME = struct.Struct(">cQ")  # a frame's header, either way: its kind and the payload's length
 OPENING, JOB = b"O", b"J"  # to the process: what to load and how; one exercise to check
@@ -25,3 +28,30 @@ OUTPUT_COST = 100
 SHOWN_LIMIT = 8 * 1024**2  # bytes of LOADED's payload the trusted side reads; past it, nothing
 # What the exit status of a copy that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3, "crashed": 4}
+
+
+@dataclass
+class Call:
+    """One call of the student's function: plain arguments, or a named probe that builds them."""
+
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    probe: str | None = None  # "module:function" run as probe(fn, *args, **kwargs) -> plain data
+
+
+@dataclass
+class Outcome:
+    """What one call produced: a plain value or an error, and the arguments as they were afterwards."""
+
+    value: object = None
+    error: str | None = None  # exception class name
+    error_bases: tuple[str, ...] = ()
+    message: str = ""
+    args_after: object = None
+    aliases: list = field(
+        default_factory=list
+    )  # [where in the answer, argument index]: memory shared
+
+    def raised(self, name: str) -> bool:
+        """True when the call raised `name` or a subclass of it."""
+        return self.error is not None and name in self.error_bases
