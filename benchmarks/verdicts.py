@@ -1,13 +1,14 @@
-"""The verdicts chapters 08 and 09 state, measured over seeds at the chapters' own budgets.
+"""The verdicts chapters 07, 08 and 09 state, measured over seeds at the chapters' own budgets.
 
-    .venv/bin/python -m benchmarks.verdicts [--seeds 3] [--only gpt|bpe|positions] [--workers 2]
+    .venv/bin/python -m benchmarks.verdicts [--seeds 3] [--only gpt|bpe|positions|names] [--workers 2]
 
 `gpt`: chapter 08's GPT (the library's copy, the chapter's configuration and recipe, 2,700 steps)
 against chapter 03's context-8 MLP (11,000 steps), dev loss in nats per character, the GPT's read
 on sliding windows of 64 with stride 32, as the chapter measures them. `bpe`: chapter 09's GPT
 trained 50 CPU-s on Shakespeare's character ids and on its 512 BPE ids, dev bits per character.
 `positions`: chapter 08's ablation, its GPT trained at its budget with its position embedding and
-without it (held at zero, never trained), the same seed, recipe and windows for both.
+without it (held at zero, never trained), the same seed, recipe and windows for both. `names`:
+chapter 07's TinyGPT against the context-8 MLP on first names, 8 CPU-s each, dev loss in nats.
 Each seed draws the initial weights and the training windows. Prints each seed, then the mean
 margin, the smallest, and the spread (the larger of the two models' ranges over the seeds), and the
 verdict the chapters word theirs by: one model "ahead" only when its margin exceeds the spread on
@@ -31,13 +32,18 @@ from benchmarks.training_speed import (
     tokenizer_comparison,
 )
 from proof_lm.baselines import TorchContextMLP, make_context_dataset
+from proof_lm.corpus import load_names, split_names
+from proof_lm.gpt import TinyGPT
 from proof_lm.gpt2 import GPT
 from proof_lm.shakespeare import char_vocab, encode_chars, load_shakespeare, split_by_position
 from proof_lm.text_training import train_on_text
-from proof_lm.training import init_output_bias, train_lm
+from proof_lm.training import Recipe, init_output_bias, train_lm
+from proof_lm.vocab import build_vocab
+from proof_lm.windows import IGNORE, name_sequences, name_windows
 
 GPT_STEPS, MLP_STEPS = 2700, 11000  # chapter 08's budget (solutions/08_gpt.ipynb)
 BPE_SECONDS = 50  # chapter 09's budget, CPU seconds per model
+NAMES_SECONDS = 8  # chapter 07's budget, CPU seconds per model
 
 
 def gpt_and_mlp(seed: int) -> tuple[float, float]:
@@ -85,6 +91,36 @@ def bpe_and_chars(seed: int) -> tuple[float, float]:
     return bpe_bpc, char_bpc
 
 
+def names_gpt_and_mlp(seed: int) -> tuple[float, float]:
+    """Chapter 07's two dev losses (TinyGPT, MLP) on names in nats, from `seed` (solutions/07)."""
+    torch.set_num_threads(1)
+    names = load_names()
+    stoi, itos = build_vocab(names)
+    train_names, dev_names, _ = split_names(names)
+    block = max(len(name) for name in names) + 1
+    torch.manual_seed(seed)
+    gpt = TinyGPT(len(itos), block, width=32, n_layers=1, n_heads=4)
+    train_seq, dev_seq = (
+        name_sequences(train_names, stoi, block),
+        name_sequences(dev_names, stoi, block),
+    )
+    init_output_bias(gpt.head, train_seq[1][train_seq[1] != IGNORE], len(itos))
+    gpt_recipe = Recipe(10**6, 128, 0.01, 0.01, warmup=50, eval_every=10**6, seed=seed)
+    gpt_dev = train_lm(
+        gpt, train_seq, dev_seq, gpt_recipe, progress=False, seconds=NAMES_SECONDS
+    ).dev[-1]
+    torch.manual_seed(seed)
+    mlp = TorchContextMLP(len(itos), context_length=8, embedding_dim=16, hidden_dim=200)
+    windows = name_windows(train_names, stoi, 8)
+    init_output_bias(mlp.output, windows[1], len(itos))
+    mlp_recipe = Recipe(10**6, 1024, 0.02, 0.01, eval_every=10**6, seed=seed)
+    dev_windows = name_windows(dev_names, stoi, 8)
+    mlp_dev = train_lm(
+        mlp, windows, dev_windows, mlp_recipe, progress=False, seconds=NAMES_SECONDS
+    ).dev[-1]
+    return gpt_dev, mlp_dev
+
+
 def verdict(pairs: list[tuple[float, float]], names: tuple[str, str]) -> str:
     """The summary line: mean and smallest margin (second minus first), spread, and the worded verdict.
 
@@ -113,13 +149,14 @@ def main() -> None:
     """Run the seeds of each comparison and print them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--only", choices=["gpt", "bpe", "positions"])
+    parser.add_argument("--only", choices=["gpt", "bpe", "positions", "names"])
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     comparisons = {
         "gpt": (gpt_and_mlp, ("GPT", "MLP"), "nats/char"),
         "bpe": (bpe_and_chars, ("BPE", "characters"), "bits/char"),
         "positions": (with_and_without_positions, ("positions", "no positions"), "nats/char"),
+        "names": (names_gpt_and_mlp, ("GPT", "MLP"), "nats"),
     }
     for name, (run, names, unit) in comparisons.items():
         if args.only and name != args.only:
