@@ -1,21 +1,27 @@
 """The instructor's flow on a real nbgrader course directory: release, collect, autograde, feedback, export.
 
-python -m autograder.cli.instructor init     [--root course]   # the course directory, DEADLINES to fill in
-python -m autograder.cli.instructor release  [--root course] [CHAPTER ...]
-python -m autograder.cli.instructor collect  SUBMISSIONS [--root course]   # SUBMISSIONS/<student>/<chapter>.ipynb
-python -m autograder.cli.instructor collect  --from-server [--root course] [--db URL]   # by DEADLINES
-python -m autograder.cli.instructor autograde [--root course] [--scheduler tcp://host:8786] [--seed N] [--force] [CHAPTER ...]
-python -m autograder.cli.instructor feedback [--root course] [CHAPTER ...]
-python -m autograder.cli.instructor export   [--root course] [--to grades.csv] [--roster roster.csv]
-python -m autograder.cli.instructor report   [--root course] [--db URL] [--threshold 0.8]   # report.html, diagnoses.csv
-python -m autograder.cli.instructor tokens   [--root course] [--instructor NAME] STUDENT ...   # student,token lines
-                                     [--submit-toml DIR --server URL]   # or DIR/<student>/submit.toml
-python -m autograder.cli.instructor serve    [--root course] [--host 127.0.0.1] [--port 8000] [--per-hour 6]
-                                     [--max-bytes 10000000] [--scheduler ADDR] [--db URL]
+python -m autograder.cli.instructor init      [--root course]   # the course directory, DEADLINES to fill in
+python -m autograder.cli.instructor release   [--root course] [CHAPTER ...]
+python -m autograder.cli.instructor collect   [--root course] SUBMISSIONS   # SUBMISSIONS/<student>/<chapter>.ipynb
+python -m autograder.cli.instructor collect   [--root course] --from-server [--db URL]   # by DEADLINES
+python -m autograder.cli.instructor autograde [--root course] [--no-sandbox] [--scheduler tcp://host:8786]
+                                              [--workers N] [--seed N] [--force] [CHAPTER ...]
+python -m autograder.cli.instructor feedback  [--root course] [CHAPTER ...]
+python -m autograder.cli.instructor export    [--root course] [--to grades.csv] [--roster roster.csv]
+python -m autograder.cli.instructor report    [--root course] [--db URL] [--threshold 0.8]   # report.html, diagnoses.csv
+python -m autograder.cli.instructor chapters   # chapters/ from solutions/
+python -m autograder.cli.instructor tokens    [--root course] [--instructor NAME] [--db URL] STUDENT ...   # name,token lines
+                                              [--submit-toml DIR --server URL]   # or DIR/<student>/submit.toml
+python -m autograder.cli.instructor serve     [--root course] [--host 127.0.0.1] [--port 8000] [--per-hour 6]
+                                              [--max-bytes 10000000] [--scheduler ADDR] [--workers N] [--db URL] ...
+
+`python -m autograder.cli.instructor STEP --help` lists that step's options.
 """
 
 import argparse
+import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.course.autograde import GradingIncomplete, autograde
@@ -28,112 +34,171 @@ from autograder.course.release import feedback, init_course, release, student_no
 from autograder.paths import REPO
 from autograder.sandbox.host import bwrap
 
+Step = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line for the instructor's flow."""
+
+class _StepParser(argparse.ArgumentParser):
+    """A step's parser: positionals may come before, between or after its options (as they always
+    could); an option it does not know is refused with its own usage line (exit 2)."""
+
+    _mixing = False
+
+    def parse_known_args(
+        self, args: list[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Parse as `parse_intermixed_args` (whose passes come back here, and are let through)."""
+        if self._mixing:
+            return super().parse_known_args(args, namespace)
+        self._mixing = True
+        try:
+            namespace, unknown = self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._mixing = False
+        if unknown:
+            self.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return namespace, unknown
+
+
+def _shared() -> tuple[argparse.ArgumentParser, ...]:
+    """The options several steps share: the course, the chapters, the server's database, the cluster."""
+    course = argparse.ArgumentParser(add_help=False)
+    course.add_argument("--root", type=Path, default=REPO / "course", help="course directory")
+    chosen = argparse.ArgumentParser(add_help=False)
+    chosen.add_argument("chapters", nargs="*", help="chapters (default: all)")
+    database = argparse.ArgumentParser(add_help=False)
+    database.add_argument(
+        "--db",
+        help="the server's SQLAlchemy URL (default: $DATABASE_URL or COURSE/submissions.db)",
+    )
+    cluster = argparse.ArgumentParser(add_help=False)
+    cluster.add_argument(
+        "--scheduler",
+        help="a running Dask scheduler (tcp://host:port); default: a local cluster, one worker per core",
+    )
+    cluster.add_argument(
+        "--workers", type=int, help="local cluster: worker processes (default: cores)"
+    )
+    return course, chosen, database, cluster
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line: one sub-command per step, each with its own options and --help."""
     parser = argparse.ArgumentParser(
         prog="python -m autograder.cli.instructor",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "step",
-        choices=[
-            "init",
-            "release",
-            "collect",
-            "autograde",
-            "feedback",
-            "export",
-            "report",
-            "chapters",
-            "tokens",
-            "serve",
-        ],
+    steps = parser.add_subparsers(dest="step", required=True, parser_class=_StepParser)
+    course, chosen, database, cluster = _shared()
+
+    def step(
+        name: str, run: Step, summary: str, *parents: argparse.ArgumentParser
+    ) -> argparse.ArgumentParser:
+        sub = steps.add_parser(name, help=summary, description=summary, parents=list(parents))
+        sub.set_defaults(run=functools.partial(run, parser=sub))
+        return sub
+
+    step("init", _init, "create the course directory and its nbgrader_config.py", course)
+    step("release", _release, "generate the students' notebooks of CHAPTERs", course, chosen)
+    collecting = step(
+        "collect",
+        _collect,
+        "take in SUBMISSIONS/<student>/<chapter>.ipynb, or the server's latest by the deadlines",
+        course,
+        database,
     )
-    parser.add_argument(
-        "chapters",
-        nargs="*",
-        help="chapters (default: all); for collect, the folder; for tokens, the students",
-    )
-    parser.add_argument("--root", type=Path, default=REPO / "course", help="course directory")
-    parser.add_argument("--to", type=Path, default=Path("grades.csv"), help="CSV path for export")
-    parser.add_argument(
-        "--roster",
-        type=Path,
-        help="export: student,name,canvas_id,...,email CSV (default: ROOT/roster.csv if present); "
-        "canvas.csv and moodle.csv are written beside --to",
-    )
-    parser.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="autograde without the OS sandbox (unsafe; written into flags and grades.csv)",
-    )
-    parser.add_argument(
-        "--scheduler",
-        help="a running Dask scheduler (tcp://host:port); default: a local cluster, one worker per core",
-    )
-    parser.add_argument(
-        "--workers", type=int, help="local cluster: worker processes (default: cores)"
-    )
-    parser.add_argument("--seed", type=int, help="seed of the hidden cases (default: a new one)")
-    parser.add_argument(
-        "--force", action="store_true", help="grade every submission again, changed or not"
-    )
-    parser.add_argument(
+    collecting.add_argument("submissions", nargs="?", help="the folder of hand-ins")
+    collecting.add_argument(
         "--from-server",
         action="store_true",
-        help="collect: each student's latest submission by the deadline, from the server's --db",
+        help="each student's latest submission by the deadline, from the server's --db",
     )
-    parser.add_argument(
+    grading = step(
+        "autograde",
+        _autograde,
+        "grade every new or changed submission in the OS sandbox",
+        course,
+        chosen,
+        cluster,
+    )
+    grading.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="grade without the OS sandbox (unsafe; written into flags and grades.csv)",
+    )
+    grading.add_argument("--seed", type=int, help="seed of the hidden cases (default: a new one)")
+    grading.add_argument(
+        "--force", action="store_true", help="grade every submission again, changed or not"
+    )
+    step("feedback", _feedback, "write each graded student's feedback pages", course, chosen)
+    exporting = step(
+        "export", _export, "write grades.csv, and the Canvas and Moodle files with a roster", course
+    )
+    exporting.add_argument("--to", type=Path, default=Path("grades.csv"), help="CSV path")
+    exporting.add_argument(
+        "--roster",
+        type=Path,
+        help="student,name,canvas_id,...,email CSV (default: ROOT/roster.csv if present); "
+        "canvas.csv and moodle.csv are written beside --to",
+    )
+    reporting = step(
+        "report", _report, "write COURSE/report.html and COURSE/diagnoses.csv", course, database
+    )
+    reporting.add_argument(
         "--threshold",
         type=float,
         default=None,
-        help="report: list pairs of hand-ins at least this alike (0 to 1; default 0.8)",
+        help="list pairs of hand-ins at least this alike (0 to 1; default 0.8)",
     )
-    server = parser.add_argument_group("tokens and serve (the submission server)")
-    server.add_argument("--instructor", action="append", default=[], help="tokens: an instructor")
-    server.add_argument(
+    step("chapters", _chapters, "regenerate chapters/ (the released notebooks) from solutions/")
+    issuing = step(
+        "tokens", _tokens, "issue the server's tokens: one name,token line each", course, database
+    )
+    issuing.add_argument("students", nargs="*", help="the students to issue a token to")
+    issuing.add_argument("--instructor", action="append", default=[], help="an instructor")
+    issuing.add_argument(
         "--submit-toml",
         type=Path,
-        help="tokens: write each student's submit.toml (token and --server) into DIR/<student>/",
+        help="write each student's submit.toml (token and --server) into DIR/<student>/",
     )
-    server.add_argument("--server", help="tokens: the server's address students use (https://...)")
-    server.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
-    server.add_argument("--port", type=int, default=8000, help="serve: port")
-    server.add_argument(
-        "--per-hour", type=int, default=6, help="serve: submissions per student and chapter an hour"
+    issuing.add_argument("--server", help="the server's address students use (https://...)")
+    serving = step("serve", _serve, "run the submission server", course, database, cluster)
+    serving.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serving.add_argument("--port", type=int, default=8000, help="port")
+    serving.add_argument(
+        "--per-hour", type=int, default=6, help="submissions per student and chapter an hour"
     )
-    server.add_argument(
-        "--max-bytes", type=int, default=10_000_000, help="serve: the largest notebook accepted"
+    serving.add_argument(
+        "--max-bytes", type=int, default=10_000_000, help="the largest notebook accepted"
     )
-    server.add_argument(
-        "--queue", type=int, default=500, help="serve: submissions waiting at most (then 503)"
+    serving.add_argument(
+        "--queue", type=int, default=500, help="submissions waiting at most (then 503)"
     )
-    server.add_argument(
+    serving.add_argument(
         "--waiting",
         type=int,
         default=3,
-        help="serve: one student's submissions waiting to be graded at most (then 409)",
+        help="one student's submissions waiting to be graded at most (then 409)",
     )
-    server.add_argument(
+    serving.add_argument(
         "--body-seconds",
         type=float,
         default=120.0,
-        help="serve: an upload not received in full within this time gets 408 (default 120)",
+        help="an upload not received in full within this time gets 408 (default 120)",
     )
-    server.add_argument(
+    serving.add_argument(
         "--refused-per-hour",
         type=int,
         default=20,
-        help="serve: a student's uploads refused (408, 413, 422) or cut off, an hour; then 429",
+        help="a student's uploads refused (408, 413, 422) or cut off, an hour; then 429",
     )
-    server.add_argument(
-        "--db",
-        help="serve, tokens, report: SQLAlchemy URL (default: $DATABASE_URL or COURSE/submissions.db)",
-    )
-    args = parser.parse_intermixed_args(argv)
-    return STEPS[args.step](args, parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line for the instructor's flow: run one step; return the exit status."""
+    args = _parser().parse_args(argv)
+    return args.run(args)
 
 
 def _init(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -160,7 +225,7 @@ def _release(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _collect(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Take in a folder of hand-ins, or each student's latest on-time submission from the server."""
     if args.from_server:
-        if args.chapters:
+        if args.submissions:
             parser.error("collect --from-server takes no folder: it reads the server's database")
         from autograder.server.handin import collect_from_server
 
@@ -169,9 +234,9 @@ def _collect(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for student, chapter, submission in from_server.late:
             print(f"late {printable(student)} {printable(chapter)}: submission {submission}")
     else:
-        if len(args.chapters) != 1 or not Path(args.chapters[0]).is_dir():
+        if args.submissions is None or not Path(args.submissions).is_dir():
             parser.error("collect takes one folder: SUBMISSIONS/<student>/<chapter>.ipynb")
-        collected = collect(args.root, Path(args.chapters[0]))
+        collected = collect(args.root, Path(args.submissions))
     for student, chapter in collected.notebooks:
         print(f"collected {printable(student)} {printable(chapter)}")
     for refusal in collected.refused:  # that hand-in (or student) alone; see collected.json
@@ -281,7 +346,7 @@ def _tokens(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from autograder.cli.server import tokens
 
     return tokens(
-        args.root, args.chapters, args.instructor, args.db, parser, args.submit_toml, args.server
+        args.root, args.students, args.instructor, args.db, parser, args.submit_toml, args.server
     )
 
 
@@ -290,20 +355,6 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from autograder.cli.server import serve
 
     return serve(args)
-
-
-STEPS = {
-    "init": _init,
-    "release": _release,
-    "collect": _collect,
-    "autograde": _autograde,
-    "feedback": _feedback,
-    "export": _export,
-    "report": _report,
-    "chapters": _chapters,
-    "tokens": _tokens,
-    "serve": _serve,
-}
 
 
 if __name__ == "__main__":
