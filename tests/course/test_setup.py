@@ -32,3 +32,19 @@ def test_ci_runs_the_readme_test_command():
     assert "make test" in (REPO / ".ci" / "run").read_text()
     readme = (REPO / "README.md").read_text()
     assert readme.index("make lab") < readme.index("## ") and "make test" in readme.split("## ")[0]
+
+
+def test_no_text_file_holds_a_merge_conflict_marker():
+    """A merge left unresolved shows in no committed text file (README, docs, code, notebooks)."""
+    import subprocess
+
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    marker = re.compile(r"^(<{7}|>{7}) ", re.M)
+    found = []
+    for name in tracked:
+        if name.endswith((".py", ".md", ".ipynb", ".toml", ".txt", ".yml", ".cfg", ".j2", ".js")):
+            text = (REPO / name).read_text(encoding="utf-8", errors="replace")
+            found += [name] if marker.search(text) else []
+    assert not found, found
