@@ -38,7 +38,7 @@ def test_exact_answers_stay_exact():
 
 def test_a_strict_check_names_float32_and_float64():
     exact = np.array([0.25, 0.75])
-    with pytest.raises(CheckFailed, match="compute in float64"):
+    with pytest.raises(CheckFailed, match="precision of float32: this check needs float64"):
         expect_close(exact * (1 + 3e-7), exact, 1e-9, 1e-12, strict=True)
     expect_close(exact * (1 + 3e-7), exact, 1e-9, 1e-12)  # passes when not strict
 

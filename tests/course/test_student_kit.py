@@ -226,7 +226,7 @@ def test_a_needed_package_missing_here_is_named(monkeypatch: pytest.MonkeyPatch)
 def test_the_kits_library_depends_only_on_what_it_imports():
     """The grader's and the server's stack stay out of a student's environment."""
     needed = {Requirement(spec).name.lower() for spec in kit_module.library_dependencies()}
-    assert needed == {"numpy", "torch", "matplotlib", "tqdm", "ipywidgets"}
+    assert needed == {"numpy", "torch", "matplotlib", "tqdm", "ipywidgets", "ipython"}
     pinned = {Requirement(pin).name.lower() for pin in kit_module.student_requirements()}
     assert not pinned & {"starlette", "uvicorn", "sqlalchemy", "python-multipart", "nbgrader"}
     assert {"numpy", "torch", "jupyterlab"} <= pinned

@@ -462,7 +462,7 @@ def test_a_compiled_form_of_attention_earns_nothing():
     report = check_source(
         get_exercise("CausalSelfAttention"), [SFDP_PATTERN, SFDP_ATTENTION], seed=1
     )
-    notes = " ".join(report.notes)
+    notes = " ".join([*report.loading, *report.notes])
     assert report.earned == 0
     assert "torch/_inductor/fx_passes/fuse_attention.py is in torch/_inductor" in notes, notes
     assert "the course's rule" in notes and str(REPO) not in notes and sys.prefix not in notes
