@@ -58,9 +58,9 @@ OPENER = urllib.request.build_opener(NoRedirect)
 def printable(value: object, limit: int = 300) -> str:
     """`value` as one line of visible text: control, format and separator characters escaped.
 
-    The rule of the instructor's `autograder.course.printable`, written again here because the kit
-    holds nothing of `autograder` (tests/course/test_printable.py keeps the two one rule): a
-    server's text cannot colour or clear the terminal, reorder what is shown or start a line.
+    The rule the instructor's tools print names with, written again here because the kit holds
+    nothing of the grader (the repository's tests keep the two one rule): a server's text cannot
+    colour or clear the terminal, reorder what is shown or start a line.
     """
     text = value if isinstance(value, str) else str(value)
     shown = []
