@@ -170,7 +170,10 @@ def _record(root: Path, gradebook: object, graded: Graded, known: list[str]) -> 
         notebook = nbformat.from_dict(safe_notebook(notebook))
         folder = root / "autograded" / graded.student / graded.chapter
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{graded.chapter}.ipynb").write_text(nbformat.writes(notebook))
+        target = folder / f"{graded.chapter}.ipynb"
+        # nbgrader leaves its copy read-only (0444) for a user who is not root: replace, not rewrite
+        target.unlink(missing_ok=True)
+        target.write_text(nbformat.writes(notebook))
         _save_autogrades(db_url(root), graded.chapter, graded.student, notebook)
     earned = {report.exercise: report.earned for report in graded.reports or []}
     _set_scores(gradebook, graded.chapter, graded.student, earned)
