@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.course.printable import FORMULA_STARTS, printable, spreadsheet_cell
-from autograder.course.scores import exercise_points
+from autograder.course.scores import exercise_points, written_given
 from autograder.judge.exercises import Exercise, chapter_exercises
 
 # What the roster may hold: `student` and at least one identity in an LMS.
@@ -182,18 +182,9 @@ def _chapter_values(
 
 
 def _written(grades: dict[str, object], written: dict[str, float]) -> float | None:
-    """The points of a submission's written answers, or None while one still awaits its grade.
-
-    An answer is graded once the instructor gave it points (nbgrader asks for a review of them
-    again after a re-grade; they count until changed) or nbgrader scored it (0 for one left blank).
-    """
-    cells = [grades.get(name) for name in written]
-    if any(
-        grade is None or (grade.manual_score is None and grade.needs_manual_grade)
-        for grade in cells
-    ):
-        return None
-    return float(sum(grade.score or 0.0 for grade in cells))
+    """The points of a submission's written answers, or None while one still awaits its grade."""
+    given = [written_given(grades.get(name)) for name in written]
+    return None if None in given else float(sum(given))
 
 
 def write_canvas(

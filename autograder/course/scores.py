@@ -59,6 +59,17 @@ def exercise_score(gradebook: object, exercise: Exercise, student: str) -> float
     return 0.0
 
 
+def written_given(grade: object | None) -> float | None:
+    """A written answer's points once graded, None while it awaits its grade.
+
+    It is graded once the instructor gave it points (nbgrader asks for a review of them again after
+    a re-grade; they count until changed) or nbgrader scored it (0 for an answer left blank).
+    """
+    if grade is None or (grade.manual_score is None and grade.needs_manual_grade):
+        return None
+    return float(grade.score or 0.0)
+
+
 def written_answers(gradebook: object, chapter: str, student: str) -> tuple[Written, ...]:
     """The chapter's written answers: its grade cells that are no exercise's."""
     from nbgrader.api import MissingEntry
@@ -69,10 +80,10 @@ def written_answers(gradebook: object, chapter: str, student: str) -> tuple[Writ
     for cell in notebook.grade_cells:
         if cell.name in exercises:
             continue
-        given = None
+        grade = None
         with contextlib.suppress(MissingEntry):
-            given = gradebook.find_grade(cell.name, chapter, chapter, student).manual_score
-        written.append(Written(cell.name, None if given is None else float(given), cell.max_score))
+            grade = gradebook.find_grade(cell.name, chapter, chapter, student)
+        written.append(Written(cell.name, written_given(grade), cell.max_score))
     return tuple(written)
 
 

@@ -222,3 +222,20 @@ def test_a_bad_roster_stops_export_with_its_reason(exported, capsys):
     assert main(["export", "--root", str(root), "--to", str(tmp / "grades.csv"),
                  "--roster", str(tmp / "bad.csv")]) == 2  # fmt: skip
     assert "a spreadsheet reads that as a formula" in capsys.readouterr().err
+
+
+def test_the_feedback_page_and_the_export_count_written_answers_by_one_rule(exported):
+    # the score every page shows and the LMS's written-answer column: graded (alice 1.5), graded
+    # then asked for a review again (mallory 0.5, counted until changed), not graded yet (carol)
+    from nbgrader.api import Gradebook
+
+    from autograder.course.lms import _written
+    from autograder.course.scores import chapter_score
+
+    _, root = exported
+    chapter = "04_gradients"
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        for student, expected in (("alice", 1.5), ("mallory", 0.5), ("carol", None)):
+            (answer,) = chapter_score(gradebook, chapter, student).written
+            grade = gradebook.find_grade(WRITTEN, chapter, chapter, student)
+            assert answer.given == _written({WRITTEN: grade}, {WRITTEN: 2.0}) == expected
