@@ -8,6 +8,7 @@ follow are in docs/export.md, with the LMS documentation they come from.
 """
 
 import csv
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,6 +188,38 @@ def _written(grades: dict[str, object], written: dict[str, float]) -> float | No
     return None if None in given else float(sum(given))
 
 
+def _write_grades(
+    to: Path,
+    identity: dict[str, Callable[[dict[str, str]], str]],
+    points_row: str | None,
+    roster: list[dict[str, str]],
+    columns: list[Column],
+    values: dict[str, dict[str, float | None]],
+) -> Path:
+    """A gradebook CSV: the `identity` columns then one per grade column, an optional line of
+    maxima headed `points_row`, one line per roster student (in roster order)."""
+    with to.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([*identity, *(c.header for c in columns)])
+        if points_row is not None:
+            blanks = [""] * (len(identity) - 1)
+            writer.writerow([points_row, *blanks, *(_number(c.maximum) for c in columns)])
+        for entry in roster:
+            grades = values.get(entry["student"], {})
+            writer.writerow(
+                [
+                    *(cell(entry) for cell in identity.values()),
+                    *(_number(grades.get(c.header)) for c in columns),
+                ]
+            )
+    return to
+
+
+def _name(entry: dict[str, str]) -> str:
+    """The student's name as a spreadsheet shows it (never a formula), their id without one."""
+    return spreadsheet_cell(entry["name"] or entry["student"])
+
+
 def write_canvas(
     to: Path,
     roster: list[dict[str, str]],
@@ -199,23 +232,15 @@ def write_canvas(
     roster fills at least one), and an assignment column by its title (a new title makes a new
     assignment worth its Points Possible).
     """
-    with to.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([*CANVAS_STUDENT_COLUMNS, *(c.header for c in columns)])
-        writer.writerow([CANVAS_POINTS_ROW, "", "", "", "", *(_number(c.maximum) for c in columns)])
-        for entry in roster:
-            grades = values.get(entry["student"], {})
-            writer.writerow(
-                [
-                    spreadsheet_cell(entry["name"] or entry["student"]),
-                    entry["canvas_id"],
-                    entry["sis_user_id"],
-                    entry["sis_login_id"],
-                    spreadsheet_cell(entry["section"]),
-                    *(_number(grades.get(c.header)) for c in columns),
-                ]
-            )
-    return to
+    name, canvas_id, sis_user, sis_login, section = CANVAS_STUDENT_COLUMNS
+    identity = {
+        name: _name,
+        canvas_id: lambda entry: entry["canvas_id"],
+        sis_user: lambda entry: entry["sis_user_id"],
+        sis_login: lambda entry: entry["sis_login_id"],
+        section: lambda entry: spreadsheet_cell(entry["section"]),
+    }
+    return _write_grades(to, identity, CANVAS_POINTS_ROW, roster, columns, values)
 
 
 def write_moodle(
@@ -230,22 +255,11 @@ def write_moodle(
     ("Map to") and each grade column to a grade item; Moodle has no points line (an item's maximum
     is set on the item).
     """
-    identities = [name for name in MOODLE_IDS if any(entry[name] for entry in roster)]
-    with to.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(
-            ["Name", *(MOODLE_IDS[name] for name in identities), *(c.header for c in columns)]
-        )
-        for entry in roster:
-            grades = values.get(entry["student"], {})
-            writer.writerow(
-                [
-                    spreadsheet_cell(entry["name"] or entry["student"]),
-                    *(entry[name] for name in identities),
-                    *(_number(grades.get(c.header)) for c in columns),
-                ]
-            )
-    return to
+    identity: dict[str, Callable[[dict[str, str]], str]] = {"Name": _name}
+    for field_name in MOODLE_IDS:
+        if any(entry[field_name] for entry in roster):
+            identity[MOODLE_IDS[field_name]] = lambda entry, key=field_name: entry[key]
+    return _write_grades(to, identity, None, roster, columns, values)
 
 
 def export_lms(root: Path, roster_path: Path, folder: Path, chapters: list[str]) -> Lms:
