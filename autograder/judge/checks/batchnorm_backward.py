@@ -1,4 +1,4 @@
-"""Hidden checks for chapter 06's `batchnorm_backward`: random shapes against central differences, B = 2, one feature, a constant feature, large eps."""
+"""Hidden checks for chapter 06's `batchnorm_backward`: random shapes against central differences, B = 2, one feature, a constant feature, large eps, and a batch too large for any numerical gradient."""
 
 import numpy as np
 
@@ -83,9 +83,25 @@ def closed_form_backward(dout, x, gamma, eps) -> tuple[np.ndarray, np.ndarray, n
     return dx, (dout * xhat).sum(0), dout.sum(0)
 
 
+# A batch where only a derived gradient can answer: central differences need 2 * B * D passes of
+# the forward pass over B * D entries, about 3e10 operations here (minutes, not seconds).
+LARGE_BATCH = (1024, 128)
+LARGE_BATCH_NOTE = (
+    f" (a batch of {LARGE_BATCH[0]} with {LARGE_BATCH[1]} features: a numerical gradient needs two "
+    "passes of the forward pass per entry of x, far beyond the check's time; here only the "
+    "derivation answers)"
+)
+
+
 def _judge_backward(
-    dout, x, gamma, eps, what: str, finite_differences: bool = True, layout=None
+    dout, x, gamma, eps, what: str, reference: str = "finite differences", layout=None
 ) -> Check:
+    """Judge dx, dgamma, dbeta against `reference`: "finite differences" (and the closed form),
+    or the closed form alone where those fail: "large means" (float64 only), "large batch"."""
+    finite_differences = reference == "finite differences"
+    closed_note = {"large means": LARGE_MEAN_NOTE, "large batch": LARGE_BATCH_NOTE}.get(
+        reference, ""
+    )
     args = (dout, x, gamma) if eps is None else (dout, x, gamma, eps)
     default_note = " (called without eps: its default is 1e-5)" if eps is None else ""
     eps = 1e-5 if eps is None else eps
@@ -119,7 +135,7 @@ def _judge_backward(
                 )
         got_dx = as_array(got_dx, (B, D))
         got_dgamma, got_dbeta = as_array(got_dgamma, (D,)), as_array(got_dbeta, (D,))
-        strict = not finite_differences  # a feature of mean 1e6: float32 cannot hold it
+        strict = reference == "large means"  # a feature of mean 1e6: float32 cannot hold it
         with labelled("dbeta"):
             expect_close(got_dbeta, dbeta, rtol=1e-6, atol=1e-8, strict=strict)
         with labelled("dgamma"):
@@ -145,7 +161,7 @@ def _judge_backward(
                     if B > 1
                     else []
                 ),
-                note=default_note or ("" if finite_differences else LARGE_MEAN_NOTE),
+                note=default_note or closed_note,
                 strict=strict,
             )
         with labelled("dx"):
@@ -159,7 +175,7 @@ def _judge_backward(
                 or (
                     " (against central differences in float64)"
                     if finite_differences
-                    else LARGE_MEAN_NOTE
+                    else closed_note
                 ),
                 strict=strict,
             )
@@ -168,7 +184,7 @@ def _judge_backward(
             (got_dx, got_dgamma, got_dbeta),
             exact,
             large_means=strict,
-            note="" if finite_differences else LARGE_MEAN_NOTE,
+            note=closed_note,
         )
         for name, before, after in zip(
             ("dout", "x", "gamma"), (dout, x, gamma), outcome.args_after or (), strict=False
@@ -202,7 +218,8 @@ def _dgamma_unbiased(dout, x, eps) -> np.ndarray:
 
 
 def batchnorm_backward_checks(rng: np.random.Generator) -> list[Check]:
-    """Random shapes against central differences, B = 2, one feature, a constant feature, large eps."""
+    """Random shapes against central differences, B = 2, one feature, a constant feature, large eps,
+    features of very different scales and a batch too large for a numerical gradient."""
     checks = []
     for B, D, eps in [(6, 3, 1e-5), (4, 5, 1e-3), (2, 3, 1e-5), (10, 1, 1e-5), (12, 6, 0.5)]:
         x = rng.normal(rng.uniform(-2, 2, D), rng.uniform(0.5, 3, D), size=(B, D))
@@ -230,7 +247,19 @@ def batchnorm_backward_checks(rng: np.random.Generator) -> list[Check]:
             rng.uniform(0.5, 2, 4),
             1e-5,
             "features of very different means and spreads (1e6 beside 0, spreads 1e-2 to 1e3)",
-            finite_differences=False,
+            reference="large means",
+        )
+    )
+    B, D = LARGE_BATCH
+    x = rng.normal(rng.uniform(-2, 2, D), rng.uniform(0.5, 3, D), size=(B, D))
+    checks.append(
+        _judge_backward(
+            rng.normal(size=(B, D)),
+            x,
+            rng.uniform(0.5, 2.5, D),
+            1e-5,
+            f"a batch of {B} with {D} features (too large for a numerical gradient)",
+            reference="large batch",
         )
     )
     checks.append(

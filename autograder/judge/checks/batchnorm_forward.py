@@ -90,7 +90,8 @@ def _judge_forward(
             )
             if matches(got[0], gamma * across + beta, 1e-6, 1e-8):
                 raise CheckFailed(
-                    "the statistics are per feature: mean and variance over the batch (axis 0)"
+                    "each example (row) came out normalised, not each feature (column): which "
+                    "values do a feature's mean and variance run over?"
                 )
         for index, label in enumerate(["out", "running_mean", "running_var"]):
             hints = []

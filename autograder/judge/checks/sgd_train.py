@@ -210,7 +210,7 @@ def _training_conditions(rng: np.random.Generator) -> list[Check]:
                 "paired_vectors",
                 batches,
                 0.3,
-                f"params in the order {', '.join(order)}, gradients w then u (pair them by name)",
+                f"params in the order {', '.join(order)}, gradients w then u (the dicts list them in other orders)",
             )
         )
     params, batches = _classification(rng, 3, 4, 6, 3)

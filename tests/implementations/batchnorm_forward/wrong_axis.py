@@ -13,7 +13,7 @@ def _validate(x, gamma, beta, running_mean, running_var, training):
         raise ValueError("training needs B >= 2")
 
 
-EXPECT = "per feature"
+EXPECT = "not each feature (column)"
 
 
 def batchnorm_forward(

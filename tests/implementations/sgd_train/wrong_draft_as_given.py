@@ -9,7 +9,7 @@ def sgd_train(params: dict, loss_and_grads, batches, learning_rate: float) -> li
     for step in range(len(batches)):
         X, Y = batches[step]
         loss, grads = loss_and_grads(params, X, Y)
-        for name, grad in zip(params, grads.values()):  # each parameter with its gradient
+        for name, grad in zip(params, grads.values()):
             grad *= learning_rate  # the step
             params[name] -= grad
         losses.append(float(loss))

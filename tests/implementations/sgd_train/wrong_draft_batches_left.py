@@ -9,7 +9,7 @@ def sgd_train(params: dict, loss_and_grads, batches, learning_rate: float) -> li
     for step in range(len(batches)):
         X, Y = batches[step]
         loss, grads = loss_and_grads(params, X, Y)
-        for name, grad in grads.items():  # each parameter with its gradient
+        for name, grad in grads.items():
             params[name] -= learning_rate * grad
         losses.append(float(loss))
     return losses

@@ -8,7 +8,7 @@ def sgd_train(params: dict, loss_and_grads, batches, learning_rate: float) -> li
     losses = []
     for X, Y in batches:
         loss, grads = loss_and_grads(params, X, Y)
-        for name, grad in zip(params, grads.values()):  # each parameter with its gradient
+        for name, grad in zip(params, grads.values()):
             params[name] -= learning_rate * grad
         losses.append(float(loss))
     return losses

@@ -8,7 +8,7 @@ def sgd_train(params: dict, loss_and_grads, batches, learning_rate: float) -> li
     losses = []
     for X, Y in batches:
         loss, grads = loss_and_grads(params, X, Y)
-        for name, grad in grads.items():  # each parameter with its gradient
+        for name, grad in grads.items():
             grad *= learning_rate  # the step
             params[name] -= grad
         losses.append(float(loss))

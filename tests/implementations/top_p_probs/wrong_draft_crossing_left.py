@@ -14,8 +14,8 @@ def temperature_probs(logits, temperature):
 def top_p_probs(logits: np.ndarray, p: float, temperature: float = 1.0) -> np.ndarray:
     """A colleague's top-p: it runs, and it is wrong (three bugs)."""
     probs = temperature_probs(logits, temperature)
-    order = np.argsort(-probs)  # the ranking, best first
-    mass = np.cumsum(probs[order])  # the nucleus's mass so far
-    keep = np.union1d(order[mass < p], order[:1])  # and the top token always stays
+    order = np.argsort(-probs)
+    mass = np.cumsum(probs[order])
+    keep = np.union1d(order[mass < p], order[:1])
     kept_logits = np.where(np.isin(np.arange(len(probs)), keep), logits, -np.inf)
     return temperature_probs(kept_logits, temperature)

@@ -14,8 +14,8 @@ def temperature_probs(logits, temperature):
 def top_p_probs(logits: np.ndarray, p: float, temperature: float = 1.0) -> np.ndarray:
     """A colleague's top-p: it runs, and it is wrong (three bugs)."""
     probs = temperature_probs(logits, 1.0)
-    order = np.argsort(-probs)  # the ranking, best first
+    order = np.argsort(-probs)
     mass = np.cumsum(probs[order]) - probs[order]  # the mass before each token
-    keep = np.union1d(order[mass < p], order[:1])  # and the top token always stays
+    keep = np.union1d(order[mass < p], order[:1])
     kept_logits = np.where(np.isin(np.arange(len(probs)), keep), logits, -np.inf)
     return temperature_probs(kept_logits, temperature)
