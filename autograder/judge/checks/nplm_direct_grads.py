@@ -132,6 +132,7 @@ def nplm_direct_grads_checks(rng: np.random.Generator) -> list[Check]:
     very different scale), int32 ids."""
     checks = []
     for V, d, c, dh, B, repeat in [
+        (2000, 16, 4, 64, 256, False),  # 3 x 10^5 parameters: out of reach of finite differences
         (5, 2, 2, 3, 4, False),
         (7, 3, 3, 5, 6, True),
         (27, 6, 3, 12, 24, False),

@@ -1,4 +1,8 @@
-"""Hidden checks for chapter 04's `nplm_grads`: random configurations, tokens repeated across the context and the batch, B = 1, larger widths.
+"""Hidden checks for chapter 04's `nplm_grads`: random configurations, tokens repeated across the context and the batch, B = 1, larger widths, a word-sized model.
+
+The word-sized model has about 300,000 parameters and a batch of 256: a backward pass takes a
+fraction of a second, finite differences (two forward passes per parameter) hours, far beyond the
+check's time bound, so only a derived gradient passes it.
 
 References come from PyTorch autograd in float64; failures are diagnosed from the shape of the
 error.
@@ -147,9 +151,10 @@ def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
 
 
 def nplm_grads_checks(rng: np.random.Generator) -> list[Check]:
-    """Random configurations, tokens repeated across the context and the batch, B = 1, larger widths."""
+    """Random configurations, tokens repeated across the context and the batch, B = 1, larger widths, a word-sized model."""
     checks = []
     configs = [
+        (2000, 16, 4, 128, 256, "random"),  # derived gradients only: see the module's docstring
         (5, 2, 2, 3, 4, "spread"),
         (7, 3, 3, 5, 6, "spread"),
         (6, 4, 3, 8, 10, "repeat"),

@@ -109,7 +109,13 @@ def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
         direct = bool(rng.integers(0, 2))
         checks.append(
             _judge_params(
-                V, d, n, dh, direct, f"V={V}, d={d}, n={n}, dh={dh}, direct={direct}, tied", tied=True
+                V,
+                d,
+                n,
+                dh,
+                direct,
+                f"V={V}, d={d}, n={n}, dh={dh}, direct={direct}, tied",
+                tied=True,
             )
         )
     return checks
