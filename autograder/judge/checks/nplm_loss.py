@@ -74,8 +74,8 @@ BIAS = (
     "hidden layer's bias enter?"
 )
 SHIFTED = (
-    "the loss is right, yet the returned logits are the contract's minus a constant in each row: "
-    "what happened to the logits array after the forward pass?"
+    "the returned logits are the contract's minus a constant in each row: what happened to the "
+    "logits array after the forward pass?"
 )
 PAIRS = (
     "the loss changes when another example's target changes: which log-probabilities does the "

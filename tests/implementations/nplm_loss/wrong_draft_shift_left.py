@@ -13,6 +13,6 @@ def nplm_loss(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, np.ndarray]
     logits = h @ P["W2"] + P["b2"]  # (B, V)
     if P["W3"] is not None:
         logits += x @ P["W3"]
-    logits -= logits.max(axis=1, keepdims=True)  # stable: no exponent above 0
+    logits -= logits.max(axis=-1, keepdims=True)  # stable: no exponent above 0
     log_probs = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
     return float(-log_probs[np.arange(B), Y].mean()), logits
