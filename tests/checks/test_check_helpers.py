@@ -117,3 +117,28 @@ def test_every_check_module_is_an_exercises_or_shared_by_some():
     }
     others = {p.stem for p in checks.glob("*.py")} - own - {"__init__"}
     assert others and others <= imported, others - imported
+
+
+@pytest.mark.parametrize("name", ["nplm_grads", "nplm_direct_grads"])
+def test_a_gradient_check_holds_a_model_finite_differences_cannot_reach(name):
+    """The backward passes are graded on a model whose finite differences (two forward passes per
+    parameter, each timed here) take far longer than a graded exercise may run: only a derived
+    gradient passes that check."""
+    import time
+
+    from autograder.judge.session import TIMEOUT_SECONDS
+
+    def size(call: Call) -> int:
+        return sum(np.size(value) for value in call.args[0].values() if value is not None)
+
+    calls = [check.calls[0] for check in EXERCISES[name].checks(0)]
+    call = max((c for c in calls if c.probe is None), key=size)
+    P, X, Y = call.args
+    start = time.process_time()
+    x = P["E"][X].reshape(len(X), -1)
+    logits = np.tanh(x @ P["W1"] + P["b1"]) @ P["W2"] + P["b2"]
+    if P.get("W3") is not None:
+        logits = logits + x @ P["W3"]
+    forward = time.process_time() - start
+    assert logits.shape == (len(Y), P["E"].shape[0])
+    assert 2 * size(call) * forward > 10 * TIMEOUT_SECONDS, (size(call), forward)

@@ -1,4 +1,4 @@
-"""Hidden checks for chapter 03's `context_windows`: the visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies.
+"""Hidden checks for chapter 03's `context_windows`: the visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies, '.' at an id other than 0.
 
 The reference is makemore's rolling-context loop.
 """
@@ -35,29 +35,36 @@ def reference_windows(
 def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what: str) -> Check:
     X, Y = reference_windows(words, stoi, block_size)
     rows = len(Y)
-    no_end_rows = sum(len(w) for w in words)
+    dot = stoi["."]
     diagnoses = [
         (
             "the context is newest first: the contract puts the oldest id in X[i, 0]",
             X[:, ::-1],
         ),
         (
-            "the context carries over from the previous word: each word starts afresh",
+            "the first context of a name after the first holds symbols of the name before it",
             reference_windows(words, stoi, block_size, reset=False)[0],
         ),
     ]
+    zero = reference_windows(words, {**stoi, ".": 0}, block_size) if dot != 0 else (None, None)
+    dots = (
+        f"'.' has the id {dot} in this vocabulary, yet the examples hold 0 where the contract "
+        "puts a dot"
+    )
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
         got_X, got_Y = tuple_answer(outcome, ["X", "Y"])
-        if isinstance(got_Y, np.ndarray) and got_Y.ndim == 1 and len(got_Y) == no_end_rows != rows:
+        if isinstance(got_Y, np.ndarray) and got_Y.ndim == 1 and len(got_Y) != rows:
             raise CheckFailed(
-                f"{len(got_Y)} examples, expected {rows}: the final '.' of each word is a target too"
+                f"{len(got_Y)} examples for {len(words)} names of {rows - len(words)} letters in "
+                f"all, where the contract gives {rows}: one per symbol predicted, each name's "
+                "closing '.' included"
             )
         got_X = as_array(got_X, (rows, block_size), kinds="iu")
         got_Y = as_array(got_Y, (rows,), kinds="iu")
-        expect_close(got_Y, Y, rtol=0, atol=0)
-        expect_close(got_X, X, rtol=0, atol=0, diagnoses=diagnoses)
+        expect_close(got_Y, Y, rtol=0, atol=0, diagnoses=[(dots, zero[1])])
+        expect_close(got_X, X, rtol=0, atol=0, diagnoses=[*diagnoses, (dots, zero[0])])
         if got_X.dtype != np.int64 or got_Y.dtype != np.int64:
             raise CheckFailed(
                 f"right ids, but dtypes {got_X.dtype} and {got_Y.dtype} where the contract has int64"
@@ -68,7 +75,7 @@ def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what
 
 
 def context_windows_checks(rng: np.random.Generator) -> list[Check]:
-    """The visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies."""
+    """The visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies, '.' at an id other than 0."""
     alphabet = alphabet_vocab()
     checks = [
         _judge_windows(["emma"], alphabet, 3, "the visible example 'emma', block size 3"),
@@ -85,6 +92,16 @@ def context_windows_checks(rng: np.random.Generator) -> list[Check]:
         checks.append(
             _judge_windows(
                 words, stoi, block_size, f"random words, shuffled ids, block size {block_size}"
+            )
+        )
+    for block_size in (1, 3):  # the contract reads the dot's id from stoi, like every other id
+        stoi = random_vocab(rng, int(rng.integers(4, 15)))
+        moved = int(rng.integers(1, len(stoi)))
+        stoi = {ch: moved if i == 0 else 0 if i == moved else i for ch, i in stoi.items()}
+        words = random_words(rng, stoi, int(rng.integers(3, 20)), max_length=8)
+        checks.append(
+            _judge_windows(
+                words, stoi, block_size, f"'.' has the id {moved}, block size {block_size}"
             )
         )
     return checks

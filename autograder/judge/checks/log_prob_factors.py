@@ -85,11 +85,11 @@ def _judge(P: dict, X: np.ndarray, X_other: np.ndarray, what: str) -> Check:
                 inputs=scale,
             )
         if r > bound:
-            where = "dh + (n-1)d + 2" if direct else "dh + 2"
             raise CheckFailed(
-                f"A @ B is right, but through r = {r} numbers per context: at most {where} = "
-                f"{bound} here"
+                f"A @ B is right, but through r = {r} numbers per context, more than every model "
+                "of this shape needs"
                 + (" (with r = V, B can be the identity: no bottleneck is found)" if r == V else "")
+                + ": which parts of one context's log-probability vector depend on the context?"
             )
         A2, B2 = _factors(second, len(X_other), V)
         if B2.shape != B.shape or not np.allclose(B2, B, rtol=1e-9, atol=1e-12):

@@ -163,4 +163,8 @@ def nplm_direct_grads_checks(rng: np.random.Generator) -> list[Check]:
     P = random_direct_params(rng, 5, 2, 3, 4)
     X, Y = rng.integers(0, 5, (7, 3)).astype(np.int32), rng.integers(0, 5, 7).astype(np.int32)
     checks.append(_judge(P, X, Y, "int32 ids in X and Y"))
+    # 2 x 10^5 parameters: out of reach of finite differences within the time an exercise may run
+    P = random_direct_params(rng, 1500, 16, 4, 48)
+    X, Y = rng.integers(0, 1500, (128, 4)), rng.integers(0, 1500, 128)
+    checks.append(_judge(P, X, Y, "a word-sized model: V=1500, d=16, context 4, dh=48, batch 128"))
     return checks

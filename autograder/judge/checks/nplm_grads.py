@@ -1,4 +1,8 @@
-"""Hidden checks for chapter 04's `nplm_grads`: random configurations, tokens repeated across the context and the batch, B = 1, larger widths.
+"""Hidden checks for chapter 04's `nplm_grads`: random configurations, tokens repeated across the context and the batch, B = 1, larger widths, a word-sized model.
+
+The word-sized model has about 175,000 parameters and a batch of 128: a backward pass takes a
+fraction of a second, finite differences (two forward passes per parameter) tens of minutes or
+more, far beyond the check's time bound, so only a derived gradient passes it.
 
 References come from PyTorch autograd in float64; failures are diagnosed from the shape of the
 error.
@@ -147,7 +151,7 @@ def _judge_grads(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
 
 
 def nplm_grads_checks(rng: np.random.Generator) -> list[Check]:
-    """Random configurations, tokens repeated across the context and the batch, B = 1, larger widths."""
+    """Random configurations, tokens repeated across the context and the batch, B = 1, larger widths, a word-sized model."""
     checks = []
     configs = [
         (5, 2, 2, 3, 4, "spread"),
@@ -156,6 +160,7 @@ def nplm_grads_checks(rng: np.random.Generator) -> list[Check]:
         (27, 10, 3, 16, 32, "random"),
         (9, 2, 4, 6, 1, "spread"),
         (4, 3, 5, 7, 12, "repeat"),
+        (1500, 16, 4, 96, 128, "random"),  # derived gradients only: see the module's docstring
     ]
     for V, d, c, dh, B, kind in configs:
         P = random_params(rng, V, d, c, dh, direct=False)

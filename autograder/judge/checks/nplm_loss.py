@@ -29,6 +29,7 @@ def torch_nplm(
     use_tanh: bool = True,
     use_direct: bool = True,
     reduction: str = "mean",
+    bias_after_tanh: bool = False,
 ) -> tuple[float, np.ndarray]:
     """The model in PyTorch float64: loss by F.cross_entropy; variants build the classic mistakes."""
     t = {
@@ -37,8 +38,9 @@ def torch_nplm(
     }
     ids = torch.tensor(X[:, ::-1].copy() if newest_first else X, dtype=torch.int64)
     x = t["E"][ids].flatten(1)  # (B, (n-1)d)
-    pre = x @ t["W1"] + t["b1"]
-    logits = (torch.tanh(pre) if use_tanh else pre) @ t["W2"] + t["b2"]
+    pre = x @ t["W1"] + (0.0 if bias_after_tanh else t["b1"])
+    hidden = torch.tanh(pre) if use_tanh else pre
+    logits = (hidden + t["b1"] if bias_after_tanh else hidden) @ t["W2"] + t["b2"]
     if t.get("W3") is not None and use_direct:
         logits = logits + x @ t["W3"]
     loss = torch.nn.functional.cross_entropy(
@@ -67,6 +69,18 @@ NEWEST_FIRST = (
 
 
 NO_DIRECT = "W3 is given and the logits leave it out: the direct connections are missing"
+BIAS = (
+    "the loss and the logits agree with the contract's only where b1 is 0: where does the "
+    "hidden layer's bias enter?"
+)
+SHIFTED = (
+    "the returned logits are the contract's minus a constant in each row: what happened to the "
+    "logits array after the forward pass?"
+)
+PAIRS = (
+    "the loss changes when another example's target changes: which log-probabilities does the "
+    "mean run over?"
+)
 
 
 def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
@@ -82,13 +96,20 @@ def _judge_loss(P: dict, X: np.ndarray, Y: np.ndarray, what: str) -> Check:
             torch_nplm(P, X, Y, newest_first=True)[0],
         ),
         ("the hidden layer needs tanh", torch_nplm(P, X, Y, use_tanh=False)[0]),
+        (BIAS, torch_nplm(P, X, Y, bias_after_tanh=True)[0]),
     ]
+    if B > 1:
+        log_probs = torch.log_softmax(torch.tensor(logits), dim=1).numpy()
+        loss_diagnoses.append((PAIRS, float(-log_probs[:, Y].mean())))
     logit_diagnoses = [
         (
             NEWEST_FIRST,
             torch_nplm(P, X, Y, newest_first=True)[1],
         ),
         ("the hidden layer needs tanh", torch_nplm(P, X, Y, use_tanh=False)[1]),
+        (BIAS, torch_nplm(P, X, Y, bias_after_tanh=True)[1]),
+        (SHIFTED, logits - logits.max(axis=1, keepdims=True)),
+        (SHIFTED, logits - logits.max()),
     ]
     if P["W3"] is not None:
         without = torch_nplm(P, X, Y, use_direct=False)

@@ -1,6 +1,7 @@
-"""Hidden checks for chapter 03's `nplm_params`: the Brown configuration with and without direct connections, n = 2, and random configurations.
+"""Hidden checks for chapter 03's `nplm_params`: the Brown configuration with and without direct connections, n = 2, random configurations, and tied output layers.
 
-The reference is the closed form.
+The reference is the closed form. A tied output layer (logits `(h @ W4) @ E.T + b2`) is built by
+no model of the course, so no model's own count answers it.
 """
 
 import numpy as np
@@ -13,10 +14,18 @@ from autograder.sandbox.guest.protocol import Call
 
 
 def _judge_params(
-    V: int, d: int, n: int, dh: int, direct: bool, what: str, keyword: bool = False
+    V: int,
+    d: int,
+    n: int,
+    dh: int,
+    direct: bool,
+    what: str,
+    keyword: bool = False,
+    tied: bool = False,
 ) -> Check:
     c = n - 1
-    expected = V * d + c * d * dh + dh + V * dh + V + (V * c * d if direct else 0)
+    output = dh * d if tied else V * dh  # the map into the embedding space, or W2
+    expected = V * d + c * d * dh + dh + output + V + (V * c * d if direct else 0)
     diagnoses = [
         (
             "the count is that of a model reading n symbols and with no bias vectors: how many "
@@ -41,7 +50,26 @@ def _judge_params(
             expected + V * c * d,
         ),
     ]
-    call = Call((V, d, n, dh), {"direct": direct}) if keyword else Call((V, d, n, dh, direct))
+    if tied:
+        diagnoses += [
+            (
+                "with tied=True the count is the untied model's: which weights does the tied "
+                "output layer share, and which does it add?",
+                expected - output + V * dh,
+            ),
+            ("with tied=True the count holds the embedding table twice", expected + V * d),
+            (
+                "with tied=True the count leaves out the map from the hidden layer into the "
+                "embedding space",
+                expected - output,
+            ),
+        ]
+    if tied:
+        call = Call((V, d, n, dh), {"direct": direct, "tied": True})
+    elif keyword:
+        call = Call((V, d, n, dh), {"direct": direct})
+    else:
+        call = Call((V, d, n, dh, direct))
 
     judge = exact_count(expected, diagnoses)
 
@@ -49,7 +77,7 @@ def _judge_params(
 
 
 def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
-    """The Brown configuration with and without direct connections, n = 2, and random configurations."""
+    """The Brown configuration with and without direct connections, n = 2, random configurations, and tied output layers."""
     checks = [
         _judge_params(16383, 30, 5, 100, False, "the Brown configuration (2,158,273)"),
         _judge_params(16383, 30, 5, 100, True, "the Brown configuration with direct connections"),
@@ -66,5 +94,28 @@ def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
         direct = bool(rng.integers(0, 2))
         checks.append(
             _judge_params(V, d, n, dh, direct, f"V={V}, d={d}, n={n}, dh={dh}, direct={direct}")
+        )
+    checks += [
+        _judge_params(16383, 30, 5, 100, False, "the Brown configuration, tied", tied=True),
+        _judge_params(27, 10, 4, 200, True, "characters, direct and tied", tied=True),
+    ]
+    for _ in range(3):
+        V, d, n, dh = (
+            int(rng.integers(2, 5000)),
+            int(rng.integers(1, 64)),
+            int(rng.integers(2, 9)),
+            int(rng.integers(1, 512)),
+        )
+        direct = bool(rng.integers(0, 2))
+        checks.append(
+            _judge_params(
+                V,
+                d,
+                n,
+                dh,
+                direct,
+                f"V={V}, d={d}, n={n}, dh={dh}, direct={direct}, tied",
+                tied=True,
+            )
         )
     return checks

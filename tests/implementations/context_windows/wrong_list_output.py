@@ -6,7 +6,7 @@ EXPECT = "expected a NumPy array"
 def context_windows(words, stoi, block_size):
     X, Y = [], []
     for w in words:
-        context = [0] * block_size
+        context = [stoi["."]] * block_size
         for ch in w + ".":
             X.append(context)
             Y.append(stoi[ch])

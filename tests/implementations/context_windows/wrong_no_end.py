@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "final '.'"
+EXPECT = "closing '.' included"
 
 
 def context_windows(words, stoi, block_size):

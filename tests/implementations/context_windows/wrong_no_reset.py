@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "carries over"
+EXPECT = "of the name before it"
 
 
 def context_windows(words, stoi, block_size):

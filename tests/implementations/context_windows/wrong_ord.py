@@ -8,7 +8,7 @@ EXPECT = "differ"
 def context_windows(words, stoi, block_size):
     X, Y = [], []
     for w in words:
-        context = [0] * block_size
+        context = [stoi["."]] * block_size
         for ch in w + ".":
             ix = 0 if ch == "." else ord(ch) - 96
             X.append(context)

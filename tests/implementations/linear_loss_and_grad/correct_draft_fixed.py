@@ -1,4 +1,4 @@
-"""The draft with all three bugs fixed (db as the mean over the batch of p - onehot)."""
+"""The draft with its three bugs fixed: each row's max, the log-softmax and its gradient in one step, the mean's 1/B."""
 
 import numpy as np
 
@@ -8,11 +8,14 @@ EXPECT = "pass"
 def linear_loss_and_grad(
     weights: np.ndarray, bias: np.ndarray, inputs: np.ndarray, targets: np.ndarray
 ) -> tuple[float, np.ndarray, np.ndarray]:
+    """The catalogued draft, as its file\'s docstring says."""
     B = inputs.shape[0]
+    rows = np.arange(B)
     logits = inputs @ weights + bias  # (B, V)
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    loss = float(-log_probs[np.arange(B), targets].mean())
-    dlogits = np.exp(log_probs)  # p, (B, V)
-    dlogits[np.arange(B), targets] -= 1.0  # p - onehot
-    return loss, inputs.T @ dlogits / B, dlogits.mean(axis=0)
+    loss = float(-log_probs[rows, targets].mean())
+    dlogits = np.exp(log_probs)
+    dlogits[rows, targets] -= 1.0
+    dlogits /= B
+    return loss, inputs.T @ dlogits, dlogits.sum(axis=0)
