@@ -142,3 +142,25 @@ def test_a_gradient_check_holds_a_model_finite_differences_cannot_reach(name):
     forward = time.process_time() - start
     assert logits.shape == (len(Y), P["E"].shape[0])
     assert 2 * size(call) * forward > 10 * TIMEOUT_SECONDS, (size(call), forward)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_rows_of_different_scale_catch_a_batch_wide_shift_whatever_the_draw(seed):
+    # a softmax shifted by the batch's largest logit underflows the quiet rows (0/0) only when the
+    # rows' largest logits lie far apart: the case must make them so for every seed, not for most
+    import importlib.util
+
+    from autograder.judge.checks.nplm_direct_grads import nplm_direct_grads_checks
+
+    path = REPO / "tests" / "implementations" / "nplm_direct_grads" / "wrong_global_max.py"
+    spec = importlib.util.spec_from_file_location("wrong_global_max", path)
+    wrong = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(wrong)
+    (check,) = [
+        c
+        for c in nplm_direct_grads_checks(np.random.default_rng(seed))
+        if "rows of very different scale" in c.name
+    ]
+    with np.errstate(all="ignore"):
+        grads = wrong.nplm_direct_grads(*check.calls[0].args)
+    assert not all(np.isfinite(g).all() for g in grads.values())

@@ -34,6 +34,12 @@ def reference_direct_grads(
     return {name: t[name].grad.numpy().copy() for name in NAMES if t[name].grad is not None}
 
 
+def _logits(P: dict, X: np.ndarray) -> np.ndarray:
+    """The model's logits h W2 + b2 + x W3 for contexts X: (B, V)."""
+    x = P["E"][X].reshape(len(X), -1)
+    return np.tanh(x @ P["W1"] + P["b1"]) @ P["W2"] + P["b2"] + x @ P["W3"]
+
+
 def _hidden_path_only_de(P: dict, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """dE when only the path through the hidden layer reaches the embeddings."""
     t = {name: torch.tensor(P[name]) for name in NAMES}
@@ -152,13 +158,15 @@ def nplm_direct_grads_checks(rng: np.random.Generator) -> list[Check]:
     P["b2"] = rng.permutation([-900.0, 900.0] * 3)
     X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(8)])
     checks.append(_judge(P, X, rng.integers(0, 6, 8), "logits near +-1000"))
-    # rows of very different scale: one token's embedding 600 times the others', so the rows that
-    # hold it have logits in the hundreds through W3 and the rest near 1
+    # rows of very different scale: one token's embedding grown until the rows that hold it have
+    # their largest logit (through W3) over 1000 away from the others' (exp(-745) is 0 in float64),
+    # whatever the draw
     P = random_direct_params(rng, 6, 3, 2, 5)
-    P["E"][1] *= 600.0
     X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(10)])
     X[::2, 0] = 1  # every other row holds the loud token
     X[1::2] = np.where(X[1::2] == 1, 2, X[1::2])
+    while np.ptp(_logits(P, X).max(axis=1)) < 1000.0:
+        P["E"][1] *= 2.0
     checks.append(_judge(P, X, rng.integers(0, 6, 10), "rows of very different scale"))
     P = random_direct_params(rng, 5, 2, 3, 4)
     X, Y = rng.integers(0, 5, (7, 3)).astype(np.int32), rng.integers(0, 5, 7).astype(np.int32)
