@@ -13,7 +13,7 @@ def causal_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.nd
             f"expected q, k of the same shape (B, T, d) and v of shape (B, T, d_v); "
             f"got {q.shape}, {k.shape}, {v.shape}"
         )
-    B, T, d = v.shape
+    _, T, d = v.shape
     scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)  # (B, T, T): row t = query t, column j = key j
     future = np.triu(np.ones((T, T), dtype=bool), k=1)
     scores = np.where(future, -np.inf, scores)
