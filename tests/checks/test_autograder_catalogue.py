@@ -30,11 +30,9 @@ ONE_BUG_ONE_DIAGNOSIS = (
             "wrong_dropout_in_eval",
         )
     }
-    | {  # a draft with one planted bug left; causal_attention's softmax over the wrong axis is also
-        # named by its symptoms, rows that do not sum to 1 and an unstable softmax
+    | {  # a draft with one planted bug left
         f"{path.parent.name}/{path.stem}"
         for path in IMPLEMENTATIONS.glob("*/wrong_draft_*_left.py")
-        if f"{path.parent.name}/{path.stem}" != "causal_attention/wrong_draft_axis_left"
     }
     | {  # each slip of the training loop, named by every check it fails
         f"train_gpt/{path.stem}" for path in IMPLEMENTATIONS.glob("train_gpt/wrong_*.py")

@@ -7,7 +7,7 @@ import torch
 from autograder.judge.checks.attention_shared import reference_attention, reference_layer_norm
 from autograder.judge.checks.bigram_loss_and_grad import reference_table_grad
 from autograder.judge.checks.causal_attention import attention_diagnoses
-from autograder.judge.checks.gpt_params import library_count
+from autograder.judge.checks.gpt_params import reference_count
 from autograder.judge.checks.layer_norm_backward import finite_difference_layer_norm
 from autograder.judge.checks.linear_loss_and_grad import torch_linear
 from autograder.judge.checks.multi_head_attention import random_mha_case, reference_mha, torch_mha
@@ -156,12 +156,20 @@ def test_layer_norm_references_agree_with_torch_autograd():
         assert relative_error(mine, torchs.numpy()) < 1e-8
 
 
-@pytest.mark.parametrize(
-    "config",
-    [(27, 15, 32, 1, 4), (3, 2, 6, 3, 2), (1000, 64, 256, 5, 8), (50257, 2048, 12288, 96, 96)],
-)
-def test_gpt_count_reference_is_the_closed_form(config):
-    """The interpolated count of large models equals the closed form that built small ones obey."""
-    V, T, C, layers, heads = config
-    closed_form = V * C + T * C + layers * (12 * C * C + 9 * C) + 2 * C + C * V + V
-    assert library_count(V, T, C, layers, heads) == closed_form
+@pytest.mark.parametrize("config", [(27, 15, 32, 1, 4), (3, 2, 6, 3, 2), (11, 7, 8, 2, 4)])
+def test_gpt_count_reference_is_tiny_gpt(config):
+    """Without the options, the reference's count is the chapter's TinyGPT's (the model the text
+    describes), and the heads change nothing."""
+    from proof_lm.gpt import TinyGPT
+
+    built = sum(p.numel() for p in TinyGPT(*config).parameters())
+    assert reference_count(*config, attention_bias=False, tied=False) == built
+    assert reference_count(*config[:4], 1, attention_bias=False, tied=False) == built
+
+
+def test_gpt_count_reference_knows_gpt2_and_gpt3():
+    """GPT-2 small's published count (attention biases, a tied output layer), and GPT-3's 175
+    billion, whose count no model could be built for here."""
+    assert reference_count(50257, 1024, 768, 12, 12, attention_bias=True, tied=True) == 124_439_808
+    gpt3 = reference_count(50257, 2048, 12288, 96, 96, attention_bias=True, tied=True)
+    assert gpt3 == 174_604_259_328

@@ -2,9 +2,9 @@
 
 References are plain loops over batch, head and position (multi-head attention also through
 torch.nn.functional.scaled_dot_product_attention with is_causal=True), layer_norm_backward is
-judged against central finite differences in float64, and gpt_params against the parameters of
-proof_lm.gpt.TinyGPT built here for random configurations. Diagnoses are the classic mistakes
-written out in NumPy.
+judged against central finite differences in float64 (and its closed form where they cannot
+go), and gpt_params against the contract's model built from torch's modules on the meta device.
+Diagnoses are the classic mistakes written out in NumPy.
 """
 
 import math

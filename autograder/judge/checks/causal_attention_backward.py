@@ -108,8 +108,8 @@ def _check(q, k, v, dout, what: str) -> Check:
 
 
 def causal_attention_backward_checks(rng: np.random.Generator) -> list[Check]:
-    """Random shapes, d_v != d, T = 1, scores near ±20 and ±1000 and far below -10^4, 2-d inputs
-    rejected, and each argument's shape checked on its own."""
+    """Random shapes, d_v != d, T = 1, a size far beyond finite differences, scores near ±20 and
+    ±1000 and far below -10^4, 2-d inputs rejected, and each argument's shape checked on its own."""
     checks = []
     for B, T, d, dv in [(2, 5, 4, 3), (1, 8, 16, 16), (3, 4, 2, 5), (2, 1, 3, 2), (1, 12, 8, 4)]:
         q, k = rng.normal(size=(B, T, d)), rng.normal(size=(B, T, d))
@@ -118,6 +118,10 @@ def causal_attention_backward_checks(rng: np.random.Generator) -> list[Check]:
     q, k = rng.normal(size=(2, 6, 4)) * 6, rng.normal(size=(2, 6, 4)) * 6
     checks.append(
         _check(q, k, rng.normal(size=(2, 6, 3)), rng.normal(size=(2, 6, 3)), "scores near ±20")
+    )
+    q, k, v, dout = (rng.normal(size=(2, 128, 64)) for _ in range(4))
+    checks.append(
+        _check(q, k, v, dout, "B=2, T=128, d=d_v=64: far too many entries for finite differences")
     )
 
     q, k = rng.normal(size=(2, 7, 4)) * 30, rng.normal(size=(2, 7, 4)) * 30

@@ -1,52 +1,42 @@
-"""Hidden checks for chapter 07's `gpt_params`: the chapter's model, one layer, one head, and random configurations, against TinyGPT."""
-
-import itertools
-from fractions import Fraction
+"""Hidden checks for chapter 07's `gpt_params`: the chapter's model, the smallest, GPT-3's size, and
+random configurations with and without attention biases and a tied output layer, against the
+contract's model built from PyTorch's modules."""
 
 import numpy as np
 import torch
+from torch import nn
 
 from autograder.judge.check import Check
 from autograder.judge.expect import (
     exact_count,
 )
 from autograder.sandbox.guest.protocol import Call
-from proof_lm.gpt import TinyGPT
 
 
-def built_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
-    """The number of parameters of proof_lm's TinyGPT built here (torch's global generator is left
-    as it was)."""
-    with torch.random.fork_rng(devices=[]):
-        model = TinyGPT(V, T, C, n_layers, n_heads)
-    return sum(p.numel() for p in model.parameters())
+def reference_count(
+    V: int, T: int, C: int, n_layers: int, n_heads: int, attention_bias: bool, tied: bool
+) -> int:
+    """The number of parameters of the contract's model, built from torch's modules on the meta
+    device (shapes without memory, so GPT-3's size costs nothing); a shared array counts once.
+    The heads only split the projections' columns: `n_heads` builds nothing."""
+    with torch.device("meta"):
+        token = nn.Embedding(V, C)
+        parts = [token, nn.Embedding(T, C), nn.LayerNorm(C)]  # the last: the final layer norm
+        for _ in range(n_layers):
+            parts += [nn.LayerNorm(C), nn.LayerNorm(C), nn.Linear(C, 4 * C), nn.Linear(4 * C, C)]
+            parts += [nn.Linear(C, C, bias=attention_bias) for _ in range(4)]
+        head = nn.Linear(C, V, bias=not tied)
+        if tied:
+            head.weight = token.weight
+        parts.append(head)
+    return sum(p.numel() for p in nn.ModuleList(parts).parameters())  # each array once
 
 
-def library_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
-    """The number of parameters of proof_lm's TinyGPT, counted from the module itself. A model too
-    large to build is counted by interpolating the counts of small ones built with the same number
-    of heads: a count is linear in V, T and n_layers and quadratic in C."""
-    if (V + T) * C + 12 * n_layers * C * C <= 5_000_000:
-        return built_count(V, T, C, n_layers, n_heads)
-    nodes = [(2, 3), (1, 2), (n_heads, 2 * n_heads, 3 * n_heads), (1, 2)]  # V, T, C, n_layers
-    point = (V, T, C, n_layers)
-    total = Fraction(0)
-    for corner in itertools.product(*(range(len(n)) for n in nodes)):
-        weight = Fraction(1)  # the product of the Lagrange basis polynomials at `point`
-        for axis, j in enumerate(corner):
-            xs = nodes[axis]
-            for m, x in enumerate(xs):
-                if m != j:
-                    weight *= Fraction(point[axis] - x, xs[j] - x)
-        args = [nodes[axis][j] for axis, j in enumerate(corner)]
-        total += weight * built_count(*args, n_heads)
-    assert total.denominator == 1
-    return int(total)
-
-
-def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Check:
-    expected = library_count(V, T, C, L, H)
-    block = 12 * C * C + 9 * C
+def _judge_gpt_params(
+    V: int, T: int, C: int, L: int, H: int, bias: bool, tied: bool, what: str
+) -> Check:
+    expected = reference_count(V, T, C, L, H, bias, tied)
+    block = 12 * C * C + (13 if bias else 9) * C
     diagnoses = [
         (
             "short by exactly the position embeddings: a learned vector for every position",
@@ -57,15 +47,6 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
             expected - L * 4 * C,
         ),
         ("short by exactly the final layer norm after the last block", expected - 2 * C),
-        (
-            "short by exactly the output layer's weights, as if tied to the token embedding: this model's has weights of its own",
-            expected - C * V,
-        ),
-        ("short by exactly the output layer's biases", expected - V),
-        (
-            "over by exactly biases on the attention projections, which have no biases here",
-            expected + L * 4 * C,
-        ),
         ("short by exactly the MLP's biases: both of its layers have them", expected - L * 5 * C),
         (
             "the MLP's hidden layer is counted C wide: what width does the description give it?",
@@ -74,7 +55,7 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
         (
             "short by one C x C projection per block: how many projections does the description give "
             "the attention?",
-            expected - L * C * C,
+            expected - L * (C * C + (C if bias else 0)),
         ),
         (
             "the count grows with the number of heads, and the model's does not: the heads split the projections' columns",
@@ -91,25 +72,82 @@ def _judge_gpt_params(V: int, T: int, C: int, L: int, H: int, what: str) -> Chec
             float(np.float32(expected)),
         ),
     ]
-
-    judge = exact_count(expected, diagnoses)
-
-    return Check(what, [Call((V, T, C, L, H))], judge)
+    if bias:
+        diagnoses.append(
+            (
+                "short by exactly the attention projections' biases (attention_bias=True)",
+                expected - L * 4 * C,
+            )
+        )
+    else:
+        diagnoses.append(
+            (
+                "over by exactly biases on the attention projections, which have none unless "
+                "attention_bias is set",
+                expected + L * 4 * C,
+            )
+        )
+    if tied:
+        diagnoses += [
+            (
+                "over by exactly one (V, C) array: a tied output layer shares the token "
+                "embedding's array, which counts once",
+                expected + C * V,
+            ),
+            ("over by exactly V: the tied output layer has no bias", expected + V),
+            (
+                "over by exactly the output layer's weights and a bias: with tied=True the output "
+                "layer has no array of its own",
+                expected + C * V + V,
+            ),
+        ]
+    else:
+        diagnoses += [
+            (
+                "short by exactly the output layer, as if tied to the token embedding: unless "
+                "tied is set it has weights and biases of its own",
+                expected - C * V - V,
+            ),
+            (
+                "short by exactly the output layer's weights: unless tied is set it has weights of "
+                "its own",
+                expected - C * V,
+            ),
+            ("short by exactly the output layer's biases", expected - V),
+        ]
+    kwargs = {"attention_bias": bias, "tied": tied}
+    return Check(what, [Call((V, T, C, L, H), kwargs)], exact_count(expected, diagnoses))
 
 
 def gpt_params_checks(rng: np.random.Generator) -> list[Check]:
-    """The chapter's model, one layer, one head, and random configurations, against TinyGPT."""
+    """The chapter's model, the smallest, GPT-3's size, and random configurations with every
+    combination of the options."""
     checks = [
-        _judge_gpt_params(27, 15, 32, 1, 4, "the chapter's configuration"),
-        _judge_gpt_params(2, 1, 1, 1, 1, "the smallest model: V=2, T=1, C=1, one layer"),
-        _judge_gpt_params(27, 16, 64, 4, 4, "makemore's default transformer size"),
-        _judge_gpt_params(50257, 2048, 12288, 96, 96, "GPT-3's size: 175 billion, past 2**32"),
+        _judge_gpt_params(27, 15, 32, 1, 4, False, False, "the chapter's configuration"),
+        _judge_gpt_params(2, 1, 1, 1, 1, False, False, "the smallest model: V=2, T=1, C=1"),
+        _judge_gpt_params(2, 1, 1, 1, 1, True, True, "the smallest model, GPT-2's options"),
+        _judge_gpt_params(27, 16, 64, 4, 4, True, False, "attention biases, an untied output"),
+        _judge_gpt_params(
+            50257, 2048, 12288, 96, 96, True, True, "GPT-3's size: 175 billion, past 2**32"
+        ),
+        _judge_gpt_params(
+            50257, 2048, 12288, 96, 96, False, False, "GPT-3's size without GPT-2's options"
+        ),
     ]
-    for _ in range(5):
-        H = int(rng.integers(1, 5))
+    for bias, tied in ((False, False), (True, False), (False, True), (True, True), (False, True)):
+        H = int(rng.integers(1, 9))
         C = H * int(rng.integers(1, 17))
-        V, T, L = int(rng.integers(2, 200)), int(rng.integers(1, 65)), int(rng.integers(1, 5))
+        V, T, L = int(rng.integers(2, 300)), int(rng.integers(1, 129)), int(rng.integers(1, 7))
         checks.append(
-            _judge_gpt_params(V, T, C, L, H, f"V={V}, T={T}, C={C}, {L} layers, {H} heads")
+            _judge_gpt_params(
+                V,
+                T,
+                C,
+                L,
+                H,
+                bias,
+                tied,
+                f"V={V}, T={T}, C={C}, {L} layers, {H} heads, attention_bias={bias}, tied={tied}",
+            )
         )
     return checks

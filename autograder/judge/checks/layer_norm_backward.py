@@ -1,6 +1,6 @@
 """Hidden checks for chapter 07's `layer_norm_backward`: random 1-d, 2-d and 3-d inputs against central
-differences, a large eps, rows of very different scales, non-contiguous inputs, dout and gamma of
-wrong shapes."""
+differences, a large eps, rows of very different scales, activations too large for finite
+differences, non-contiguous inputs, dout and gamma of wrong shapes."""
 
 import numpy as np
 
@@ -246,7 +246,8 @@ def _judge_ln_backward(
 
 def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
     """Random 1-d, 2-d and 3-d inputs against central differences, a large eps, rows of very
-    different scales, non-contiguous inputs, dout and gamma of wrong shapes."""
+    different scales, activations too large for finite differences, non-contiguous inputs, dout
+    and gamma of wrong shapes."""
     checks = []
     for shape, eps in [
         ((5,), None),
@@ -284,6 +285,19 @@ def layer_norm_backward_checks(rng: np.random.Generator) -> list[Check]:
             1e-5,
             "rows of very different means and spreads (1e6 beside 0)",
             finite_differences=False,
+        )
+    )
+    x = rng.normal(size=(8, 64, 128)) * rng.uniform(0.5, 2, (8, 64, 1)) + rng.normal(
+        size=(8, 64, 1)
+    )
+    checks.append(
+        _judge_ln_backward(
+            rng.normal(size=x.shape),
+            x,
+            rng.normal(1, 0.5, 128),
+            None,
+            "activations of shape (8, 64, 128): far too many entries for finite differences",
+            cross_check=False,  # the closed form, checked against differences above, decides
         )
     )
     x = rng.normal(size=(2, 3, 4))

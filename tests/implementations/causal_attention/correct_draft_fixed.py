@@ -13,11 +13,11 @@ def causal_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.nd
             f"expected q, k of the same shape (B, T, d) and v of shape (B, T, d_v); "
             f"got {q.shape}, {k.shape}, {v.shape}"
         )
-    T, d = q.shape[1], q.shape[2]
+    _, T, d = q.shape
     scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)  # (B, T, T): row t = query t, column j = key j
-    future = np.triu(np.ones((T, T), dtype=bool), k=1)  # True where j > t
+    future = np.triu(np.ones((T, T), dtype=bool), k=1)
     scores = np.where(future, -np.inf, scores)
-    scores = scores - scores.max(axis=-1, keepdims=True)  # stable: the row's largest score is 0
-    weights = np.exp(scores)
+    scores = scores - scores.max(axis=-1, keepdims=True)  # stable: the largest score is 0
+    weights = np.where(future, 0.0, np.exp(scores))
     weights = weights / weights.sum(axis=-1, keepdims=True)
     return weights @ v, weights

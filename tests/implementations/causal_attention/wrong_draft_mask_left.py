@@ -1,10 +1,10 @@
-"""The debug exercise's draft with two of its bugs fixed and the mask's bug left in: it has a diagnosis of its own."""
+"""The draft with the mask's bug left in (the diagonal masked): it has a diagnosis of its own."""
 
 import math
 
 import numpy as np
 
-EXPECT = "off by one"
+EXPECT = "the diagonal was masked too"
 
 
 def causal_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -13,11 +13,11 @@ def causal_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.nd
             f"expected q, k of the same shape (B, T, d) and v of shape (B, T, d_v); "
             f"got {q.shape}, {k.shape}, {v.shape}"
         )
-    T, d = q.shape[1], q.shape[2]
+    _, T, d = q.shape
     scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)  # (B, T, T): row t = query t, column j = key j
-    future = np.triu(np.ones((T, T), dtype=bool), k=2)  # True where j > t
+    future = np.triu(np.ones((T, T), dtype=bool))
     scores = np.where(future, -np.inf, scores)
-    scores = scores - scores.max(axis=-1, keepdims=True)  # stable: the row's largest score is 0
-    weights = np.exp(scores)
+    scores = scores - scores.max(axis=-1, keepdims=True)  # stable: the largest score is 0
+    weights = np.where(future, 0.0, np.exp(scores))
     weights = weights / weights.sum(axis=-1, keepdims=True)
     return weights @ v, weights

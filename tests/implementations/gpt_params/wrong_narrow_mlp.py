@@ -3,5 +3,6 @@
 EXPECT = "counted C wide"
 
 
-def gpt_params(V, T, C, n_layers, n_heads):
-    return V * C + T * C + n_layers * (6 * C * C + 6 * C) + 2 * C + C * V + V
+def gpt_params(V, T, C, n_layers, n_heads, attention_bias=False, tied=False):
+    block = 6 * C * C + 6 * C + (4 * C if attention_bias else 0)
+    return V * C + T * C + n_layers * block + 2 * C + (0 if tied else C * V + V)

@@ -1,7 +1,8 @@
-"""Ties the head to the embedding."""
+"""Ties the head to the embedding whatever tied says."""
 
 EXPECT = "as if tied to the token embedding"
 
 
-def gpt_params(V, T, C, n_layers, n_heads):
-    return V * C + T * C + n_layers * (12 * C * C + 9 * C) + 2 * C + V
+def gpt_params(V, T, C, n_layers, n_heads, attention_bias=False, tied=False):
+    block = 12 * C * C + 9 * C + (4 * C if attention_bias else 0)
+    return V * C + T * C + n_layers * block + 2 * C

@@ -1,18 +1,18 @@
-"""The draft handed out in chapter 07: three bugs (axis, unbiased, eps)."""
+"""The debug exercise's draft as handed out: the variance as mean(x^2) - mean^2, eps outside the square root, the caller's x centred in place."""
 
 import numpy as np
 
-EXPECT = "entries differ"
+EXPECT = "where does eps enter the denominator"
 
 
 def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = 1e-5) -> np.ndarray:
-    """The catalogued draft, as its file\'s docstring says."""
     C = x.shape[-1]
     if gamma.shape != (C,) or beta.shape != (C,):
         raise ValueError(
             f"gamma and beta must have shape (C,) = ({C},); got {gamma.shape}, {beta.shape}"
         )
-    axis = 0  # the axis the statistics are taken over
-    mean = x.mean(axis=axis, keepdims=True)
-    var = ((x - mean) ** 2).sum(axis=axis, keepdims=True) / (x.shape[axis] - 1)
-    return (x - mean) / (np.sqrt(var) + eps) * gamma + beta
+    x = np.asarray(x, dtype=np.float64)  # float64 throughout
+    mean = x.mean(axis=-1, keepdims=True)
+    var = (x * x).mean(axis=-1, keepdims=True) - mean * mean
+    x -= mean
+    return x / (np.sqrt(var) + eps) * gamma + beta

@@ -1,0 +1,18 @@
+"""The draft with the variance's bug left in (the difference of two large, nearly equal numbers): it has a diagnosis of its own."""
+
+import numpy as np
+
+EXPECT = "catastrophic cancellation"
+
+
+def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    C = x.shape[-1]
+    if gamma.shape != (C,) or beta.shape != (C,):
+        raise ValueError(
+            f"gamma and beta must have shape (C,) = ({C},); got {gamma.shape}, {beta.shape}"
+        )
+    x = np.asarray(x, dtype=np.float64)  # float64 throughout
+    mean = x.mean(axis=-1, keepdims=True)
+    var = (x * x).mean(axis=-1, keepdims=True) - mean * mean
+    x = x - mean
+    return x / np.sqrt(var + eps) * gamma + beta
