@@ -14,8 +14,8 @@ unweighted, reversed, or given to rows without counts.
 
 Input classes: the worked stream by hand, random count tables with empty rows and empty cells,
 integer and float counts, the model equal to the maximum-likelihood rows (gaps exactly 0), models
-within a millionth of them (each gap 1e-12 of its row's loss, compared to a part in a thousand), a model
-that gives zero probability to a pair that occurs (an infinite gap), a uniform model, counts in
+within a millionth of them (each gap 1e-13 of its row's loss, compared to a part in a thousand), a
+model that gives zero probability to a pair that occurs (an infinite gap), a uniform model, counts in
 the hundred thousands; and bad input: negative counts, no pairs, shapes that disagree, a model row
 that is not a distribution.
 """
@@ -146,10 +146,10 @@ def _same(
     )
 
 
-# A table within a millionth of the counts' rows: each gap ~1e-12 of its row's loss, right to this.
+# A table within a millionth of the counts' rows: each gap ~1e-13 of its row's loss, right to this.
 NEAR_RTOL = 1e-3
 NEAR = (
-    "the table is within a millionth of the counts' own rows, so each gap is about 1e-12 of its "
+    "the table is within a millionth of the counts' own rows, so each gap is about 1e-13 of its "
     "row's loss, and this one keeps too few of its digits: a difference of two nearly equal "
     "numbers loses the digits they share (which quantity of your derivation is small itself?)"
 )
@@ -268,7 +268,7 @@ def loss_floor_and_gaps_checks(rng: np.random.Generator) -> list[Check]:
         _judge(
             N,
             near / near.sum(axis=1, keepdims=True),
-            "a 60x60 model within a millionth of the counts' rows (gaps 1e-12 of the loss)",
+            "a 60x60 model within a millionth of the counts' rows (gaps 1e-13 of the loss)",
             near=True,
         )
     )
