@@ -74,7 +74,7 @@ EXERCISES = {
     exercise.name: exercise
     for exercise in [
         Exercise("bigram_counts", "01_bigram_counting", 2),
-        Exercise("bigram_probs", "01_bigram_counting", 2, kind="derive"),
+        Exercise("bigram_probs", "01_bigram_counting", 2, kind="implement"),
         Exercise("mean_nll", "01_bigram_counting", 2, kind="debug"),
         Exercise("perplexity", "01_bigram_counting", 1, kind="derive"),
         Exercise("interpolated_probs", "01_bigram_counting", 2, extra=True),

@@ -7,9 +7,9 @@ EXPECT = "pass"
 
 def mean_nll(probs: np.ndarray, words: list[str], stoi: dict[str, int]) -> float:
     """The catalogued draft, as its file\'s docstring says."""
-    nll = []  # one array of -ln P per word
+    word_losses = []
     for word in words:
-        ids = [stoi[ch] for ch in "." + word + "."]
-        p = probs[ids[:-1], ids[1:]]  # P(next | previous) at each predicted position
-        nll.append(-np.log(p))  # nats per predicted symbol
-    return float(np.concatenate(nll).mean())  # the mean per symbol
+        ids = np.array([stoi[ch] for ch in "." + word + "."])
+        previous, following = ids[:-1], ids[1:]
+        word_losses.append(-np.log(probs[previous, following]))
+    return float(np.concatenate(word_losses).mean())

@@ -1,8 +1,8 @@
-"""The floor as the loss of the counts' own rows; each gap as the row's loss under P minus under those rows."""
+"""Each gap as the row's loss under P minus its loss under the counts' rows: right in exact arithmetic, but near the floor the difference of two nearly equal losses keeps about two digits (measured: 2.8e-3 to 5.8e-3 off on 60x60 tables)."""
 
 import numpy as np
 
-EXPECT = "pass"
+EXPECT = "a difference of two nearly equal numbers loses the digits"
 
 
 def _check(N, P):
