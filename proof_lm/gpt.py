@@ -15,7 +15,12 @@ from torch import nn
 def _layer(width: int, n_heads: int) -> nn.TransformerEncoderLayer:
     """PyTorch's pre-norm encoder layer (exact GELU, no dropout) with bias-free attention."""
     layer = nn.TransformerEncoderLayer(
-        width, n_heads, 4 * width, dropout=0.0, activation=nn.GELU(), batch_first=True,
+        width,
+        n_heads,
+        4 * width,
+        dropout=0.0,
+        activation=nn.GELU(),
+        batch_first=True,
         norm_first=True,
     )
     layer.self_attn = nn.MultiheadAttention(width, n_heads, bias=False, batch_first=True)

@@ -53,7 +53,9 @@ def test_the_blocks_are_pytorchs_finished_layers():
     # chapter 08 asks for attention, the block and the GPT by hand: the demo model holds none of
     # them in building blocks, so its layers are PyTorch's own (refused where chapter 08 is graded)
     model = TinyGPT(9, 6, 8, 2, 2)
-    assert all(isinstance(b, torch.nn.TransformerEncoderLayer) and b.norm_first for b in model.blocks)
+    assert all(
+        isinstance(b, torch.nn.TransformerEncoderLayer) and b.norm_first for b in model.blocks
+    )
     assert all(isinstance(b.self_attn, torch.nn.MultiheadAttention) for b in model.blocks)
     assert all(b.self_attn.in_proj_bias is None for b in model.blocks)  # no attention biases
 

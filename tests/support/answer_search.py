@@ -349,9 +349,7 @@ def _class_calls(key: str, cls, exercise: str, args: tuple, kwargs: dict) -> lis
     if adapter is None:
         return []
     adapter = (
-        {"_fused_mha": _fused_mha}.get(adapter, adapter)
-        if isinstance(adapter, str)
-        else adapter
+        {"_fused_mha": _fused_mha}.get(adapter, adapter) if isinstance(adapter, str) else adapter
     )
     given = _named_arguments(exercise, args, kwargs)
     return [lambda: adapter(cls, copy.deepcopy(given))]
