@@ -59,7 +59,6 @@ CLASSES_WITHOUT_ANSWERS = {
     "backoff:BackoffLM": "a back-off n-gram model over dicts: no exercise's answer",
     "baselines:TorchBigramLM": "a table lookup: the logits of bigram_loss_and_grad, no loss or gradient",
     "explorer:SamplingExplorer": "distribution() is filter_probs (refused) over a model's logits",
-    "gpt:Block": "builds CausalSelfAttention, refused where it answers",
     "gpt2:Block": "chapter 08's block (refused while Block is graded); builds gpt2's attention",
     "gpt2:GPT": "chapter 08's model (refused while GPT is graded); biased attention and a tied head: "
     "gpt_params' count with both options, one of the four kinds its checks ask for",
@@ -149,7 +148,7 @@ def test_the_search_finds_what_it_looks_for():
     assert "torch.nn.functional.batch_norm" in torch_found["batchnorm_forward"]
     assert "torch.nn.functional.scaled_dot_product_attention" in torch_found["causal_attention"]
     library = library_candidates()
-    assert "gpt:CausalSelfAttention" in search("multi_head_attention", library, False)
+    assert "gpt2:CausalSelfAttention" in search("multi_head_attention", library, False)
     assert "nplm:init_nplm" in search("nplm_params", library, False)
 
 

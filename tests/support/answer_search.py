@@ -299,22 +299,8 @@ CLASS_ADAPTERS = {
             cls(g["V"], g["T"], g["C"], g["n_layers"], g["n_heads"])
         ),
     },
-    "gpt:CausalSelfAttention": {"multi_head_attention": "_mha"},
     "gpt2:CausalSelfAttention": {"multi_head_attention": "_fused_mha"},
 }
-
-
-def _mha(cls, g: dict) -> object:
-    x = torch.from_numpy(np.asarray(g["x"], dtype=np.float64))
-    module = cls(x.shape[-1], g["n_heads"]).double()
-    with torch.no_grad():
-        for layer, W in zip(
-            (module.query, module.key, module.value, module.output),
-            (g["Wq"], g["Wk"], g["Wv"], g["Wo"]),
-            strict=True,
-        ):
-            layer.weight.copy_(torch.from_numpy(np.asarray(W, dtype=np.float64).T))
-    return module(x)
 
 
 def _fused_mha(cls, g: dict) -> object:
@@ -363,9 +349,7 @@ def _class_calls(key: str, cls, exercise: str, args: tuple, kwargs: dict) -> lis
     if adapter is None:
         return []
     adapter = (
-        {"_mha": _mha, "_fused_mha": _fused_mha}.get(adapter, adapter)
-        if isinstance(adapter, str)
-        else adapter
+        {"_fused_mha": _fused_mha}.get(adapter, adapter) if isinstance(adapter, str) else adapter
     )
     given = _named_arguments(exercise, args, kwargs)
     return [lambda: adapter(cls, copy.deepcopy(given))]
