@@ -20,7 +20,6 @@ LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "perplexity": ("metrics:perplexity_from_nll",),
     "softmax": ("sampling:filter_probs",),
     "cross_entropy": ("nplm:nplm_mean_loss",),
-    "bigram_loss_and_grad": ("table_fit:table_loss_and_grad",),
     "context_windows": (
         "windows:_sliding_windows",
         "windows:padded_windows",
