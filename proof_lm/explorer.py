@@ -48,7 +48,9 @@ class SamplingExplorer:
         logits = self.model(context)[0].double().cpu().numpy()
         self.model.train()
         rng = np.random.default_rng(self.seed)
-        picks = [self.sample_next(logits, rng, temperature, top_k, top_p) for _ in range(self.draws)]
+        picks = [
+            self.sample_next(logits, rng, temperature, top_k, top_p) for _ in range(self.draws)
+        ]
         return np.bincount(picks, minlength=len(self.itos)) / self.draws
 
     def names(

@@ -137,7 +137,9 @@ def generate_names(
             logits = model(context if limit is None else context[:, -limit:])
         logits = (logits[:, -1] if grow else logits).double().cpu().numpy()  # (count, V)
         if next_token is not None:
-            picks = np.array([next_token(row, generator, temperature, top_k, top_p) for row in logits])
+            picks = np.array(
+                [next_token(row, generator, temperature, top_k, top_p) for row in logits]
+            )
         else:
             probs = torch.from_numpy(_policy_probs(logits, temperature, top_k, top_p))
             picks = torch.multinomial(probs, 1, generator=torch_generator)[:, 0].numpy()
