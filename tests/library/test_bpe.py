@@ -1,7 +1,10 @@
 """proof_lm.bpe: its vectorised rounds agree with the plain definitions of the chapter 09 checks."""
 
+import runpy
+
 import numpy as np
 import pytest
+from conftest import REPO
 
 from autograder.judge.checks.bpe_decode import reference_decode
 from autograder.judge.checks.tokenization_shared import (
@@ -11,7 +14,7 @@ from autograder.judge.checks.tokenization_shared import (
     reference_train,
 )
 from proof_lm.bpe import bpe_decode, bpe_encode, bpe_train, check_merges, token_bytes
-from proof_lm.shakespeare import load_shakespeare
+from proof_lm.shakespeare import load_bpe_outputs, load_shakespeare
 
 
 @pytest.mark.parametrize("pool", sorted(POOLS))
@@ -143,3 +146,15 @@ def test_graded_copy_of_the_library_refuses_only_the_exercise(exercise, tmp_path
             lines.pop("bpe_encode" if exercise == "bpe_train" else "bpe_train") == "AnswerKeyError"
         )
     assert set(lines.values()) == {"works"}
+
+
+def test_the_shipped_outputs_are_the_librarys():
+    # chapter 09 reads them while the kit holds proof_lm.bpe back: derived again, they are the same
+    derive = runpy.run_path(str(REPO / "data" / "derive_bpe.py"))["derive"]
+    shipped = load_bpe_outputs()
+    derived = {name: array.tolist() for name, array in derive().items()}
+    assert shipped.keys() == derived.keys()
+    for name, value in shipped.items():
+        assert [list(v) if isinstance(v, tuple) else v for v in value] == derived[name], name
+    assert len(shipped["merges"]) == 768 and shipped["merges"][0] == (101, 32)
+    assert "derive_bpe.py" in (REPO / "data" / "PROVENANCE.md").read_text()
