@@ -16,7 +16,7 @@ everything on each exercise's check inputs, and fails when an answer is missing 
 LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
     "bigram_counts": ("ngram:bigram_count_table", "ngram:ngram_counts", "ngram:_ngram_codes"),
     "bigram_probs": ("ngram:add_k_probs",),
-    "mean_nll": ("metrics:bigram_mean_nll", "metrics:ngram_mean_nll"),
+    "mean_nll": ("metrics:bigram_mean_nll", "metrics:ngram_mean_nll", "metrics:_mean_negative_log"),
     "perplexity": ("metrics:perplexity_from_nll",),
     "softmax": ("sampling:filter_probs",),
     "cross_entropy": ("nplm:nplm_mean_loss",),
