@@ -7,7 +7,7 @@ Usage (run by hand, from the repository, whose `proof_lm.bpe` holds every routin
 The student kit holds `proof_lm.bpe` back until chapter 09's deadline (it answers the chapter's
 exercises); the chapter's visible tests and demonstrations read these outputs of it instead, all on
 data/shakespeare.txt split by position as in chapter 08 (the first 90 % of the characters to train
-on, the last 10 % as dev). tests/library/test_bpe.py derives them again and compares.
+on, the last 10 % as dev). tests/library/test_bpe.py compares them with the library's.
 """
 
 from pathlib import Path
