@@ -1,16 +1,21 @@
 """An interactive sampling explorer: sliders for temperature, top-k and top-p over a model and a prompt."""
 
+from collections.abc import Callable
+
 import numpy as np
 import torch
 from IPython.display import display
 from matplotlib.figure import Figure
 
 from proof_lm.plots import plot_distribution
-from proof_lm.sampling import filter_probs, generate_names
+from proof_lm.sampling import generate_names
 
 
 class SamplingExplorer:
-    """The filtered next-token distribution after a prompt, and names sampled under the same policy.
+    """The next-token distribution of a sampler after a prompt, and names it draws under the same policy.
+
+    The sampler is the student's own `sample_next(logits, rng, temperature, top_k, top_p)` (chapter
+    05): the distribution shown is the share of each symbol among `draws` of its draws.
 
     `draw(...)` does the work and can be called without a browser; `widget()` wires it to sliders.
     Its figures are made without pyplot, so no backend keeps them open: in a notebook the widget's
@@ -23,24 +28,30 @@ class SamplingExplorer:
         model: torch.nn.Module,
         itos: list[str],
         block_size: int,
+        sample_next: Callable[..., int],
         samples: int = 6,
         seed: int = 0,
+        draws: int = 2000,
     ):
         self.model, self.itos, self.block_size = model, itos, block_size
-        self.samples, self.seed = samples, seed
+        self.sample_next, self.samples, self.seed, self.draws = sample_next, samples, seed, draws
         self.figure: Figure | None = None  # the widget's current drawing
 
     @torch.no_grad()
     def distribution(
         self, prompt: str, temperature: float, top_k: int | None, top_p: float | None
     ) -> np.ndarray:
-        """P(next symbol | prompt) after temperature, top-k and top-p."""
+        """P(next symbol | prompt) after temperature, top-k and top-p, as the sampler's draws share it."""
         ids = [0] * self.block_size + [self.itos.index(ch) for ch in prompt if ch in self.itos[1:]]
         context = torch.tensor([ids[-self.block_size :]])
         self.model.eval()
         logits = self.model(context)[0].double().cpu().numpy()
         self.model.train()
-        return filter_probs(logits, temperature, top_k, top_p)
+        rng = np.random.default_rng(self.seed)
+        picks = [
+            self.sample_next(logits, rng, temperature, top_k, top_p) for _ in range(self.draws)
+        ]
+        return np.bincount(picks, minlength=len(self.itos)) / self.draws
 
     def names(
         self, prompt: str, temperature: float, top_k: int | None, top_p: float | None
@@ -56,6 +67,7 @@ class SamplingExplorer:
             top_k,
             top_p,
             prompt=prompt,
+            next_token=self.sample_next,
         )
 
     def draw(

@@ -1,7 +1,9 @@
 """Decoding: temperature, then top-k, then top-p, then a draw from a named generator; whole names.
 
-NumPy in and out, computed with PyTorch's tensor operations (imported when called): the library
-holds no NumPy answer to chapter 05's exercises, and the module imports without PyTorch.
+NumPy in and out, computed with PyTorch's tensor operations (imported when called); the module
+imports without PyTorch. `filter_probs` and `draw` answer chapter 05's exercises: the student kit
+holds them back until its deadline, and `generate_names` does not need them then (it draws with the
+`next_token` it is given, or with `torch.multinomial` where no filter is set).
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import torch
 
     Generator = np.random.Generator | torch.Generator
+    NextToken = Callable[[np.ndarray, Generator, float, int | None, float | None], int]
 
 
 def _check_policy(temperature: float, top_k: int | None, top_p: float | None) -> None:
@@ -73,6 +78,17 @@ def draw(probs: np.ndarray, generator: Generator) -> np.ndarray:
     return picks.reshape(probs.shape[:-1])
 
 
+def _policy_probs(
+    logits: np.ndarray, temperature: float, top_k: int | None, top_p: float | None
+) -> np.ndarray:
+    """The policy's distribution: PyTorch's softmax when nothing filters, else `filter_probs`."""
+    import torch
+
+    if temperature == 1 and top_k is None and top_p is None:
+        return torch.softmax(torch.from_numpy(logits), dim=-1).numpy()
+    return filter_probs(logits, temperature, top_k, top_p)
+
+
 def generate_names(
     model: torch.nn.Module,
     itos: list[str],
@@ -84,12 +100,15 @@ def generate_names(
     top_p: float | None = None,
     max_length: int = 30,
     prompt: str = "",
+    next_token: NextToken | None = None,
 ) -> list[str]:
     """Sample `count` names from a model mapping (B, block_size) contexts to logits, until '.' or max_length.
 
     Each name starts with `prompt` (which may be empty) and continues it. With block_size None the
     model is a GPT: it reads the whole name so far after one '.' (cut to its last
     `model.block_size` ids) and returns logits (B, T, V), of which the last position's are used.
+    Each next id is `next_token(logits (V,), generator, temperature, top_k, top_p)` when given
+    (chapter 05's `sample_next`), else drawn by `torch.multinomial` from the policy's distribution.
     """
     import torch
 
@@ -106,13 +125,24 @@ def generate_names(
         count, len(start)
     )
     limit = getattr(model, "block_size", None) if grow else None
+    torch_generator = generator
+    if isinstance(generator, np.random.Generator):  # one torch stream, seeded from the named one
+        torch_generator = torch.Generator().manual_seed(int(generator.integers(2**62)))
+    elif not isinstance(generator, torch.Generator):
+        raise ValueError("generator must be a numpy.random.Generator or a torch.Generator")
     chars = [list(prompt) for _ in range(count)]
     alive = np.ones(count, dtype=bool)
     for _ in range(max_length):
         with torch.no_grad():
             logits = model(context if limit is None else context[:, -limit:])
         logits = (logits[:, -1] if grow else logits).double().cpu().numpy()  # (count, V)
-        picks = draw(filter_probs(logits, temperature, top_k, top_p), generator)
+        if next_token is not None:
+            picks = np.array(
+                [next_token(row, generator, temperature, top_k, top_p) for row in logits]
+            )
+        else:
+            probs = torch.from_numpy(_policy_probs(logits, temperature, top_k, top_p))
+            picks = torch.multinomial(probs, 1, generator=torch_generator)[:, 0].numpy()
         for row in np.flatnonzero(alive):
             if picks[row] == 0:
                 alive[row] = False

@@ -2,11 +2,13 @@
 
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from proof_lm.vocab import encode_text
 
 DEFAULT_SHAKESPEARE_PATH = Path(__file__).resolve().parent.parent / "data" / "shakespeare.txt"
+DEFAULT_BPE_PATH = DEFAULT_SHAKESPEARE_PATH.with_name("shakespeare_bpe.npz")
 
 
 def load_shakespeare(path: str | Path | None = None) -> str:
@@ -18,6 +20,19 @@ def load_shakespeare(path: str | Path | None = None) -> str:
     if not text:
         raise ValueError(f"{path} is empty: expected some text")
     return text
+
+
+def load_bpe_outputs(path: str | Path | None = None) -> dict[str, list]:
+    """Chapter 09's shipped outputs of the library's BPE on the corpus (data/shakespeare_bpe.npz,
+    made by data/derive_bpe.py): merges as lists of (int, int), ids and counts as lists of ints."""
+    path = DEFAULT_BPE_PATH if path is None else Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no BPE outputs at {path}: expected data/shakespeare_bpe.npz")
+    with np.load(path) as arrays:
+        return {
+            name: [tuple(pair) for pair in array.tolist()] if array.ndim == 2 else array.tolist()
+            for name, array in arrays.items()
+        }
 
 
 def char_vocab(text: str) -> tuple[dict[str, int], list[str]]:

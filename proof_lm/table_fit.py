@@ -5,26 +5,41 @@ loss = -sum_ij counts[i, j] log softmax(W)[i, j] / N, so each step costs O(V^2),
 gradient is PyTorch's autograd (imported when called): chapter 02 asks you to derive it.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from tqdm.auto import tqdm
 
 
-def table_loss_and_grad(
-    table: np.ndarray, counts: np.ndarray, weight_decay: float = 0.0
-) -> tuple[float, np.ndarray]:
-    """Mean cross-entropy of the pairs behind `counts` plus weight_decay * sum(W^2), and its gradient."""
+def _descend(
+    counts: np.ndarray,
+    steps: int,
+    learning_rate: float,
+    weight_decays: Sequence[float],
+    progress: bool = False,
+    record: Callable[[np.ndarray, np.ndarray], None] | None = None,
+) -> np.ndarray:
+    """Full-batch gradient descent from zero tables, one per weight decay, side by side: the final
+    tables (k, V, V); `record(tables, losses (k,))` sees each step's tables and losses before it."""
     import torch
 
-    total = counts.sum()
-    if total <= 0:
+    if len(weight_decays) == 0:
+        raise ValueError("expected at least one weight decay")
+    if counts.sum() <= 0:
         raise ValueError("counts are all zero: expected a table of bigram counts")
-    W = torch.tensor(np.ascontiguousarray(table, dtype=np.float64), requires_grad=True)
-    counts = torch.as_tensor(np.ascontiguousarray(counts, dtype=np.float64))
-    loss = -(counts * torch.log_softmax(W, dim=1)).sum() / total + weight_decay * (W**2).sum()
-    loss.backward()
-    return loss.item(), W.grad.numpy()
+    total = float(counts.sum())
+    C = torch.as_tensor(np.ascontiguousarray(counts, dtype=np.float64))  # (V, V)
+    decay = torch.tensor(list(weight_decays), dtype=torch.float64)  # (k,)
+    W = torch.zeros((len(weight_decays), *C.shape), dtype=torch.float64, requires_grad=True)
+    for _ in tqdm(range(steps), disable=not progress, desc="gradient descent"):
+        nll = -(C * torch.log_softmax(W, dim=-1)).sum(dim=(-2, -1)) / total
+        losses = nll + decay * (W**2).sum(dim=(-2, -1))  # (k,)
+        (grad,) = torch.autograd.grad(losses.sum(), W)  # each table's gradient is its own loss's
+        if record is not None:
+            record(W.detach().numpy(), losses.detach().numpy())
+        with torch.no_grad():
+            W -= learning_rate * grad
+    return W.detach().numpy()
 
 
 def fit_table(
@@ -38,15 +53,15 @@ def fit_table(
     """Full-batch gradient descent from a zero table; return (table, losses, max |softmax(W) - target|)."""
     import torch
 
-    table = np.zeros(counts.shape, dtype=np.float64)
     losses, gaps = [], []
-    for _ in tqdm(range(steps), disable=not progress, desc="gradient descent"):
-        loss, grad = table_loss_and_grad(table, counts, weight_decay)
-        losses.append(loss)
+
+    def record(tables: np.ndarray, step_losses: np.ndarray) -> None:
+        losses.append(float(step_losses[0]))
         if target is not None:
-            probs = torch.softmax(torch.from_numpy(table), dim=1).numpy()
+            probs = torch.softmax(torch.from_numpy(tables[0]), dim=1).numpy()
             gaps.append(float(np.abs(probs - target).max()))
-        table -= learning_rate * grad
+
+    table = _descend(counts, steps, learning_rate, [weight_decay], progress, record)[0]
     return table, losses, gaps
 
 
@@ -54,20 +69,4 @@ def fit_tables(
     counts: np.ndarray, steps: int, learning_rate: float, weight_decays: Sequence[float]
 ) -> np.ndarray:
     """`fit_table`'s final table for each weight decay, fitted side by side: (len(weight_decays), V, V)."""
-    import torch
-
-    if len(weight_decays) == 0:
-        raise ValueError("expected at least one weight decay")
-    if counts.sum() <= 0:
-        raise ValueError("counts are all zero: expected a table of bigram counts")
-    total = float(counts.sum())
-    C = torch.as_tensor(np.ascontiguousarray(counts, dtype=np.float64))  # (V, V)
-    decay = torch.tensor(list(weight_decays), dtype=torch.float64).view(-1, 1, 1)  # (k, 1, 1)
-    W = torch.zeros((len(weight_decays), *C.shape), dtype=torch.float64, requires_grad=True)
-    for _ in range(steps):
-        # the k losses summed: each table's gradient is that of its own loss
-        loss = -(C * torch.log_softmax(W, dim=-1)).sum() / total + (decay * W**2).sum()
-        (grad,) = torch.autograd.grad(loss, W)
-        with torch.no_grad():
-            W -= learning_rate * grad
-    return W.detach().numpy()
+    return _descend(counts, steps, learning_rate, weight_decays)

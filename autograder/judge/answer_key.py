@@ -14,17 +14,15 @@ everything on each exercise's check inputs, and fails when an answer is missing 
 # Library functions and classes that implement (all or the heart of) each graded exercise,
 # "module:name" (a top-level def, class or assignment of proof_lm/module.py).
 LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
-    "bigram_counts": ("ngram:bigram_count_table", "ngram:ngram_counts"),
+    "bigram_counts": ("ngram:bigram_count_table", "ngram:ngram_counts", "ngram:_ngram_codes"),
     "bigram_probs": ("ngram:add_k_probs",),
-    "mean_nll": ("metrics:bigram_mean_nll", "metrics:ngram_mean_nll"),
+    "mean_nll": ("metrics:bigram_mean_nll", "metrics:ngram_mean_nll", "metrics:_mean_negative_log"),
     "perplexity": ("metrics:perplexity_from_nll",),
     "softmax": ("sampling:filter_probs",),
     "cross_entropy": ("nplm:nplm_mean_loss",),
-    "bigram_loss_and_grad": ("table_fit:table_loss_and_grad",),
     "context_windows": (
         "windows:_sliding_windows",
         "windows:padded_windows",
-        "windows:encode_stream",
         "windows:name_windows",
         "windows:make_context_dataset",
     ),

@@ -6,28 +6,46 @@ every chapter up to one (`make student-kit ANSWERS_THROUGH=04_gradients`). A lib
 class that answers an exercise of any other chapter is held back: the kit's copy of `proof_lm` has
 it replaced where it stood by a stand-in that raises `HeldBack`, saying which exercise it answers.
 
-What answers an exercise is `LIBRARY_ANSWERS`, whose completeness `tests/security/test_answer_keys.py`
-proves by search; `tests/course/test_kit_stages.py` attacks the kit at every stage by copying its library's
-source, private helpers included, into each exercise not yet due. Two kinds of entry need no
-holding back, because a copy of them cannot run where that exercise is graded: PyTorch code, for a
-NumPy exercise (its sandbox has no PyTorch), and a model whose attention is PyTorch's
-`scaled_dot_product_attention`, for chapter 08's attention exercises (refused while they are graded).
+Held back by what it computes, not by the language it is written in: a PyTorch routine that
+answers a NumPy exercise is one translation away from the answer, so it is held back like any other,
+and so is a class one of whose methods answers (the class is the entry). What answers an exercise
+is `LIBRARY_ANSWERS`, whose completeness `tests/security/test_answer_keys.py` proves by calling
+every library function and class on the exercise's check inputs, as arrays and as tensors;
+`tests/course/test_kit_stages.py` attacks the kit at every stage by copying its library's source,
+private helpers included, into each exercise not yet due. Two exemptions are stated below, and
+none is silent.
 """
 
 import ast
 import datetime as dt
-import functools
 from pathlib import Path
 
 from autograder.course.deadlines import deadlines
 from autograder.course.directory import chapters
-from autograder.judge.answer_key import ATTENTION_EXERCISES, LIBRARY_ANSWERS
+from autograder.judge.answer_key import LIBRARY_ANSWERS
 from autograder.judge.exercises import EXERCISES
 from autograder.judge.source_cut import refusing_stub, without_definitions
 from autograder.paths import REPO
 
-# Built on F.scaled_dot_product_attention, which chapter 08's attention exercises may not run.
-REFUSED_ATTENTION = frozenset({"gpt:CausalSelfAttention", "gpt:Block", "gpt:TinyGPT"})
+# The two stated exemptions (docs/grading.md, "What the kit holds back"), the only things that
+# answer an exercise not yet due and stay in the kit all the same:
+# 1. a parameter count is answered by any model of that shape: a model class of the library stays
+#    (the course gives `baselines.TorchContextMLP` as the oracle students check their count against);
+PARAMETER_COUNTS = frozenset({"nplm_params", "gpt_params"})
+# 2. `proof_lm.baselines`, whose interface every chapter imports as the course map fixes it: where
+#    one of its classes answers an exercise, the exercise's contract or checks change, not the module.
+EXEMPT_MODULES = frozenset({"baselines"})
+
+
+def exempt(entry: str, exercise: str) -> bool:
+    """True when the library's `entry` ("module:name") stays in the kit though it answers `exercise`."""
+    module, name = entry.split(":")
+    if module in EXEMPT_MODULES:
+        return True
+    tree = ast.parse((REPO / "proof_lm" / f"{module}.py").read_text())
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    return exercise in PARAMETER_COUNTS and name in classes
+
 
 STUB = refusing_stub(
     "HeldBack",
@@ -53,78 +71,6 @@ def released(
     return [chapter for chapter in order if chapter in due and due[chapter] <= moment]
 
 
-TORCH = frozenset({"torch", "functorch", "torchgen"})
-
-
-@functools.cache
-def _module(module: str) -> tuple[dict[str, ast.stmt], dict[str, str], frozenset[str]]:
-    """proof_lm/`module`.py read: its top-level definitions, the library names it imports
-    ({local name: "module:name"}) and the names its top-level imports bind to PyTorch."""
-    tree = ast.parse((REPO / "proof_lm" / f"{module}.py").read_text())
-    definitions, library, torch_names = {}, {}, set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.ClassDef):
-            definitions[node.name] = node
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] in TORCH:
-                    torch_names.add((alias.asname or alias.name).split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            root, _, rest = node.module.partition(".")
-            for alias in node.names:
-                if root in TORCH:
-                    torch_names.add(alias.asname or alias.name)
-                elif root == "proof_lm" and rest:
-                    library[alias.asname or alias.name] = f"{rest}:{alias.name}"
-    return definitions, library, frozenset(torch_names)
-
-
-def _walk_code(node: ast.AST):
-    """The nodes of a definition but its annotations (which a copy can drop)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.arg):
-            continue
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and child is node.returns:
-            continue
-        if isinstance(node, ast.AnnAssign) and child is node.annotation:
-            continue
-        yield child
-        yield from _walk_code(child)
-
-
-def uses_torch(entry: str, seen: frozenset[str] = frozenset()) -> bool:
-    """True when the library's `entry` ("module:name") needs PyTorch to run: it imports it, names
-    what its module imports of it, or calls a library function that does."""
-    module, name = entry.split(":")
-    definitions, library, torch_names = _module(module)
-    node = definitions.get(name)
-    if node is None or entry in seen:
-        return False
-    for inner in _walk_code(node):
-        if isinstance(inner, ast.Import) and any(
-            a.name.split(".")[0] in TORCH for a in inner.names
-        ):
-            return True
-        if isinstance(inner, ast.ImportFrom) and (inner.module or "").split(".")[0] in TORCH:
-            return True
-        if isinstance(inner, ast.Name):
-            if inner.id in torch_names:
-                return True
-            other = library.get(inner.id) or (
-                f"{module}:{inner.id}" if inner.id in definitions else None
-            )
-            if other and other != entry and uses_torch(other, seen | {entry}):
-                return True
-    return False
-
-
-def runs_where_graded(entry: str, exercise: str) -> bool:
-    """True when a copy of the library's `entry` ("module:name") could run while `exercise` is graded."""
-    if not EXERCISES[exercise].torch:
-        return not uses_torch(entry)
-    return not (exercise in ATTENTION_EXERCISES and entry in REFUSED_ATTENTION)
-
-
 def held_back(released_chapters: list[str]) -> dict[str, list[str]]:
     """{entry: the exercises it answers} for what a kit of this stage holds back."""
     held: dict[str, list[str]] = {}
@@ -132,7 +78,7 @@ def held_back(released_chapters: list[str]) -> dict[str, list[str]]:
         if EXERCISES[exercise].chapter in released_chapters:
             continue
         for entry in entries:
-            if runs_where_graded(entry, exercise):
+            if not exempt(entry, exercise):
                 held.setdefault(entry, []).append(exercise)
     return held
 

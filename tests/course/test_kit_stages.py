@@ -26,6 +26,7 @@ from conftest import REPO
 from support.answer_search import GRADED, _run_guarded, check_inputs, search
 
 from autograder.course.directory import chapters
+from autograder.judge.answer_key import LIBRARY_ANSWERS
 from autograder.judge.exercises import EXERCISES, get_exercise
 from autograder.judge.notebook import cell_source, read_notebook
 from autograder.judge.runner import check_source
@@ -131,7 +132,7 @@ def stage_before(exercise: str) -> list[str]:
 
 # Exercises whose checks call them only through probes (a closure to differentiate, a generator to
 # draw from, a model to train): the search has no plain call to make; what answers them is covered
-# by LIBRARY_ANSWERS (held back, or unable to run where they are graded).
+# by LIBRARY_ANSWERS (held back until the deadline).
 PROBE_ONLY = {
     "numerical_gradient",
     "get_batch",
@@ -210,14 +211,17 @@ def test_the_attack_finds_what_the_library_would_answer_with_pytorch_at_hand(tmp
 
 
 def test_a_held_back_function_says_what_it_answers(tmp_path):
-    library = kit_library(chapters()[:7], tmp_path)
-    assert "HeldBack" in (library / "gpt2.py").read_text()
-    assert "HeldBack" not in (library / "gpt.py").read_text()  # refused where it could answer
+    stage = chapters()[:7]
+    library = kit_library(stage, tmp_path)
+    held = stages.held_back(stage)
+    for entry in held:  # every entry not yet due is cut, whatever its language
+        module, name = entry.split(":")
+        assert f"{name} = _answer_key({name!r}, " in (library / f"{module}.py").read_text(), entry
     candidates = paste(library, torch_available=True)
     with pytest.raises(RuntimeError, match=r"answers .*get_batch \(chapter 08_gpt\)"):
         candidates["gpt2:get_batch"]([1, 2, 3], 2, 1, None)
     everything = kit_library(chapters(), tmp_path / "all")
-    assert "HeldBack" not in "".join(p.read_text() for p in everything.glob("*.py"))
+    assert "_answer_key(" not in "".join(p.read_text() for p in everything.glob("*.py"))
 
 
 # train_gpt as a student would assemble it from the kit's training module: its optimizer (the
@@ -286,24 +290,35 @@ def test_the_command_line_names_a_stage_it_does_not_know(tmp_path, capsys):
     assert not (tmp_path / "kit").exists()
 
 
-def test_what_needs_pytorch_is_found_through_the_calls():
-    # a NumPy exercise's answer written with PyTorch cannot run in its sandbox (no PyTorch there);
-    # the rule follows calls inside the library, and everything else not yet due is held back
-    assert stages.uses_torch("windows:padded_windows")  # through _sliding_windows
-    assert stages.uses_torch("metrics:bigram_mean_nll")  # through _mean_negative_log
-    assert stages.uses_torch("nplm:nplm_logits")  # through _tensor_forward
-    assert stages.uses_torch("gpt2:get_batch")  # a module that imports PyTorch at the top
-    assert stages.uses_torch("bpe:bpe_train")  # its import of PyTorch is inside the function
-    assert not stages.uses_torch("vocab:build_vocab")
-    assert not stages.uses_torch("training:learning_rate_at")
-    assert not stages.runs_where_graded("bpe:bpe_train", "bpe_train")
-    assert not stages.runs_where_graded("ngram:add_k_probs", "bigram_probs")
-    assert stages.runs_where_graded("gpt2:GPT", "GPT")
-    assert not stages.runs_where_graded("gpt:TinyGPT", "GPT")  # REFUSED_ATTENTION
+def test_what_is_held_back_is_decided_by_content_with_two_stated_exemptions():
+    # PyTorch code answers a NumPy exercise one translation away: held back like any other
+    held = stages.held_back([])
+    for entry in (
+        "ngram:add_k_probs",
+        "metrics:perplexity_from_nll",
+        "windows:name_windows",
+        "gradcheck:central_difference",
+        "sampling:filter_probs",  # the nucleus cut, the order temperature -> top-k -> top-p
+        "sampling:draw",  # one uniform draw per row
+        "bpe:bpe_train",  # the tie rule
+        "bpe:_replace",  # overlap and runs of (a, a)
+    ):
+        assert entry in held, entry
+    # the two exemptions, and nothing else: a model class for a parameter count, proof_lm.baselines
+    exempted = {
+        (entry, exercise)
+        for exercise, entries in LIBRARY_ANSWERS.items()
+        for entry in entries
+        if stages.exempt(entry, exercise)
+    }
+    assert ("baselines:TorchContextMLP", "nplm_params") in exempted
+    assert not stages.exempt("nplm:init_nplm", "nplm_params")  # a function, not a model
+    for entry, exercise in exempted:
+        assert entry.startswith("baselines:") or exercise in stages.PARAMETER_COUNTS, entry
 
 
 def test_the_library_gpt_refuses_to_run_while_attention_is_graded(tmp_path):
-    # REFUSED_ATTENTION: chapter 07's GPT, pasted, cannot answer chapter 08's attention exercises
+    # chapter 07's GPT, pasted, cannot run where chapter 08's attention exercises are graded
     source = (REPO / "proof_lm" / "gpt.py").read_text()
     attempt = f"exec({source!r})\nmodel = TinyGPT(10, 4, 8, 1, 2)\nprint(model(torch.zeros(1, 4, dtype=torch.long)))"
     done = _run_guarded(attempt, tmp_path)

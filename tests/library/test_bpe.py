@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import REPO
 
 from autograder.judge.checks.bpe_decode import reference_decode
 from autograder.judge.checks.tokenization_shared import (
@@ -11,7 +12,7 @@ from autograder.judge.checks.tokenization_shared import (
     reference_train,
 )
 from proof_lm.bpe import bpe_decode, bpe_encode, bpe_train, check_merges, token_bytes
-from proof_lm.shakespeare import load_shakespeare
+from proof_lm.shakespeare import load_bpe_outputs, load_shakespeare
 
 
 @pytest.mark.parametrize("pool", sorted(POOLS))
@@ -143,3 +144,31 @@ def test_graded_copy_of_the_library_refuses_only_the_exercise(exercise, tmp_path
             lines.pop("bpe_encode" if exercise == "bpe_train" else "bpe_train") == "AnswerKeyError"
         )
     assert set(lines.values()) == {"works"}
+
+
+def test_the_shipped_outputs_are_the_librarys():
+    # chapter 09 reads data/shakespeare_bpe.npz while the kit holds proof_lm.bpe back. Retraining
+    # all 768 merges takes seconds: their first 32 are retrained, the 257th is the most frequent
+    # pair (first to occur) of the training split encoded with the 256 before it, and every
+    # encoding and count is the library's
+    shipped = load_bpe_outputs()
+    text = load_shakespeare()
+    cut = int(0.9 * len(text))
+    train, dev, merges = text[:cut], text[cut:], shipped["merges"]
+    assert len(merges) == 768 and merges[:32] == bpe_train(train, 288)
+    assert shipped["train_ids"] == bpe_encode(train, merges[:256])
+    ids = np.array(shipped["train_ids"])
+    codes = ids[:-1] * 512 + ids[1:]
+    counts = np.bincount(codes)
+    first = int(np.flatnonzero(counts[codes] == counts.max())[0])
+    assert merges[256] == (ids[first], ids[first + 1])
+    assert shipped["dev_ids"] == bpe_encode(dev, merges[:256])
+    assert shipped["dev_piece_ids"] == bpe_encode(dev[:2000], merges[:256])
+    sizes = shipped["sizes"]
+    assert shipped["dev_tokens"] == [len(bpe_encode(dev, merges[: v - 256])) for v in sizes]
+    assert shipped["train_tokens"] == [len(ids), len(bpe_encode(train, merges))]
+    assert shipped["sample_merges"] == bpe_train(text[:3000], 300)
+    assert shipped["demo_merges"] == bpe_train(text[:3000], 320)
+    assert shipped["demo_ids"] == bpe_encode(text[3000:5000], shipped["demo_merges"])
+    assert shipped["piece_merges"] == bpe_train(text[100_000:150_000], 556)
+    assert "derive_bpe.py" in (REPO / "data" / "PROVENANCE.md").read_text()

@@ -6,7 +6,7 @@ import torch
 
 from proof_lm.baselines import make_context_dataset
 from proof_lm.vocab import build_vocab, encode
-from proof_lm.windows import encode_stream, name_windows, padded_windows
+from proof_lm.windows import name_windows, padded_windows
 
 
 def makemore_loop(names: list[str], stoi: dict[str, int], block: int) -> tuple[list, list]:
@@ -34,9 +34,8 @@ STOI = {".": 0, "a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
 def test_pairs_and_windows_against_a_loop():
     names = ["ab", "c", "abca"]
     stoi, _ = build_vocab(names)
-    previous, following = encode_stream(names, stoi)
-    expected = [(stoi[a], stoi[b]) for w in names for a, b in zip("." + w, w + ".", strict=True)]
-    assert list(zip(previous.tolist(), following.tolist(), strict=True)) == expected
+    expected = [[stoi[a], stoi[b]] for w in names for a, b in zip("." + w, w + ".", strict=True)]
+    assert padded_windows(names, stoi, 2).tolist() == expected
     windows = padded_windows(names, stoi, 3)
     loop = [
         [stoi[ch] for ch in ("..." + w + ".")[i : i + 3]]
@@ -63,7 +62,7 @@ def test_name_windows_match_the_makemore_loop():
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("block", [1, 2, 3, 8])
 def test_the_wrappers_agree_on_random_names(seed, block):
-    """Names padded by hand and cut by make_context_dataset give name_windows, padded_windows, encode_stream."""
+    """Names padded by hand and cut by make_context_dataset give name_windows and padded_windows."""
     names = random_names(seed)
     X, Y = name_windows(names, STOI, block)
     assert (X.tolist(), Y.tolist()) == makemore_loop(names, STOI, block)
@@ -80,9 +79,6 @@ def test_the_wrappers_agree_on_random_names(seed, block):
     assert np.array_equal(
         padded_windows(names, STOI, block + 1), torch.cat([X, Y[:, None]], 1).numpy()
     )
-    previous, following = encode_stream(names, STOI)
-    pairs = padded_windows(names, STOI, 2)
-    assert np.array_equal(previous, pairs[:, 0]) and np.array_equal(following, pairs[:, 1])
 
 
 @pytest.mark.parametrize("length", [0, 1, 2, 3, 4, 9])

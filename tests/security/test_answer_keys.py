@@ -1,6 +1,7 @@
 """Answer keys by rule: whatever the environment ships that reproduces an exercise's answer is refused.
 
-The search calls every public function and class of the library, every function of the grader's
+The search calls every public function and class of the library (with the arguments as given and
+again as tensors: PyTorch code answers a NumPy exercise one translation away), every function of the grader's
 modules mounted in the exercise's sandbox, and PyTorch's candidates (all of torch.nn.functional and
 torch.special, and the torch / Tensor functions whose names speak of the operations taught) on the
 exercise's own check inputs, through adapters: the arguments as given (as tensors for PyTorch,
@@ -58,7 +59,8 @@ VOCABULARY = re.compile(r"softmax|softmin|norm|entropy|nll|attention|logsumexp|s
 CLASSES_WITHOUT_ANSWERS = {
     "backoff:BackoffLM": "a back-off n-gram model over dicts: no exercise's answer",
     "baselines:TorchBigramLM": "a table lookup: the logits of bigram_loss_and_grad, no loss or gradient",
-    "explorer:SamplingExplorer": "distribution() is filter_probs (refused) over a model's logits",
+    "explorer:SamplingExplorer": "its distribution and names are the draws of the sample_next it is "
+    "given (the student's)",
     "gpt2:Block": "chapter 08's block (refused while Block is graded); builds gpt2's attention",
     "gpt2:GPT": "chapter 08's model (refused while GPT is graded); biased attention and a tied head: "
     "gpt_params' count with both options, one of the four kinds its checks ask for",
@@ -154,7 +156,7 @@ def test_the_search_finds_what_it_looks_for():
 
 @pytest.mark.parametrize("exercise", GRADED)
 def test_no_library_or_grader_answer_key_gets_through(exercise):
-    library = search(exercise, library_candidates(), False)
+    library = search(exercise, library_candidates(), False, tensors=True)
     unblocked = sorted(set(library) - set(answer_key.LIBRARY_ANSWERS.get(exercise, ())))
     assert unblocked == [], f"{exercise}: the library answers it through {unblocked}"
     # in a fork: the mounted modules include the sandbox's own boot (dropping capabilities, the

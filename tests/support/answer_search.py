@@ -125,6 +125,8 @@ SYNONYMS = {  # a candidate's parameter name -> the exercise's argument it stand
     "query": ("q",),
     "key": ("k",),
     "value": ("v",),
+    "top_k": ("k",),
+    "top_p": ("p",),
 }
 
 
@@ -371,8 +373,14 @@ def _torch_module_calls(cls, exercise: str, args: tuple, kwargs: dict) -> list:
     return calls
 
 
-def search(exercise: str, candidates: dict, is_torch: bool) -> dict[str, list[int]]:
-    """The candidates that reproduce the answer on most inputs (two at least): {name: [adapter used]}."""
+def search(
+    exercise: str, candidates: dict, is_torch: bool, tensors: bool = False
+) -> dict[str, list[int]]:
+    """The candidates that reproduce the answer on most inputs (two at least): {name: [adapter used]}.
+
+    `tensors`: each function is called with the arguments as given and again as tensors (a routine
+    written in PyTorch answers a NumPy exercise as well, one translation away).
+    """
     inputs = check_inputs(exercise)
     found = {}
     for key, candidate in candidates.items():
@@ -386,6 +394,8 @@ def search(exercise: str, candidates: dict, is_torch: bool) -> dict[str, list[in
                 )
             else:
                 calls = adapted_calls(exercise, candidate, is_torch, args, kwargs)
+                if tensors and not is_torch:
+                    calls += adapted_calls(exercise, candidate, True, args, kwargs)
             for index, call in enumerate(calls):
                 result = _attempt(call)
                 if result is not None and reproduces(result, expected):
