@@ -26,8 +26,8 @@ def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndar
     """(hint, output) of the classic mistakes of a decoder block."""
     variants = [
         (
-            "post-norm: the layer norms came after the residual sums (what does each sublayer "
-            "read, and what does the residual stream carry?)",
+            "post-norm: the output matches a block that normalises the stream itself after each "
+            "sum, so that with both sublayers writing zeros it would not give x back (property 1)",
             {"variant": "post"},
         ),
         (
@@ -40,15 +40,20 @@ def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndar
             "(what does the residual stream carry past a sublayer?)",
             {"variant": "no_mlp_residual"},
         ),
-        ("ln1 and ln2 are swapped: ln1 comes before attn, ln2 before mlp", {"variant": "swapped"}),
+        (
+            "the norms are swapped: the output matches attention reading the stream through ln2's "
+            "weights and the MLP through ln1's (property 2: whose norm is whose?)",
+            {"variant": "swapped"},
+        ),
         ("ln1 is used twice: which norm belongs to which sublayer?", {"variant": "one_norm"}),
         (
-            "the residual adds the normalised x: what does the residual stream carry?",
+            "the sums carry the normalised stream: with both sublayers writing zeros this block "
+            "gives back the layer-normalised x where property 1 gives x itself",
             {"variant": "normed_residual"},
         ),
         (
-            "attention and MLP ran side by side on the same x: the MLP never sees the "
-            "attention's output",
+            "attention and MLP ran side by side on the same x: the MLP never sees what "
+            "attention wrote (property 3)",
             {"variant": "parallel"},
         ),
         (
