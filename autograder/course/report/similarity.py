@@ -13,9 +13,11 @@ against the other's; for the chapter, summed over the exercises' cells. Pairs at
 `THRESHOLD` are listed for the instructor with the matching code marked side by side: a flag to
 look at, never a change of score.
 
-Bounds: each student's cell is cut at `MAX_CHARS` characters (a chapter's cells together too)
-and lexed once, so fingerprinting is linear in the class and bounded per student whatever they
-hand in. Every pair is first screened by how many fingerprints the two share (a set
+Bounds: a student's cells of a chapter are compared on `MAX_CHARS` characters together, shared
+fairly (`shares`: a cell shorter than its share keeps it whole, the rest is divided among the
+longer ones), so a cell padded past the cap (a 20,000-character comment) hides nothing in the
+others; a cell cut is named on the page. Each is lexed once, so fingerprinting is linear in the
+class and bounded per student whatever they hand in. Every pair is first screened by how many fingerprints the two share (a set
 intersection: n(n-1)/2 of them a chapter, each bounded by the cap); only pairs sharing at least
 `SCREEN` x threshold of each side's fingerprints are compared in full, the `MAX_COMPARED` most
 sharing of them a chapter and part; more are counted, not compared. `benchmarks/report.py`
@@ -23,6 +25,7 @@ measures it.
 """
 
 import io
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -126,12 +129,24 @@ class Compared:
 
 @dataclass
 class Part:
-    """The pairs of one chapter and part listed, and how many more were screened in but not compared."""
+    """The pairs of one chapter and part listed, how many more were screened in but not compared,
+    and the students whose cell was compared only in part (cut at its share of MAX_CHARS)."""
 
     chapter: str
     part: str  # CHAPTER or an exercise's name
     pairs: list[Pair]
     not_compared: int = 0
+    cut: list[tuple[str, int]] = field(default_factory=list)  # (student, the cell's characters)
+
+
+def shares(lengths: dict[str, int], budget: int = MAX_CHARS) -> dict[str, int]:
+    """The characters of each cell compared: `budget` shared max-min fairly (a cell shorter than
+    an equal share keeps all of it, what it leaves goes to the longer ones)."""
+    given, left = {}, budget
+    for number, (name, length) in enumerate(sorted(lengths.items(), key=lambda item: item[1])):
+        given[name] = min(length, left // (len(lengths) - number))
+        left -= given[name]
+    return given
 
 
 def _screened(prints: dict[str, set], threshold: float) -> tuple[list[tuple[str, str]], int]:
@@ -163,13 +178,17 @@ def chapter_pairs(
     long enough to tell (each a `Part`)."""
     given = boilerplate(released)
     prints: dict[str, dict[str, object]] = {}
+    cut: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for student, notebook in sorted(notebooks.items()):
-        left, theirs = MAX_CHARS, {}
-        for exercise, code in solution_cells(notebook, exercises).items():
-            if left > 0:
-                theirs[exercise] = _fingerprint(code[: min(left, MAX_CHARS)], given)
-                left -= len(code)
-        prints[student] = theirs
+        cells = solution_cells(notebook, exercises)
+        compared = shares({exercise: len(code) for exercise, code in cells.items()})
+        prints[student] = {
+            exercise: _fingerprint(code[: compared[exercise]], given)
+            for exercise, code in cells.items()
+        }
+        for exercise, code in cells.items():
+            if len(code) > compared[exercise]:
+                cut[exercise].append((student, len(code)))
     parts = []
     for part in [CHAPTER, *exercises]:
         if part == CHAPTER:
@@ -192,5 +211,5 @@ def chapter_pairs(
                     Pair(chapter, part, first, second, compared.similarity, compared.marked)
                 )
         listed.sort(key=lambda p: (-p.similarity, p.first, p.second))
-        parts.append(Part(chapter, part, listed, more))
+        parts.append(Part(chapter, part, listed, more, cut.get(part, [])))
     return parts

@@ -1,0 +1,62 @@
+"""Attacks on the class report's similarity pass (`autograder/course/report/similarity.py`).
+
+No grading: the similarity pass reads the collected notebooks' solution cells only, so the
+attacking hand-ins are built from the released chapter directly and compared as `make report`
+compares them.
+"""
+
+import copy
+
+import nbformat
+from conftest import REPO
+
+from autograder.course.report.page import pairs_section
+from autograder.course.report.similarity import CHAPTER, MAX_CHARS, chapter_pairs, shares
+from autograder.judge.exercises import chapter_exercises
+
+NAME = "01_bigram_counting"
+
+
+def handed_in(released: dict, code: dict[str, str]) -> dict:
+    """The released notebook with each exercise's solution cell holding `code[exercise]`."""
+    notebook = copy.deepcopy(released)
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if grade_id.removesuffix("_code") in code and grade_id.endswith("_code"):
+            cell.source = code[grade_id.removesuffix("_code")]
+    return notebook
+
+
+def test_a_padded_cell_hides_no_copy_in_the_other_cells():
+    """A copier who puts a 20,000-character comment in the first solution cell (comments are
+    normalised away, but they counted against the chapter's cap, which then cut every later cell
+    from the comparison: a verbatim copy of the chapter was listed nowhere) is still listed for
+    every other exercise, and the page names the cell compared only in part."""
+    released = nbformat.read(REPO / "chapters" / f"{NAME}.ipynb", as_version=4)
+    names = [exercise.name for exercise in chapter_exercises(NAME)]
+    code = {
+        name: f"def {name}_own(x):\n"
+        + "".join(f"    t{i} = (x[{i}] * {i + k}) ** 2 - max(x[{i}], {k})\n" for i in range(25))
+        + "    return t0\n"
+        for k, name in enumerate(names)
+    }
+    padded = {**code, names[0]: "# " + "x" * MAX_CHARS + "\n" + code[names[0]]}
+    parts = chapter_pairs(
+        NAME,
+        released,
+        {"honest": handed_in(released, code), "copier": handed_in(released, padded)},
+        names,
+    )
+    listed = {part.part for part in parts if part.pairs}
+    assert set(names[1:]) <= listed, listed
+    (cut,) = [part for part in parts if part.cut]
+    assert (cut.part, cut.cut) == (names[0], [("copier", len(padded[names[0]]))])
+    assert "compared only in part" in pairs_section(parts, True)
+    assert all(part.part != CHAPTER or not part.cut for part in parts)
+
+
+def test_the_cap_is_shared_fairly_and_never_exceeded():
+    """Each cell keeps what it has up to an equal share; what short cells leave goes to longer ones."""
+    assert shares({"a": 100, "b": 10**9, "c": 300}) == {"a": 100, "b": MAX_CHARS - 400, "c": 300}
+    assert shares({"a": 10**9, "b": 10**9}) == {"a": MAX_CHARS // 2, "b": MAX_CHARS // 2}
+    assert sum(shares({str(i): 10**6 for i in range(7)}).values()) <= MAX_CHARS
