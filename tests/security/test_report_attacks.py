@@ -6,10 +6,12 @@ compares them.
 """
 
 import copy
+import json
 
 import nbformat
 from conftest import REPO
 
+from autograder.course.report import course_pairs
 from autograder.course.report.page import pairs_section
 from autograder.course.report.similarity import CHAPTER, MAX_CHARS, chapter_pairs, shares
 from autograder.judge.exercises import chapter_exercises
@@ -60,3 +62,34 @@ def test_the_cap_is_shared_fairly_and_never_exceeded():
     assert shares({"a": 100, "b": 10**9, "c": 300}) == {"a": 100, "b": MAX_CHARS - 400, "c": 300}
     assert shares({"a": 10**9, "b": 10**9}) == {"a": MAX_CHARS // 2, "b": MAX_CHARS // 2}
     assert sum(shares({str(i): 10**6 for i in range(7)}).values()) <= MAX_CHARS
+
+
+def test_half_a_character_stops_no_report(tmp_path):
+    """A copier whose notebook spells a lone surrogate (`"\\ud800"`: JSON can, Jupyter never
+    writes one) made `make report` fail writing the page (UnicodeEncodeError on their code shown
+    beside the copied one): the notebook is not one the grader reads, and the report is written,
+    with a character JSON spells as a surrogate pair (an emoji) still shown."""
+    released = nbformat.read(REPO / "chapters" / f"{NAME}.ipynb", as_version=4)
+    names = [exercise.name for exercise in chapter_exercises(NAME)]
+    code = {
+        name: f"def {name}_own(x):\n"
+        + "".join(f"    t{i} = (x[{i}] * {i + k}) ** 2 - max(x[{i}], {k})\n" for i in range(25))
+        + "    return t0\n"
+        for k, name in enumerate(names)
+    }
+    release = tmp_path / "release" / NAME
+    release.mkdir(parents=True)
+    nbformat.write(released, release / f"{NAME}.ipynb")
+    for student, mark in [("honest", "\U0001f600"), ("copier", "\ud800"), ("friend", "")]:
+        folder = tmp_path / "submitted" / student / NAME
+        folder.mkdir(parents=True)
+        marked = {**code, names[0]: code[names[0]] + f"s = '{mark}'\n"}
+        # json.dumps spells the emoji as a surrogate pair and the lone one as \ud800
+        (folder / f"{NAME}.ipynb").write_text(json.dumps(handed_in(released, marked)))
+    parts = course_pairs(tmp_path, [NAME])
+    assert {p.first for part in parts for p in part.pairs} | {
+        p.second for part in parts for p in part.pairs
+    } == {"friend", "honest"}
+    page = tmp_path / "report.html"
+    page.write_text(pairs_section(parts, True), encoding="utf-8")
+    assert "\U0001f600" in page.read_text(encoding="utf-8")
