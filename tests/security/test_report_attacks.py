@@ -13,7 +13,13 @@ from conftest import REPO
 
 from autograder.course.report import course_pairs
 from autograder.course.report.page import pairs_section
-from autograder.course.report.similarity import CHAPTER, MAX_CHARS, chapter_pairs, shares
+from autograder.course.report.similarity import (
+    CHAPTER,
+    MAX_CHARS,
+    chapter_pairs,
+    shares,
+    solution_cells,
+)
 from autograder.judge.exercises import chapter_exercises
 
 NAME = "01_bigram_counting"
@@ -43,12 +49,11 @@ def test_a_padded_cell_hides_no_copy_in_the_other_cells():
         for k, name in enumerate(names)
     }
     padded = {**code, names[0]: "# " + "x" * MAX_CHARS + "\n" + code[names[0]]}
-    parts = chapter_pairs(
-        NAME,
-        released,
-        {"honest": handed_in(released, code), "copier": handed_in(released, padded)},
-        names,
-    )
+    cells = {
+        student: solution_cells(handed_in(released, theirs), names)
+        for student, theirs in [("honest", code), ("copier", padded)]
+    }
+    parts = chapter_pairs(NAME, released, cells, names)
     listed = {part.part for part in parts if part.pairs}
     assert set(names[1:]) <= listed, listed
     (cut,) = [part for part in parts if part.cut]
@@ -93,3 +98,32 @@ def test_half_a_character_stops_no_report(tmp_path):
     page = tmp_path / "report.html"
     page.write_text(pairs_section(parts, True), encoding="utf-8")
     assert "\U0001f600" in page.read_text(encoding="utf-8")
+
+
+def test_the_report_keeps_a_bounded_part_of_each_notebook(tmp_path):
+    """A class whose notebooks are each large (a 3 MB output here; 64 MB ones keep some 600 MB
+    each as Python objects) is compared one notebook in memory at a time: the report kept every
+    notebook whole until the chapter was compared."""
+    import tracemalloc
+
+    released = nbformat.read(REPO / "chapters" / f"{NAME}.ipynb", as_version=4)
+    release = tmp_path / "release" / NAME
+    release.mkdir(parents=True)
+    nbformat.write(released, release / f"{NAME}.ipynb")
+    big = handed_in(released, {})
+    next(c for c in big.cells if c.cell_type == "code").outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="x" * 3_000_000)
+    ]
+    for number in range(6):
+        folder = tmp_path / "submitted" / f"s{number}" / NAME
+        folder.mkdir(parents=True)
+        nbformat.write(big, folder / f"{NAME}.ipynb")
+    course_pairs(tmp_path, [NAME])  # what is loaded once (modules, caches) is not counted
+    tracemalloc.start()
+    try:
+        course_pairs(tmp_path, [NAME])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # measured: 12 MB (one notebook parsed at a time), 28 MB when every notebook was held whole
+    assert peak < 18e6, f"peak {peak / 1e6:.0f} MB for 6 notebooks of 3 MB"

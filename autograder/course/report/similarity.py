@@ -58,14 +58,27 @@ class Pair:
     marked: tuple[list[tuple[str, bool]], list[tuple[str, bool]]]  # each side: (text, matching)
 
 
-def solution_cells(notebook: dict, exercises: list[str]) -> dict[str, str]:
-    """Each exercise's solution cell (grade id `<exercise>_code`) in `notebook`: exercise -> source."""
+@dataclass(frozen=True)
+class Cell:
+    """A solution cell as compared: its first MAX_CHARS characters (no more is ever compared) and its length."""
+
+    code: str
+    length: int
+
+
+def solution_cells(notebook: dict, exercises: list[str]) -> dict[str, Cell]:
+    """Each exercise's solution cell (grade id `<exercise>_code`) in `notebook`: exercise -> cell.
+
+    Only these are kept of a notebook, so the report holds a bounded part of each hand-in (a
+    notebook of 64 MB keeps some 600 MB as Python objects: a class of them held whole ran out of
+    memory)."""
     wanted = {f"{name}_code": name for name in exercises}
-    found: dict[str, str] = {}
+    found: dict[str, Cell] = {}
     for cell in notebook.get("cells", []):
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if cell.get("cell_type") == "code" and grade_id in wanted:
-            found.setdefault(wanted[grade_id], cell_source(cell))
+        if cell.get("cell_type") == "code" and grade_id in wanted and grade_id not in found:
+            code = cell_source(cell)
+            found[wanted[grade_id]] = Cell(code[:MAX_CHARS], len(code))
     return found
 
 
@@ -170,25 +183,24 @@ def _screened(prints: dict[str, set], threshold: float) -> tuple[list[tuple[str,
 def chapter_pairs(
     chapter: str,
     released: dict,
-    notebooks: dict[str, dict],
+    handed_in: dict[str, dict[str, Cell]],
     exercises: list[str],
     threshold: float = THRESHOLD,
 ) -> list[Part]:
-    """The similar pairs of one chapter: all solution cells taken together, then each exercise
-    long enough to tell (each a `Part`)."""
+    """The similar pairs of one chapter, from each student's `solution_cells`: all solution cells
+    taken together, then each exercise long enough to tell (each a `Part`)."""
     given = boilerplate(released)
     prints: dict[str, dict[str, object]] = {}
     cut: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    for student, notebook in sorted(notebooks.items()):
-        cells = solution_cells(notebook, exercises)
-        compared = shares({exercise: len(code) for exercise, code in cells.items()})
+    for student, cells in sorted(handed_in.items()):
+        compared = shares({exercise: cell.length for exercise, cell in cells.items()})
         prints[student] = {
-            exercise: _fingerprint(code[: compared[exercise]], given)
-            for exercise, code in cells.items()
+            exercise: _fingerprint(cell.code[: compared[exercise]], given)
+            for exercise, cell in cells.items()
         }
-        for exercise, code in cells.items():
-            if len(code) > compared[exercise]:
-                cut[exercise].append((student, len(code)))
+        for exercise, cell in cells.items():
+            if cell.length > compared[exercise]:
+                cut[exercise].append((student, cell.length))
     parts = []
     for part in [CHAPTER, *exercises]:
         if part == CHAPTER:
