@@ -30,7 +30,7 @@ from support.report_class import copied
 
 from autograder.course.directory import chapters
 from autograder.course.report.page import pairs_section, render, write_csv
-from autograder.course.report.similarity import MAX_CHARS, chapter_pairs
+from autograder.course.report.similarity import MAX_CHARS, chapter_pairs, solution_cells
 from autograder.course.report.stats import Kept, diagnosis_rows
 from autograder.judge.exercises import chapter_exercises
 from autograder.judge.verdicts import CheckResult, ExerciseReport
@@ -100,9 +100,9 @@ def similarity(chapter_list: list[str], sizes: list[int], seed: int) -> None:
         for chapter in chapter_list:
             notebooks = catalogue_class(chapter, students, rng)
             start = time.perf_counter()
-            pairs = chapter_pairs(
-                chapter, released(chapter), notebooks, [e.name for e in chapter_exercises(chapter)]
-            )
+            names = [e.name for e in chapter_exercises(chapter)]
+            cells = {s: solution_cells(nb, names) for s, nb in notebooks.items()}
+            pairs = chapter_pairs(chapter, released(chapter), cells, names)
             total += time.perf_counter() - start
             listed += sum(len(part.pairs) for part in pairs)
             parts += pairs
@@ -116,8 +116,12 @@ def similarity(chapter_list: list[str], sizes: list[int], seed: int) -> None:
     chapter = chapter_list[0]
     notebooks = capped_class(chapter, students, rng)
     start = time.perf_counter()
+    names = [e.name for e in chapter_exercises(chapter)]
     chapter_pairs(
-        chapter, released(chapter), notebooks, [e.name for e in chapter_exercises(chapter)]
+        chapter,
+        released(chapter),
+        {s: solution_cells(nb, names) for s, nb in notebooks.items()},
+        names,
     )
     spent = time.perf_counter() - start
     print(

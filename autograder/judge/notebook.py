@@ -41,7 +41,32 @@ def read_notebook(path: str | Path) -> dict:
             f"{path} is not a Jupyter notebook (expected a list of cells, each with a type, "
             "its source as text and its metadata, nbgrader's a mapping with a text grade id)"
         )
+    if not _unicode(notebook):
+        raise ValueError(
+            f"{path} is not a Jupyter notebook (expected text; it holds a lone surrogate, "
+            "an escape such as \\ud800 that is half of a character and cannot be written as UTF-8)"
+        )
     return notebook
+
+
+def _unicode(notebook: dict) -> bool:
+    """Whether every text of the notebook (keys and values) can be written as UTF-8: JSON's
+    escapes can spell half a character (a lone surrogate), which every page and file writer then
+    fails on; Jupyter never writes one."""
+    pending: list[object] = [notebook]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending += value.keys()
+            pending += value.values()
+        elif isinstance(value, list):
+            pending += value
+        elif isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
 
 
 def _well_formed(notebook: object) -> bool:

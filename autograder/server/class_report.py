@@ -7,7 +7,7 @@ showed (`course.report.stats.first_and_last`). The page is the one `make report`
 `make report` does it).
 """
 
-from sqlalchemy import select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, joinedload, load_only
 
 from autograder.course.report.page import render
@@ -16,10 +16,19 @@ from autograder.server.db import Submission
 
 
 def graded_kept(session: Session) -> list[tuple[int, Kept]]:
-    """(id, kept reports) of every graded submission that kept its reports, oldest first."""
+    """(id, kept reports) of each student's first and latest graded submission per chapter that
+    kept its reports, oldest first: only those are read, so the report costs the same however many
+    times a student hands in (all of them were read: 3,000 of one student's took 6 s a view)."""
+    kept = (Submission.status == "graded", Submission.reports.is_not(None))
+    ends = (
+        select(func.min(Submission.id).label("first"), func.max(Submission.id).label("last"))
+        .where(*kept)
+        .group_by(Submission.person_id, Submission.chapter)
+        .subquery()
+    )
     rows = session.scalars(
         select(Submission)
-        .where(Submission.status == "graded", Submission.reports.is_not(None))
+        .join(ends, or_(Submission.id == ends.c.first, Submission.id == ends.c.last))
         .options(
             load_only(Submission.id, Submission.chapter, Submission.reports, Submission.flags),
             joinedload(Submission.person),

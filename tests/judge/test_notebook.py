@@ -55,8 +55,12 @@ def write(tmp_path, notebook: object):
             },
             "nbgrader's a mapping",
         ),
+        (
+            '{"nbformat": 4, "nbformat_minor": 5, "metadata": {"x": "\\ud800"}, "cells": []}',
+            "lone surrogate",
+        ),
     ],
-    ids=["text", "nbformat-3", "source-not-text", "nbgrader-metadata-not-a-mapping"],
+    ids=["text", "nbformat-3", "source-not-text", "nbgrader-metadata-not-a-mapping", "surrogate"],
 )
 def test_what_is_not_a_notebook_is_a_value_error(tmp_path, notebook, why):
     path = tmp_path / "nb.ipynb"

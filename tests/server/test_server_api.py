@@ -233,6 +233,8 @@ def test_refusals_413_422_429(served):
         # 422: not a notebook, a chapter that was not released, a bad name, no file field
         assert upload(alice, b"this is not a notebook {").status_code == 422
         assert upload(alice, b"").status_code == 422
+        half = json.loads(notebooks["correct"]) | {"metadata": {"x": "\ud800"}}  # a lone surrogate
+        assert upload(alice, json.dumps(half).encode()).status_code == 422
         assert upload(alice, notebooks["correct"], "02_neural_bigram.ipynb").status_code == 422
         assert upload(alice, notebooks["correct"], f"../{NOTEBOOK}").status_code == 422
         assert upload(alice, notebooks["correct"], "notes.txt").status_code == 422

@@ -7,7 +7,7 @@ Not part of grading: nothing here decides a score or a flag, so a change here re
 from pathlib import Path
 
 from autograder.course.report.page import render, write_csv
-from autograder.course.report.similarity import THRESHOLD, Part, chapter_pairs
+from autograder.course.report.similarity import THRESHOLD, Part, chapter_pairs, solution_cells
 from autograder.course.report.stats import Kept, course_kept, diagnosis_rows
 
 REPORT, DIAGNOSES = "report.html", "diagnoses.csv"
@@ -21,14 +21,14 @@ def course_pairs(root: Path, chapters: list[str], threshold: float = THRESHOLD) 
     pairs = []
     for chapter in chapters:
         released = read_notebook(root / "release" / chapter / f"{chapter}.ipynb")
-        notebooks = {}
+        names = [exercise.name for exercise in chapter_exercises(chapter)]
+        cells = {}
         for path in sorted((root / "submitted").glob(f"*/{chapter}/{chapter}.ipynb")):
-            try:
-                notebooks[path.parent.parent.name] = read_notebook(path)
+            try:  # each notebook's solution cells kept, never the whole notebook
+                cells[path.parent.parent.name] = solution_cells(read_notebook(path), names)
             except (ValueError, FileNotFoundError):  # not a notebook: nothing to compare
                 continue
-        names = [exercise.name for exercise in chapter_exercises(chapter)]
-        pairs += chapter_pairs(chapter, released, notebooks, names, threshold)
+        pairs += chapter_pairs(chapter, released, cells, names, threshold)
     return pairs
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from autograder.course.page_policy import policy
 from autograder.course.printable import printable
-from autograder.course.report.similarity import MAX_COMPARED, Pair, Part
+from autograder.course.report.similarity import MAX_CHARS, MAX_COMPARED, Pair, Part
 from autograder.course.report.stats import (
     ExerciseStats,
     Kept,
@@ -177,6 +177,15 @@ def pairs_section(parts: list[Part], compared: bool) -> str:
             shown.append(
                 f"<p>{_e(part.chapter)}, {_e(part.part)}: {part.not_compared} more pairs share "
                 f"many fingerprints; only the {MAX_COMPARED} sharing most were compared in full.</p>"
+            )
+        if part.cut:
+            cells = ", ".join(
+                f"{_e(student)} ({length:,} characters)" for student, length in part.cut
+            )
+            shown.append(
+                f"<p class='cut'>{_e(part.chapter)}, {_e(part.part)}: compared only in part "
+                f"(a student's cells are compared on {MAX_CHARS:,} characters a chapter, shared "
+                f"among them): {cells}.</p>"
             )
     by_chapter: dict[str, list[Pair]] = defaultdict(list)
     for pair in pairs:

@@ -13,9 +13,11 @@ against the other's; for the chapter, summed over the exercises' cells. Pairs at
 `THRESHOLD` are listed for the instructor with the matching code marked side by side: a flag to
 look at, never a change of score.
 
-Bounds: each student's cell is cut at `MAX_CHARS` characters (a chapter's cells together too)
-and lexed once, so fingerprinting is linear in the class and bounded per student whatever they
-hand in. Every pair is first screened by how many fingerprints the two share (a set
+Bounds: a student's cells of a chapter are compared on `MAX_CHARS` characters together, shared
+fairly (`shares`: a cell shorter than its share keeps it whole, the rest is divided among the
+longer ones), so a cell padded past the cap (a 20,000-character comment) hides nothing in the
+others; a cell cut is named on the page. Each is lexed once, so fingerprinting is linear in the
+class and bounded per student whatever they hand in. Every pair is first screened by how many fingerprints the two share (a set
 intersection: n(n-1)/2 of them a chapter, each bounded by the cap); only pairs sharing at least
 `SCREEN` x threshold of each side's fingerprints are compared in full, the `MAX_COMPARED` most
 sharing of them a chapter and part; more are counted, not compared. `benchmarks/report.py`
@@ -23,6 +25,7 @@ measures it.
 """
 
 import io
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,14 +58,27 @@ class Pair:
     marked: tuple[list[tuple[str, bool]], list[tuple[str, bool]]]  # each side: (text, matching)
 
 
-def solution_cells(notebook: dict, exercises: list[str]) -> dict[str, str]:
-    """Each exercise's solution cell (grade id `<exercise>_code`) in `notebook`: exercise -> source."""
+@dataclass(frozen=True)
+class Cell:
+    """A solution cell as compared: its first MAX_CHARS characters (no more is ever compared) and its length."""
+
+    code: str
+    length: int
+
+
+def solution_cells(notebook: dict, exercises: list[str]) -> dict[str, Cell]:
+    """Each exercise's solution cell (grade id `<exercise>_code`) in `notebook`: exercise -> cell.
+
+    Only these are kept of a notebook, so the report holds a bounded part of each hand-in (a
+    notebook of 64 MB keeps some 600 MB as Python objects: a class of them held whole ran out of
+    memory)."""
     wanted = {f"{name}_code": name for name in exercises}
-    found: dict[str, str] = {}
+    found: dict[str, Cell] = {}
     for cell in notebook.get("cells", []):
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if cell.get("cell_type") == "code" and grade_id in wanted:
-            found.setdefault(wanted[grade_id], cell_source(cell))
+        if cell.get("cell_type") == "code" and grade_id in wanted and grade_id not in found:
+            code = cell_source(cell)
+            found[wanted[grade_id]] = Cell(code[:MAX_CHARS], len(code))
     return found
 
 
@@ -126,12 +142,24 @@ class Compared:
 
 @dataclass
 class Part:
-    """The pairs of one chapter and part listed, and how many more were screened in but not compared."""
+    """The pairs of one chapter and part listed, how many more were screened in but not compared,
+    and the students whose cell was compared only in part (cut at its share of MAX_CHARS)."""
 
     chapter: str
     part: str  # CHAPTER or an exercise's name
     pairs: list[Pair]
     not_compared: int = 0
+    cut: list[tuple[str, int]] = field(default_factory=list)  # (student, the cell's characters)
+
+
+def shares(lengths: dict[str, int], budget: int = MAX_CHARS) -> dict[str, int]:
+    """The characters of each cell compared: `budget` shared max-min fairly (a cell shorter than
+    an equal share keeps all of it, what it leaves goes to the longer ones)."""
+    given, left = {}, budget
+    for number, (name, length) in enumerate(sorted(lengths.items(), key=lambda item: item[1])):
+        given[name] = min(length, left // (len(lengths) - number))
+        left -= given[name]
+    return given
 
 
 def _screened(prints: dict[str, set], threshold: float) -> tuple[list[tuple[str, str]], int]:
@@ -155,21 +183,24 @@ def _screened(prints: dict[str, set], threshold: float) -> tuple[list[tuple[str,
 def chapter_pairs(
     chapter: str,
     released: dict,
-    notebooks: dict[str, dict],
+    handed_in: dict[str, dict[str, Cell]],
     exercises: list[str],
     threshold: float = THRESHOLD,
 ) -> list[Part]:
-    """The similar pairs of one chapter: all solution cells taken together, then each exercise
-    long enough to tell (each a `Part`)."""
+    """The similar pairs of one chapter, from each student's `solution_cells`: all solution cells
+    taken together, then each exercise long enough to tell (each a `Part`)."""
     given = boilerplate(released)
     prints: dict[str, dict[str, object]] = {}
-    for student, notebook in sorted(notebooks.items()):
-        left, theirs = MAX_CHARS, {}
-        for exercise, code in solution_cells(notebook, exercises).items():
-            if left > 0:
-                theirs[exercise] = _fingerprint(code[: min(left, MAX_CHARS)], given)
-                left -= len(code)
-        prints[student] = theirs
+    cut: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for student, cells in sorted(handed_in.items()):
+        compared = shares({exercise: cell.length for exercise, cell in cells.items()})
+        prints[student] = {
+            exercise: _fingerprint(cell.code[: compared[exercise]], given)
+            for exercise, cell in cells.items()
+        }
+        for exercise, cell in cells.items():
+            if cell.length > compared[exercise]:
+                cut[exercise].append((student, cell.length))
     parts = []
     for part in [CHAPTER, *exercises]:
         if part == CHAPTER:
@@ -192,5 +223,5 @@ def chapter_pairs(
                     Pair(chapter, part, first, second, compared.similarity, compared.marked)
                 )
         listed.sort(key=lambda p: (-p.similarity, p.first, p.second))
-        parts.append(Part(chapter, part, listed, more))
+        parts.append(Part(chapter, part, listed, more, cut.get(part, [])))
     return parts
