@@ -8,6 +8,12 @@ attribute raises, as in its sandbox). Every top-level function and class, privat
 is then bound to the exercise through the adapters of `support/answer_search.py` on the exercise's own
 check inputs: nothing may reproduce the answer. Earlier stages hold back more (what is held back
 at a stage is held back at every earlier one), so they are covered.
+
+The translation attack goes further (`support/translation_attack.py`): a NumPy stand-in for the
+tensor operations the kit's library calls, registered as `torch`, the library pasted whole after
+it, and an adapter per exercise that only converts arguments and results around the routine that
+computes it. Over the whole library it answers what it answers (the control); at the stage before
+a deadline it must earn nothing.
 """
 
 import __future__
@@ -19,6 +25,7 @@ import inspect
 import re
 import shutil
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +38,8 @@ from support.answer_search import GRADED, _run_guarded, check_inputs, search
 from autograder.course.directory import chapters
 from autograder.judge.exercises import EXERCISES, get_exercise
 from autograder.judge.notebook import cell_source, read_notebook
-from autograder.judge.runner import check_source
+from autograder.judge.runner import check_source, check_together, environments
+from autograder.judge.verdicts import ExerciseReport
 from autograder.kit import stages
 from autograder.sandbox.guest.no_torch import Absent  # PyTorch as a NumPy exercise's sandbox has it
 
@@ -408,7 +416,10 @@ CASES = {
     "full_like": lambda t: t.full_like(_x(t), 0.25),
     "int64": lambda t: t.zeros(0, dtype=t.int64),
     "log_softmax": lambda t: t.log_softmax(_x(t), dim=1),
-    "nn.Embedding": lambda t: (_parameters(t, t.nn.Embedding(5, 3)), t.nn.Embedding(5, 3)(_x(t, IDS)).shape),
+    "nn.Embedding": lambda t: (
+        _parameters(t, t.nn.Embedding(5, 3)),
+        t.nn.Embedding(5, 3)(_x(t, IDS)).shape,
+    ),
     "nn.GELU": lambda t: (_parameters(t, t.nn.GELU()), isinstance(t.nn.GELU(), t.nn.Module)),
     "nn.LayerNorm": lambda t: [p.tolist() for p in t.nn.LayerNorm(3).parameters()],
     "nn.Linear": lambda t: (
@@ -501,7 +512,9 @@ def test_the_stand_in_implements_every_tensor_operation_the_kit_calls():
         translation_attack.numpy_library_entries(), tensor_attributes
     )
     missing = {op: sorted(by) for op, by in called.items() if op not in CASES | NOT_NEEDED}
-    assert not missing, f"operations the kit calls that the stand-in neither implements nor excuses: {missing}"
+    assert not missing, (
+        f"operations the kit calls that the stand-in neither implements nor excuses: {missing}"
+    )
     stale = sorted(set(NOT_NEEDED) - set(called))
     assert not stale, f"excused operations the kit no longer calls: {stale}"
 
@@ -528,4 +541,95 @@ def test_every_operation_of_the_stand_in_computes_what_pytorch_computes():
         ours, theirs = _plain(case(numpy_torch)), _plain(case(torch))
         if not _same(ours, theirs):
             wrong[operation] = (ours, theirs)
-    assert not wrong, "\n".join(f"{op}: stand-in {a!r}\nPyTorch {b!r}" for op, (a, b) in wrong.items())
+    assert not wrong, "\n".join(
+        f"{op}: stand-in {a!r}\nPyTorch {b!r}" for op, (a, b) in wrong.items()
+    )
+
+
+def _graded(stage_of: Callable[[str], list[str]], folder: Path) -> dict[str, ExerciseReport]:
+    """Every attacked exercise graded in the real sandbox against the attack on the kit of
+    `stage_of(its chapter)`: one grading process per chapter and environment."""
+    by_chapter: dict[str, list] = {}
+    for name in translation_attack.ATTACKED:
+        by_chapter.setdefault(EXERCISES[name].chapter, []).append(get_exercise(name))
+    reports, libraries = {}, {}
+    for chapter, exercises in sorted(by_chapter.items()):
+        stage = tuple(stage_of(chapter))
+        if stage not in libraries:
+            libraries[stage] = kit_library(list(stage), folder / f"stage{len(libraries)}")
+        for group in environments(exercises):
+            sources = translation_attack.submission(libraries[stage], group[0].torch)
+            reports |= {r.exercise: r for r in check_together(group, sources, seed=0)}
+    return reports
+
+
+def _table(reports: dict[str, ExerciseReport]) -> str:
+    """exercise -> points earned -> the library entry its adapter called, one line each."""
+    return "\n".join(
+        f"  {name}: {r.earned}/{r.points} through proof_lm.{translation_attack.CALLED[name]}"
+        + (
+            ""
+            if r.earned
+            else f" ({(r.notes or [x.hint for x in r.results if not x.passed] or [''])[0][:90]})"
+        )
+        for name, r in sorted(reports.items())
+    )
+
+
+# What the attack earns over the library with nothing held back (measured): the issue's 16
+# exercises and min_p_probs, and chapters 07-08's attention from CausalSelfAttention.weights.
+CONTROL = {
+    "bigram_counts", "bigram_probs", "mean_nll", "perplexity", "context_windows", "nplm_params",
+    "nplm_loss", "temperature_probs", "top_k_probs", "top_p_probs", "sample_next", "gpt_params",
+    "bpe_train", "bpe_train_fast", "bpe_encode", "bpe_decode", "min_p_probs", "causal_attention",
+    "multi_head_attention", "CausalSelfAttention",
+}  # fmt: skip
+
+
+def test_the_translation_attack_answers_what_the_whole_library_answers(tmp_path):
+    # the control: the same stand-in and adapters over the kit with every chapter released earn
+    # full marks, so that the attack's zero below is the kit's holding back, not the tool failing
+    reports = _graded(lambda chapter: chapters(), tmp_path)
+    earning = {name for name, report in reports.items() if report.earned == report.points}
+    points = sum(reports[name].earned for name in earning)
+    assert earning == CONTROL, (
+        f"the attack on the whole library earns {len(earning)} exercises, {points} points:\n"
+        + _table(reports)
+    )
+
+
+def test_what_a_kit_holds_back_only_shrinks_as_chapters_are_released():
+    # so the stage just before an exercise's deadline (every other chapter released) holds back
+    # the least while it is open: the attack's strongest case, and every earlier stage is covered
+    order = chapters()
+    kits = [order[:i] for i in range(len(order) + 1)]
+    kits += [[c for c in order if c != chapter] for chapter in order]
+    held = [stages.held_back(kit) for kit in kits]
+    for smaller, held_smaller in zip(kits, held, strict=True):
+        for larger, held_larger in zip(kits, held, strict=True):
+            if set(smaller) <= set(larger):
+                grown = {
+                    e: x
+                    for e, x in held_larger.items()
+                    if not set(x) <= set(held_smaller.get(e, ()))
+                }
+                assert not grown, f"released {larger} holds back what {smaller} carries: {grown}"
+
+
+def test_the_translation_attack_earns_nothing_before_a_deadline(tmp_path):
+    """The kit's library at the stage just before each exercise's deadline (every other chapter
+    released: what a kit holds back only shrinks as chapters are released, so this is the most
+    it ever carries while the exercise is open, and every earlier stage is covered), pasted whole
+    after the NumPy stand-in, bound by the adapters and graded for real: no exercise earns a
+    point, the issue's two stated exemptions (parameter counts) aside."""
+    reports = _graded(
+        lambda chapter: stage_before(
+            next(e for e in translation_attack.ATTACKED if EXERCISES[e].chapter == chapter)
+        ),
+        tmp_path,
+    )
+    earning = {n: r for n, r in reports.items() if r.earned and n not in translation_attack.EXEMPT}
+    assert not sorted(earning), (
+        f"before their deadline {len(earning)} exercises earn "
+        f"{sum(r.earned for r in earning.values())} points from the kit:\n" + _table(reports)
+    )

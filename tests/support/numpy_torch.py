@@ -16,8 +16,15 @@ import types
 
 import numpy as np
 
-int64, long, float64, double, float32, uint8 = np.int64, np.int64, np.float64, np.float64, np.float32, np.uint8
-bool = np.bool_  # noqa: A001 - torch.bool
+int64, long, float64, double, float32, uint8 = (
+    np.int64,
+    np.int64,
+    np.float64,
+    np.float64,
+    np.float32,
+    np.uint8,
+)
+bool = np.bool_
 Reduced = collections.namedtuple("Reduced", ["values", "indices"])
 
 
@@ -33,7 +40,7 @@ def _dim(dim: object, axis: object) -> object:
 class Tensor(np.ndarray):
     """An ndarray with PyTorch's method names where they differ from NumPy's."""
 
-    def __array_wrap__(self, array, context=None, return_scalar=False):  # noqa: ARG002
+    def __array_wrap__(self, array, context=None, return_scalar=False):
         return np.asarray(array).view(Tensor)
 
     device = "cpu"
@@ -72,7 +79,7 @@ class Tensor(np.ndarray):
         with np.errstate(divide="ignore", invalid="ignore"):
             return _t(np.log(np.asarray(self)))
 
-    def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
+    def clamp(self, min=None, max=None):
         return _t(np.clip(np.asarray(self), min, max))
 
     def contiguous(self):
@@ -107,7 +114,7 @@ class Tensor(np.ndarray):
     def float(self):
         return _t(np.asarray(self).astype(np.float32))
 
-    def to(self, dtype=None, *args, **kwargs):  # noqa: ARG002 - a device moves nothing
+    def to(self, dtype=None, *args, **kwargs):
         if isinstance(dtype, str) or dtype is None:
             return self
         return _t(np.asarray(self).astype(dtype))
@@ -157,14 +164,14 @@ class no_grad:  # noqa: N801 - PyTorch's name
         return fn
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False):  # noqa: ARG001
+def tensor(data, dtype=None, device=None, requires_grad=False):
     array = np.array(data, dtype=dtype)
     if dtype is None and not isinstance(data, np.ndarray) and array.dtype == np.float64:
         array = array.astype(np.float32)  # PyTorch's default dtype
     return _t(array)
 
 
-def as_tensor(data, dtype=None, device=None):  # noqa: ARG001
+def as_tensor(data, dtype=None, device=None):
     return _t(np.asarray(data, dtype=dtype))
 
 
@@ -180,15 +187,15 @@ def _shape(shape):
     return tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
 
-def zeros(*shape, dtype=None, device=None):  # noqa: ARG001
+def zeros(*shape, dtype=None, device=None):
     return _t(np.zeros(_shape(shape), dtype=dtype or np.float32))
 
 
-def ones(*shape, dtype=None, device=None):  # noqa: ARG001
+def ones(*shape, dtype=None, device=None):
     return _t(np.ones(_shape(shape), dtype=dtype or np.float32))
 
 
-def full(shape, fill_value, dtype=None, device=None):  # noqa: ARG001
+def full(shape, fill_value, dtype=None, device=None):
     if dtype is None:
         dtype = np.int64 if isinstance(fill_value, int) else np.float32
     return _t(np.full(shape, fill_value, dtype=dtype))
@@ -206,7 +213,7 @@ def full_like(x, fill_value, dtype=None):
     return _t(np.full_like(np.asarray(x), fill_value, dtype=dtype))
 
 
-def arange(*args, dtype=None, device=None):  # noqa: ARG001
+def arange(*args, dtype=None, device=None):
     return _t(np.arange(*args, dtype=dtype or np.int64))
 
 
@@ -247,7 +254,7 @@ def cat(tensors, dim=0):
     return _t(np.concatenate([np.asarray(t) for t in tensors], axis=dim))
 
 
-def sort(x, dim=-1, descending=False, stable=False):  # noqa: ARG001 - always stable
+def sort(x, dim=-1, descending=False, stable=False):  # always stable
     a = np.asarray(x)
     order = np.argsort(-a if descending else a, axis=dim, kind="stable")
     return Reduced(_t(np.take_along_axis(a, order, axis=dim)), _t(order))
@@ -284,6 +291,14 @@ class Parameter(Tensor):
         return np.array(data, dtype=np.float32).view(cls)
 
 
+def _layer(shape, draw):
+    """A layer's float32 parameter drawn by `draw()`; past 2**24 entries a read-only one of that
+    shape and no memory (PyTorch's meta device: GPT-3's 175 billion are counted, not stored)."""
+    if math.prod(shape) <= 2**24:
+        return Parameter(draw(shape))
+    return np.broadcast_to(np.float32(0), shape).view(Parameter)
+
+
 class Module:
     """nn.Module: parameters and sub-modules registered by attribute, in order."""
 
@@ -313,8 +328,10 @@ class Linear(Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()
         bound = 1 / math.sqrt(in_features)
-        self.weight = Parameter(np.random.uniform(-bound, bound, (out_features, in_features)))
-        self.bias = Parameter(np.zeros(out_features)) if bias else None
+        self.weight = _layer(
+            (out_features, in_features), lambda s: np.random.uniform(-bound, bound, s)
+        )
+        self.bias = _layer((out_features,), np.zeros) if bias else None
 
     def forward(self, x):
         y = np.asarray(x) @ np.asarray(self.weight).T
@@ -324,7 +341,7 @@ class Linear(Module):
 class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim):
         super().__init__()
-        self.weight = Parameter(np.random.normal(size=(num_embeddings, embedding_dim)))
+        self.weight = _layer((num_embeddings, embedding_dim), lambda s: np.random.normal(size=s))
 
     def forward(self, ids):
         return _t(np.asarray(self.weight)[np.asarray(ids)])
@@ -356,12 +373,14 @@ class ModuleList(Sequential):
 
 
 def normal_(tensor, mean=0.0, std=1.0):
-    tensor[...] = np.random.normal(mean, std, tensor.shape)
+    if tensor.flags.writeable:  # not a meta parameter
+        tensor[...] = np.random.normal(mean, std, tensor.shape)
     return tensor
 
 
 def zeros_(tensor):
-    tensor[...] = 0
+    if tensor.flags.writeable:
+        tensor[...] = 0
     return tensor
 
 

@@ -19,8 +19,11 @@ STANDIN = Path(__file__).with_name("numpy_torch.py")
 
 # A finder that serves the pasted modules by name before any other, and forgets what was imported
 # of them before (the grader's copy of proof_lm, the sandbox's absent PyTorch).
-INSTALL = '''
-import importlib.abc, importlib.machinery, sys
+INSTALL = """
+import importlib.abc, importlib.machinery, importlib.util, os, sys
+
+_HOME = os.path.dirname(importlib.util.find_spec("proof_lm").origin)  # where the data is found
+
 
 class _Pasted(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path=None, target=None):
@@ -31,14 +34,16 @@ class _Pasted(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
-        exec(compile(_PASTED[module.__name__], module.__name__, "exec"), module.__dict__)
+        name = module.__name__
+        module.__file__ = os.path.join(_HOME, name.partition(".")[2] + ".py" if "." in name else "__init__.py")
+        exec(compile(_PASTED[name], module.__file__, "exec"), module.__dict__)
 
 for _name in [n for n in sys.modules if n.partition(".")[0] in {r.partition(".")[0] for r in _PASTED}]:
     del sys.modules[_name]
 sys.meta_path.insert(0, _Pasted())
-'''
+"""
 
-NUMPY_ADAPTERS = '''
+NUMPY_ADAPTERS = """
 import types
 import numpy as np
 import torch
@@ -89,6 +94,8 @@ def top_p_probs(logits, p, temperature=1.0):
 
 
 def min_p_probs(logits, p_base, temperature=1.0):
+    if not 0 <= p_base <= 1:  # the contract's argument check
+        raise ValueError("p_base must lie in [0, 1]")
     probs = sampling.filter_probs(logits, temperature)
     kept = int((probs >= p_base * probs.max(axis=-1, keepdims=True)).sum())
     return np.asarray(sampling.filter_probs(logits, temperature, top_k=kept))
@@ -103,6 +110,8 @@ def gpt_params(V, T, C, n_layers, n_heads):
 
 
 def causal_attention(q, k, v):
+    if q.ndim != 3 or k.shape != q.shape or v.ndim != 3 or v.shape[:2] != q.shape[:2]:
+        raise ValueError("expected q, k of the same shape (B, T, d) and v of shape (B, T, d_v)")
     heads = types.SimpleNamespace(n_heads=1, query=lambda x: torch.as_tensor(q), key=lambda x: torch.as_tensor(k))
     heads.split = lambda x: gpt.CausalSelfAttention.split(heads, x)
     weights = np.asarray(gpt.CausalSelfAttention.weights(heads, torch.as_tensor(q)))[:, 0]
@@ -110,6 +119,8 @@ def causal_attention(q, k, v):
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
+    if x.ndim != 3 or any(W.shape != (x.shape[2],) * 2 for W in (Wq, Wk, Wv, Wo)) or n_heads < 1:
+        raise ValueError("expected x (B, T, C), weights (C, C), C a multiple of n_heads")
     attention = gpt.CausalSelfAttention(x.shape[-1], n_heads)
     for layer, W in zip((attention.query, attention.key, attention.value, attention.output), (Wq, Wk, Wv, Wo)):
         layer.weight = torch.as_tensor(W.T)
@@ -121,25 +132,36 @@ def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
 bpe_train = bpe_train_fast = bpe.bpe_train
 bpe_encode = bpe.bpe_encode
 bpe_decode = bpe.bpe_decode
-'''
+"""
 
-TORCH_ADAPTERS = '''
+TORCH_ADAPTERS = """
+import types
 from torch import nn
 from proof_lm import gpt
+
+
+def _heads(n_heads, q, k):
+    # what gpt.CausalSelfAttention.weights reads of its module: the head count and q, k
+    heads = types.SimpleNamespace(n_heads=n_heads, query=lambda x: q, key=lambda x: k)
+    heads.split = lambda x: gpt.CausalSelfAttention.split(heads, x)
+    return heads
 
 
 class CausalSelfAttention(nn.Module):
     def __init__(self, n_embd, n_head, block_size, dropout=0.0):
         super().__init__()
-        self.inner = gpt.CausalSelfAttention(n_embd, n_head)
+        gpt.CausalSelfAttention(n_embd, n_head)  # its argument check
+        self.n_head = n_head
+        self.qkv, self.proj = nn.Linear(n_embd, 3 * n_embd), nn.Linear(n_embd, n_embd)
         self.attn_dropout, self.resid_dropout = nn.Dropout(dropout), nn.Dropout(dropout)
 
     def forward(self, x):
-        inner = self.inner
-        weights = gpt.CausalSelfAttention.weights.__wrapped__(inner, x)  # with its gradient
-        heads = self.attn_dropout(weights) @ inner.split(inner.value(x))
-        return self.resid_dropout(inner.output(heads.transpose(1, 2).flatten(2)))
-'''
+        q, k, v = self.qkv(x).split(x.shape[-1], dim=2)
+        heads = _heads(self.n_head, q, k)
+        weights = gpt.CausalSelfAttention.weights.__wrapped__(heads, x)  # with its gradient
+        merged = (self.attn_dropout(weights) @ heads.split(v)).transpose(1, 2).flatten(2)
+        return self.resid_dropout(self.proj(merged))
+"""
 
 # Exercise -> the library entry ("module:name[.method]") its adapter calls for the answer.
 CALLED = {
