@@ -3,8 +3,9 @@
 A submission is three parts, as a student would paste them into a notebook: the stand-in
 (`numpy_torch.py`, served as `torch` to a NumPy exercise; chapter 08 runs on real PyTorch), every
 module of the kit's `proof_lm` as source text (served by a finder put first, in place of the
-grader's copy), and `ADAPTERS`: per exercise, a function that only converts arguments and results
-around the library routine named in `CALLED`.
+grader's copy), and the adapters: per exercise, a function that only converts arguments and
+results around the library routine named in `CALLED`, importing its module when called (a module
+that does not load costs only the exercises that call it).
 """
 
 import ast
@@ -47,53 +48,63 @@ NUMPY_ADAPTERS = """
 import types
 import numpy as np
 import torch
-from proof_lm import bpe, gpt, metrics, ngram, nplm, sampling, windows
 
 
 def bigram_counts(words, stoi):
+    from proof_lm import ngram
     return np.asarray(ngram.bigram_count_table(words, stoi))
 
 
 def bigram_probs(counts, k=0.0):
+    from proof_lm import ngram
     return np.asarray(ngram.add_k_probs(counts, k))
 
 
 def mean_nll(probs, words, stoi):
+    from proof_lm import metrics
     return float(metrics.bigram_mean_nll(probs, words, stoi))
 
 
 def perplexity(token_probs):
+    from proof_lm import metrics
     probs = np.asarray(token_probs, dtype=np.float64).reshape(-1)
     return float(metrics.perplexity_from_nll(metrics._mean_negative_log(probs, (np.arange(probs.size),))))
 
 
 def context_windows(words, stoi, block_size):
+    from proof_lm import windows
     X, Y = windows.name_windows(words, stoi, block_size)
     return np.asarray(X), np.asarray(Y)
 
 
 def nplm_params(V, d, n, dh, direct=False):
+    from proof_lm import nplm
     P = nplm.init_nplm(V, d, n - 1, dh, np.random.default_rng(0))
     return sum(a.size for a in P.values() if a is not None) + (P["W1"].shape[0] * V if direct else 0)
 
 
 def nplm_loss(P, X, Y):
+    from proof_lm import nplm
     return float(nplm.nplm_mean_loss(P, X, Y)), np.asarray(nplm.nplm_logits(P, X))
 
 
 def temperature_probs(logits, temperature):
+    from proof_lm import sampling
     return np.asarray(sampling.filter_probs(logits, temperature))
 
 
 def top_k_probs(logits, k, temperature=1.0):
+    from proof_lm import sampling
     return np.asarray(sampling.filter_probs(logits, temperature, top_k=k))
 
 
 def top_p_probs(logits, p, temperature=1.0):
+    from proof_lm import sampling
     return np.asarray(sampling.filter_probs(logits, temperature, top_p=p))
 
 
 def min_p_probs(logits, p_base, temperature=1.0):
+    from proof_lm import sampling
     if not 0 <= p_base <= 1:  # the contract's argument check
         raise ValueError("p_base must lie in [0, 1]")
     probs = sampling.filter_probs(logits, temperature)
@@ -102,14 +113,17 @@ def min_p_probs(logits, p_base, temperature=1.0):
 
 
 def sample_next(logits, rng, temperature=1.0, top_k=None, top_p=None):
+    from proof_lm import sampling
     return int(sampling.draw(sampling.filter_probs(logits, temperature, top_k, top_p), rng))
 
 
 def gpt_params(V, T, C, n_layers, n_heads):
+    from proof_lm import gpt
     return sum(p.numel() for p in gpt.TinyGPT(V, T, C, n_layers, n_heads).parameters())
 
 
 def causal_attention(q, k, v):
+    from proof_lm import gpt
     if q.ndim != 3 or k.shape != q.shape or v.ndim != 3 or v.shape[:2] != q.shape[:2]:
         raise ValueError("expected q, k of the same shape (B, T, d) and v of shape (B, T, d_v)")
     heads = types.SimpleNamespace(n_heads=1, query=lambda x: torch.as_tensor(q), key=lambda x: torch.as_tensor(k))
@@ -119,6 +133,7 @@ def causal_attention(q, k, v):
 
 
 def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
+    from proof_lm import gpt
     if x.ndim != 3 or any(W.shape != (x.shape[2],) * 2 for W in (Wq, Wk, Wv, Wo)) or n_heads < 1:
         raise ValueError("expected x (B, T, C), weights (C, C), C a multiple of n_heads")
     attention = gpt.CausalSelfAttention(x.shape[-1], n_heads)
@@ -129,9 +144,22 @@ def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
     return np.asarray(attention.output(heads.transpose(1, 2).flatten(2)))
 
 
-bpe_train = bpe_train_fast = bpe.bpe_train
-bpe_encode = bpe.bpe_encode
-bpe_decode = bpe.bpe_decode
+def bpe_train(text, vocab_size):
+    from proof_lm import bpe
+    return bpe.bpe_train(text, vocab_size)
+
+
+bpe_train_fast = bpe_train
+
+
+def bpe_encode(text, merges):
+    from proof_lm import bpe
+    return bpe.bpe_encode(text, merges)
+
+
+def bpe_decode(ids, merges):
+    from proof_lm import bpe
+    return bpe.bpe_decode(ids, merges)
 """
 
 TORCH_ADAPTERS = """
