@@ -366,6 +366,11 @@ CASES = {
     "Tensor": lambda t: (isinstance(_x(t), t.Tensor), isinstance(A, t.Tensor)),
     "Generator": lambda t: isinstance(np.random.default_rng(0), t.Generator),
     "Tensor.T": lambda t: _x(t).T,
+    "Tensor.all": lambda t: (bool((_x(t, IDS) >= 0).all()), bool((_x(t, IDS) > 0).all())),
+    "Tensor.copy_": lambda t: t.zeros(3, 5, dtype=t.float64).copy_(_x(t)),
+    "Tensor.cpu": lambda t: _x(t).cpu(),
+    "Tensor.double": lambda t: _x(t, IDS).double(),
+    "Tensor.dtype": lambda t: (_x(t).dtype, _x(t, IDS).dtype, _x(t, MASK).dtype),
     "Tensor.any": lambda t: (bool((_x(t, IDS) > 2).any()), bool((_x(t, IDS) > 5).any())),
     "Tensor.clamp": lambda t: (_x(t, IDS - 2).clamp(min=0), _x(t).clamp(max=0.1)),
     "Tensor.clone": lambda t: _x(t).clone(),
@@ -413,6 +418,8 @@ CASES = {
     "float64": lambda t: t.zeros(2, dtype=t.float64),
     "from_numpy": lambda t: t.from_numpy(np.array(A3)),
     "frombuffer": lambda t: t.frombuffer(bytearray("héllo".encode()), dtype=t.uint8).long(),
+    "full": lambda t: (t.full((2, 3), -100, dtype=t.int64), t.full((2,), 0.5), t.full((2,), 7)),
+    "topk": lambda t: tuple(t.topk(_x(t), 2)),
     "full_like": lambda t: t.full_like(_x(t), 0.25),
     "int64": lambda t: t.zeros(0, dtype=t.int64),
     "log_softmax": lambda t: t.log_softmax(_x(t), dim=1),
@@ -436,6 +443,10 @@ CASES = {
     "nn.init.normal_": lambda t: [
         (p.dtype, tuple(p.shape), round(float(p.detach().std()) * 1000))
         for p in (t.nn.init.normal_(t.nn.Linear(300, 400).weight, std=0.02),)
+    ],
+    "nn.init.kaiming_normal_": lambda t: [
+        (p.dtype, tuple(p.shape), round(float(p.detach().std()) * 1000))
+        for p in (t.nn.init.kaiming_normal_(t.nn.Linear(300, 400).weight, nonlinearity="tanh"),)
     ],
     "nn.init.zeros_": lambda t: t.nn.init.zeros_(t.nn.Linear(3, 4).weight).tolist(),
     "no_grad": lambda t: (t.no_grad()(lambda x: x * 2)(_x(t)), t.no_grad().__enter__() is not None),
@@ -472,16 +483,26 @@ NOT_NEEDED = {
     "Tensor.backward": AUTOGRAD,
     "Tensor.grad": AUTOGRAD,
     "Tensor.requires_grad_": AUTOGRAD,
+    "autograd.grad": AUTOGRAD,
+    "nn.utils.clip_grad_norm_": AUTOGRAD,
+    "optim.AdamW": AUTOGRAD,
+    "optim.Optimizer": AUTOGRAD,
+    "optim.SGD": AUTOGRAD,
     "autograd.gradcheck.get_numerical_jacobian": (
         "PyTorch's own finite differences (gradcheck.central_difference): PyTorch's text, not the kit's"
     ),
-    "multinomial": "draws from a torch.Generator; a NumPy exercise's checks pass NumPy generators",
+    "multinomial": "draws with a torch.Generator; a NumPy exercise's checks pass NumPy generators",
+    "randint": "draws with a torch.Generator; a NumPy exercise's checks pass NumPy generators",
     "nn.functional.scaled_dot_product_attention": (
         "PyTorch's finished attention (TinyGPT.forward, gpt2's): its text is PyTorch's; what the "
         "kit writes of attention, CausalSelfAttention.weights, the stand-in runs"
     ),
     "nn.Dropout": "only in gpt2's CausalSelfAttention, whose forward is scaled_dot_product_attention",
+    "Tensor.is_complex": "a torch.dtype's attribute, in baselines._check_ids (the stated exemption)",
+    "Tensor.is_floating_point": "a torch.dtype's attribute, in baselines._check_ids (the stated exemption)",
+    "Tensor.type": "a torch.device's .type (training's clocks); the stand-in's device is 'cpu'",
     "Tensor.add": "set.add in bpe.bpe_encode, not a tensor's",
+    "Tensor.index": "list.index on a vocabulary (itos.index), not a tensor's",
     "Tensor.norm": "TinyGPT's final LayerNorm, self.norm, not a tensor's",
     "Tensor.size": "NumPy arrays' .size (vocab.encode_text, windows, metrics): an int there",
 }
@@ -505,11 +526,11 @@ def _plain(value: object) -> object:
 
 
 def test_the_stand_in_implements_every_tensor_operation_the_kit_calls():
-    # listed from the kit's source (support.translation_attack.operations): what LIBRARY_ANSWERS
-    # names for the NumPy exercises, what the adapters call, and what those call in turn
+    # listed from the kit's source (support.translation_attack.operations): every function and
+    # class of the library, so that a missing operation cannot pass for a withheld answer
     tensor_attributes = frozenset(n for n in dir(torch.Tensor) if not n.startswith("_"))
     called = translation_attack.operations(
-        translation_attack.numpy_library_entries(), tensor_attributes
+        translation_attack.library_definitions(), tensor_attributes
     )
     missing = {op: sorted(by) for op, by in called.items() if op not in CASES | NOT_NEEDED}
     assert not missing, (

@@ -122,6 +122,10 @@ class Tensor(np.ndarray):
     def cpu(self):
         return self
 
+    def copy_(self, src):
+        self[...] = np.asarray(src)
+        return self
+
     def detach(self):
         return self
 
@@ -244,6 +248,13 @@ def cummax(x, dim):
     index = np.broadcast_to(np.arange(a.shape[-1]), a.shape)
     indices = np.maximum.accumulate(np.where(a == values, index, 0), axis=-1)
     return Reduced(_t(np.moveaxis(values, -1, dim)), _t(np.moveaxis(indices, -1, dim)))
+
+
+def topk(x, k, dim=-1):
+    values, indices = sort(x, dim, descending=True)
+    index = [slice(None)] * values.ndim
+    index[dim] = slice(0, k)
+    return Reduced(values[tuple(index)], indices[tuple(index)])
 
 
 def repeat_interleave(x, repeats):
@@ -378,6 +389,11 @@ def normal_(tensor, mean=0.0, std=1.0):
     return tensor
 
 
+def kaiming_normal_(tensor, nonlinearity="leaky_relu"):
+    gain = {"tanh": 5 / 3, "linear": 1.0, "relu": math.sqrt(2)}.get(nonlinearity, math.sqrt(2))
+    return normal_(tensor, std=gain / math.sqrt(tensor.shape[1]))
+
+
 def zeros_(tensor):
     if tensor.flags.writeable:
         tensor[...] = 0
@@ -390,7 +406,7 @@ nn.LayerNorm, nn.GELU, nn.Sequential, nn.ModuleList = LayerNorm, GELU, Sequentia
 nn.functional = types.ModuleType("torch.nn.functional")
 nn.functional.cross_entropy, nn.functional.softmax = _cross_entropy, softmax
 nn.init = types.ModuleType("torch.nn.init")
-nn.init.normal_, nn.init.zeros_ = normal_, zeros_
+nn.init.normal_, nn.init.zeros_, nn.init.kaiming_normal_ = normal_, zeros_, kaiming_normal_
 
 if __name__ == "torch":  # pasted as PyTorch: `import torch.nn.functional as F` finds these
     sys.modules.update({m.__name__: m for m in (nn, nn.functional, nn.init)})

@@ -13,8 +13,6 @@ from pathlib import Path
 
 from conftest import REPO
 
-from autograder.judge.answer_key import LIBRARY_ANSWERS
-from autograder.judge.exercises import EXERCISES
 
 STANDIN = Path(__file__).with_name("numpy_torch.py")
 
@@ -309,10 +307,11 @@ def operations(entries: list[str], tensor_methods: frozenset[str]) -> dict[str, 
     return found
 
 
-def numpy_library_entries() -> list[str]:
-    """What LIBRARY_ANSWERS lists for the NumPy exercises, and what the adapters call; not
-    `proof_lm.baselines`, whose interface stays (the issue's stated exemption: its classes are
-    PyTorch models every chapter imports, and the attack's adapters call proof_lm.nplm instead)."""
-    entries = {e for name, es in LIBRARY_ANSWERS.items() if not EXERCISES[name].torch for e in es}
-    entries |= {e for name, e in CALLED.items() if not EXERCISES[name].torch}
-    return sorted(e for e in entries if not e.startswith("baselines:"))
+def library_definitions() -> list[str]:
+    """Every top-level function and class of the library, "module:name"."""
+    return [
+        f"{path.stem}:{node.name}"
+        for path in sorted((REPO / "proof_lm").glob("*.py"))
+        for node in ast.parse(path.read_text()).body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+    ]
