@@ -13,7 +13,6 @@ from pathlib import Path
 
 from conftest import REPO
 
-
 STANDIN = Path(__file__).with_name("numpy_torch.py")
 
 # A finder that serves the pasted modules by name before any other, and forgets what was imported
