@@ -25,7 +25,7 @@ int64, long, float64, double, float32, uint8 = (
     np.uint8,
 )
 bool = np.bool_
-Reduced = collections.namedtuple("Reduced", ["values", "indices"])
+_Reduced = collections.namedtuple("_Reduced", ["values", "indices"])  # (values, indices)
 
 
 def _t(value: object) -> "Tensor":
@@ -67,7 +67,7 @@ class Tensor(np.ndarray):
             return _t(np.asarray(self).max(axis=_dim(dim, axis), keepdims=builtins.bool(keepdims)))
         values = np.asarray(self).max(axis=dim, keepdims=keepdim)
         indices = np.asarray(self).argmax(axis=dim, keepdims=keepdim)
-        return Reduced(_t(values), _t(indices))
+        return _Reduced(_t(values), _t(indices))
 
     def cumsum(self, dim=None, *, axis=None, dtype=None, out=None):
         return _t(np.cumsum(np.asarray(self), axis=_dim(dim, axis), dtype=dtype))
@@ -247,14 +247,14 @@ def cummax(x, dim):
     values = np.maximum.accumulate(a, axis=-1)
     index = np.broadcast_to(np.arange(a.shape[-1]), a.shape)
     indices = np.maximum.accumulate(np.where(a == values, index, 0), axis=-1)
-    return Reduced(_t(np.moveaxis(values, -1, dim)), _t(np.moveaxis(indices, -1, dim)))
+    return _Reduced(_t(np.moveaxis(values, -1, dim)), _t(np.moveaxis(indices, -1, dim)))
 
 
 def topk(x, k, dim=-1):
     values, indices = sort(x, dim, descending=True)
     index = [slice(None)] * values.ndim
     index[dim] = slice(0, k)
-    return Reduced(values[tuple(index)], indices[tuple(index)])
+    return _Reduced(values[tuple(index)], indices[tuple(index)])
 
 
 def repeat_interleave(x, repeats):
@@ -268,7 +268,7 @@ def cat(tensors, dim=0):
 def sort(x, dim=-1, descending=False, stable=False):  # always stable
     a = np.asarray(x)
     order = np.argsort(-a if descending else a, axis=dim, kind="stable")
-    return Reduced(_t(np.take_along_axis(a, order, axis=dim)), _t(order))
+    return _Reduced(_t(np.take_along_axis(a, order, axis=dim)), _t(order))
 
 
 def softmax(x, dim):
