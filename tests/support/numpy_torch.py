@@ -3,7 +3,7 @@
 Pasted as the source of a module named `torch` into a NumPy exercise's submission (see
 `tests/support/translation_attack.py`), it registers `torch.nn` and `torch.nn.functional` too, so the
 kit's `proof_lm` modules, pasted unchanged after it, run where PyTorch is absent. Imported under its
-own name (to check every operation against PyTorch, `tests/security/test_translation_attack.py`) it
+own name (to check every operation against PyTorch, `tests/course/test_kit_stages.py`) it
 registers nothing. Tensors are an `ndarray` subclass with PyTorch's method names and its default
 dtypes; no autograd (what the library computes by autograd is PyTorch's, not the kit's, text).
 """
@@ -16,15 +16,11 @@ import types
 
 import numpy as np
 
-int64, long, float64, double, float32, uint8 = (
-    np.int64,
-    np.int64,
-    np.float64,
-    np.float64,
-    np.float32,
-    np.uint8,
-)
-bool = np.bool_
+int64 = long = np.int64
+float64 = double = np.float64
+float32 = np.float32
+uint8 = np.uint8
+bool = np.bool_  # torch.bool
 _Reduced = collections.namedtuple("_Reduced", ["values", "indices"])  # (values, indices)
 
 
