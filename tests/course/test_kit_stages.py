@@ -630,12 +630,13 @@ def _table(reports: dict[str, ExerciseReport]) -> str:
 
 
 # What the attack earns over the library with nothing held back (measured): the issue's 16
-# exercises and min_p_probs, and chapters 07-08's attention from CausalSelfAttention.weights.
+# exercises and min_p_probs, chapters 07-08's attention from CausalSelfAttention.weights and
+# chapter 08's Block from gpt.Block.forward.
 CONTROL = {
     "bigram_counts", "bigram_probs", "mean_nll", "perplexity", "context_windows", "nplm_params",
     "nplm_loss", "temperature_probs", "top_k_probs", "top_p_probs", "sample_next", "gpt_params",
     "bpe_train", "bpe_train_fast", "bpe_encode", "bpe_decode", "min_p_probs", "causal_attention",
-    "multi_head_attention", "CausalSelfAttention",
+    "multi_head_attention", "CausalSelfAttention", "Block",
 }  # fmt: skip
 
 

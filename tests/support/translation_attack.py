@@ -186,6 +186,21 @@ class CausalSelfAttention(nn.Module):
         weights = gpt.CausalSelfAttention.weights.__wrapped__(heads, x)  # with its gradient
         merged = (self.attn_dropout(weights) @ heads.split(v)).transpose(1, 2).flatten(2)
         return self.resid_dropout(self.proj(merged))
+
+
+class Block(nn.Module):
+    def __init__(self, n_embd, n_head, block_size, dropout=0.0):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(n_embd), nn.LayerNorm(n_embd)
+        self.attn = CausalSelfAttention(n_embd, n_head, block_size, dropout)
+        self.mlp = nn.Sequential(
+            nn.Linear(n_embd, 4 * n_embd), nn.GELU(), nn.Linear(4 * n_embd, n_embd), nn.Dropout(dropout)
+        )  # the contract's layers, by name
+
+    def forward(self, x):
+        # what gpt.Block.forward reads of its module, under the contract's names
+        named = types.SimpleNamespace(norm1=self.ln1, attention=self.attn, norm2=self.ln2, mlp=self.mlp)
+        return gpt.Block.forward(named, x)
 """
 
 # Exercise -> the library entry ("module:name[.method]") its adapter calls for the answer.
@@ -210,6 +225,7 @@ CALLED = {
     "bpe_encode": "bpe:bpe_encode",
     "bpe_decode": "bpe:bpe_decode",
     "CausalSelfAttention": "gpt:CausalSelfAttention.weights",
+    "Block": "gpt:Block.forward",
 }
 ATTACKED = sorted(CALLED)
 
