@@ -8,6 +8,12 @@ attribute raises, as in its sandbox). Every top-level function and class, privat
 is then bound to the exercise through the adapters of `support/answer_search.py` on the exercise's own
 check inputs: nothing may reproduce the answer. Earlier stages hold back more (what is held back
 at a stage is held back at every earlier one), so they are covered.
+
+The translation attack goes further (`support/translation_attack.py`): a NumPy stand-in for the
+tensor operations the kit's library calls, registered as `torch`, the library pasted whole after
+it, and an adapter per exercise that only converts arguments and results around the routine that
+computes it. Over the whole library it answers what it answers (the control); at the stage before
+a deadline it must earn nothing.
 """
 
 import __future__
@@ -19,17 +25,22 @@ import inspect
 import re
 import shutil
 import types
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 from conftest import REPO
+from support import numpy_torch, translation_attack
 from support.answer_search import GRADED, _run_guarded, check_inputs, search
 
 from autograder.course.directory import chapters
 from autograder.judge.answer_key import LIBRARY_ANSWERS
 from autograder.judge.exercises import EXERCISES, get_exercise
 from autograder.judge.notebook import cell_source, read_notebook
-from autograder.judge.runner import check_source
+from autograder.judge.runner import check_source, check_together, environments
+from autograder.judge.verdicts import ExerciseReport
 from autograder.kit import stages
 from autograder.sandbox.guest.no_torch import Absent  # PyTorch as a NumPy exercise's sandbox has it
 
@@ -124,10 +135,15 @@ def paste(library: Path, torch_available: bool) -> dict[str, object]:
     return found
 
 
-def stage_before(exercise: str) -> list[str]:
-    """The most a kit can carry while `exercise` is open: every other chapter's answers (deadlines
+def released_but(chapter: str) -> list[str]:
+    """The most a kit can carry while `chapter` is open: every other chapter's answers (deadlines
     need not follow the chapters' order)."""
-    return [chapter for chapter in chapters() if chapter != get_exercise(exercise).chapter]
+    return [other for other in chapters() if other != chapter]
+
+
+def stage_before(exercise: str) -> list[str]:
+    """The most a kit can carry while `exercise` is open (`released_but` its chapter)."""
+    return released_but(get_exercise(exercise).chapter)
 
 
 # Exercises whose checks call them only through probes (a closure to differentiate, a generator to
@@ -326,3 +342,367 @@ def test_the_library_gpt_refuses_to_run_while_attention_is_graded(tmp_path):
     assert "AnswerKeyError" in done.stderr or "finished attention" in done.stderr, done.stderr[
         -800:
     ]
+
+
+# The translation attack (support/translation_attack.py): the kit's library pasted whole after a
+# NumPy stand-in for PyTorch, each exercise bound by a thin adapter to the routine that computes it.
+RNG = np.random.default_rng(0)
+A = RNG.normal(size=(3, 5))
+A3 = RNG.normal(size=(2, 3, 4))
+IDS = RNG.integers(0, 4, size=12)
+MASK = RNG.random((3, 5)) > 0.5
+ORDER = np.argsort(RNG.random((3, 5)), axis=-1)
+
+
+class _Model:
+    """A module of each container kind, for the names of its parameters."""
+
+    @staticmethod
+    def of(t) -> object:
+        class Model(t.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = t.nn.ModuleList(
+                    t.nn.Sequential(t.nn.Linear(4, 8), t.nn.GELU(), t.nn.Linear(8, 4, bias=False))
+                    for _ in range(2)
+                )
+                self.norm = t.nn.LayerNorm(4)
+                self.token = t.nn.Embedding(5, 4)
+
+        return Model()
+
+
+def _x(t, array=A):
+    return t.as_tensor(np.array(array, copy=True))
+
+
+def _parameters(t, model) -> list:
+    return [(name, tuple(p.shape), p.dim(), int(p.numel())) for name, p in model.named_parameters()]
+
+
+# Each operation the stand-in implements, called on random inputs; the same call on PyTorch must
+# give the same values, shapes and dtypes (random initialisers: the same shapes and spread).
+CASES = {
+    "Tensor": lambda t: (isinstance(_x(t), t.Tensor), isinstance(A, t.Tensor)),
+    "Generator": lambda t: isinstance(np.random.default_rng(0), t.Generator),
+    "Tensor.T": lambda t: _x(t).T,
+    "Tensor.all": lambda t: (bool((_x(t, IDS) >= 0).all()), bool((_x(t, IDS) > 0).all())),
+    "Tensor.copy_": lambda t: t.zeros(3, 5, dtype=t.float64).copy_(_x(t)),
+    "Tensor.cpu": lambda t: _x(t).cpu(),
+    "Tensor.double": lambda t: _x(t, IDS).double(),
+    "Tensor.dtype": lambda t: (_x(t).dtype, _x(t, IDS).dtype, _x(t, MASK).dtype),
+    "Tensor.any": lambda t: (bool((_x(t, IDS) > 2).any()), bool((_x(t, IDS) > 5).any())),
+    "Tensor.clamp": lambda t: (_x(t, IDS - 2).clamp(min=0), _x(t).clamp(max=0.1)),
+    "Tensor.clone": lambda t: _x(t).clone(),
+    "Tensor.contiguous": lambda t: _x(t)[:, ::2].contiguous(),
+    "Tensor.cumsum": lambda t: (_x(t).cumsum(dim=-1), _x(t, IDS).cumsum(0)),
+    "Tensor.detach": lambda t: _x(t).detach(),
+    "Tensor.device": lambda t: str(_x(t).device),
+    "Tensor.dim": lambda t: (_x(t).dim(), _x(t, A3).dim()),
+    "Tensor.exp": lambda t: _x(t).exp(),
+    "Tensor.flatten": lambda t: (_x(t, A3).flatten(1), _x(t, A3).flatten(2), _x(t, A3).flatten()),
+    "Tensor.item": lambda t: (_x(t).sum().item(), _x(t, IDS).max().item()),
+    "Tensor.log": lambda t: _x(t, np.abs(A) * MASK).log(),
+    "Tensor.long": lambda t: _x(t, IDS.astype(np.uint8)).long(),
+    "Tensor.masked_fill": lambda t: _x(t).masked_fill(_x(t, MASK), float("-inf")),
+    "Tensor.max": lambda t: (_x(t).max(), _x(t, IDS).max()),
+    "Tensor.mean": lambda t: (_x(t).mean(), -_x(t).log().mean()),
+    "Tensor.ndim": lambda t: _x(t, A3).ndim,
+    "Tensor.new_zeros": lambda t: _x(t, MASK).new_zeros(1),
+    "Tensor.numel": lambda t: (_x(t, A3).numel(), _x(t, IDS[:0]).numel()),
+    "Tensor.float": lambda t: _x(t).float(),
+    "Tensor.numpy": lambda t: _x(t).numpy(),
+    "Tensor.reshape": lambda t: (_x(t).reshape(-1, 3), _x(t).reshape((5, 3))),
+    "Tensor.scatter": lambda t: t.zeros_like(_x(t)).scatter(-1, _x(t, ORDER), _x(t)),
+    "Tensor.shape": lambda t: tuple(_x(t, A3).shape),
+    "Tensor.softmax": lambda t: _x(t).masked_fill(_x(t, MASK), float("-inf")).softmax(dim=-1),
+    "Tensor.split": lambda t: _x(t, A3).split(3, dim=2),
+    "Tensor.sum": lambda t: (_x(t).sum(dim=-1, keepdim=True), _x(t).sum(dim=1), _x(t, IDS).sum()),
+    "Tensor.to": lambda t: (_x(t, IDS) == 3).to(t.uint8),
+    "Tensor.tolist": lambda t: (_x(t, IDS).tolist(), _x(t).tolist()),
+    "Tensor.transpose": lambda t: (_x(t, A3).transpose(1, 2), _x(t, A3).transpose(-2, -1)),
+    "Tensor.triu": lambda t: t.ones(4, 4, dtype=t.bool).triu(1),
+    "Tensor.values": lambda t: t.cummax(_x(t, IDS), dim=0).values,
+    "Tensor.view": lambda t: _x(t, A3).view(2, 3, 2, 2),
+    "arange": lambda t: (t.arange(5), t.arange(3, device=_x(t).device)),
+    "argmax": lambda t: t.argmax((_x(t, IDS) == 3).to(t.uint8)),
+    "as_tensor": lambda t: (
+        t.as_tensor(A, dtype=t.float64),
+        t.as_tensor(IDS, dtype=t.int64),
+        t.as_tensor(MASK),
+        t.as_tensor([1, 2]),
+    ),
+    "bincount": lambda t: t.bincount(_x(t, IDS), minlength=10),
+    "bool": lambda t: t.ones(2, dtype=t.bool),
+    "cat": lambda t: t.cat([_x(t, MASK[0]).new_zeros(1), _x(t, MASK[0])]),
+    "cummax": lambda t: tuple(t.cummax(_x(t, IDS), dim=0)),
+    "cumsum": lambda t: t.cumsum(_x(t, IDS), 0),
+    "float64": lambda t: t.zeros(2, dtype=t.float64),
+    "from_numpy": lambda t: t.from_numpy(np.array(A3)),
+    "frombuffer": lambda t: t.frombuffer(bytearray("héllo".encode()), dtype=t.uint8).long(),
+    "full": lambda t: (t.full((2, 3), -100, dtype=t.int64), t.full((2,), 0.5), t.full((2,), 7)),
+    "topk": lambda t: tuple(t.topk(_x(t), 2)),
+    "full_like": lambda t: t.full_like(_x(t), 0.25),
+    "int64": lambda t: t.zeros(0, dtype=t.int64),
+    "log_softmax": lambda t: t.log_softmax(_x(t), dim=1),
+    "nn.Embedding": lambda t: (
+        _parameters(t, t.nn.Embedding(5, 3)),
+        t.nn.Embedding(5, 3)(_x(t, IDS)).shape,
+    ),
+    "nn.GELU": lambda t: (_parameters(t, t.nn.GELU()), isinstance(t.nn.GELU(), t.nn.Module)),
+    "nn.LayerNorm": lambda t: [p.tolist() for p in t.nn.LayerNorm(3).parameters()],
+    "nn.Linear": lambda t: (
+        _parameters(t, t.nn.Linear(5, 2)),
+        _parameters(t, t.nn.Linear(5, 2, bias=False)),
+        t.nn.Linear(5, 2)(_x(t).float()).shape,
+    ),
+    "nn.Module": lambda t: _parameters(t, _Model.of(t)),
+    "nn.ModuleList": lambda t: [_parameters(t, m) for m in _Model.of(t).blocks],
+    "nn.Parameter": lambda t: t.nn.Parameter(t.ones(2, 3)),
+    "nn.functional.softmax": lambda t: t.nn.functional.softmax(_x(t), dim=0),
+    "nn.Sequential": lambda t: _parameters(t, t.nn.Sequential(t.nn.Linear(2, 3), t.nn.GELU())),
+    "nn.functional.cross_entropy": lambda t: t.nn.functional.cross_entropy(
+        _x(t) * 30, _x(t, IDS[:3])
+    ),
+    "nn.init.normal_": lambda t: [
+        (p.dtype, tuple(p.shape), round(float(p.detach().std()) * 1000))
+        for p in (t.nn.init.normal_(t.nn.Linear(300, 400).weight, std=0.02),)
+    ],
+    "nn.init.kaiming_normal_": lambda t: [
+        (p.dtype, tuple(p.shape), round(float(p.detach().std()) * 1000))
+        for p in (t.nn.init.kaiming_normal_(t.nn.Linear(300, 400).weight, nonlinearity="tanh"),)
+    ],
+    "nn.init.zeros_": lambda t: t.nn.init.zeros_(t.nn.Linear(3, 4).weight).tolist(),
+    "no_grad": lambda t: (t.no_grad()(lambda x: x * 2)(_x(t)), t.no_grad().__enter__() is not None),
+    "ones": lambda t: (t.ones(2, 3), t.ones(3, 3, dtype=t.bool, device=_x(t).device)),
+    "ones_like": lambda t: (t.ones_like(_x(t), dtype=t.bool), t.ones_like(_x(t, IDS))),
+    "repeat_interleave": lambda t: t.repeat_interleave(_x(t, IDS), _x(t, IDS[::-1])),
+    "softmax": lambda t: t.softmax(_x(t) / 0.7, dim=-1),
+    "sort": lambda t: tuple(t.sort(_x(t, IDS * 0.5), dim=-1, descending=True, stable=True)),
+    "tanh": lambda t: t.tanh(_x(t)),
+    "tensor": lambda t: (
+        t.tensor(1.5),
+        t.tensor(2.5, dtype=t.float64),
+        t.tensor([[1, 2], [3, 4]], dtype=t.int64).reshape(-1, 2),
+        t.tensor([], dtype=t.int64),
+        t.tensor(A),
+        t.tensor([3]),
+    ),
+    "uint8": lambda t: t.zeros(2, dtype=t.uint8),
+    "where": lambda t: (
+        t.where(_x(t, MASK), _x(t), 0.0),
+        t.where(_x(t, IDS) > 1, _x(t, IDS), 0),
+        t.where(_x(t, MASK), _x(t) / 2, t.full_like(_x(t), 0.5)),
+    ),
+    "zeros": lambda t: (t.zeros(3, dtype=t.float64), t.zeros((2, 2), dtype=t.int64), t.zeros(2)),
+    "zeros_like": lambda t: t.zeros_like(_x(t)),
+}
+
+# What the library's answering code names but the stand-in does not implement, and why.
+AUTOGRAD = (
+    "autograd: the derivative is computed by PyTorch's code, not written in the kit's, so no "
+    "translation of the kit carries it (nplm_grads, bigram_loss_and_grad)"
+)
+NOT_NEEDED = {
+    "Tensor.backward": AUTOGRAD,
+    "Tensor.grad": AUTOGRAD,
+    "Tensor.requires_grad_": AUTOGRAD,
+    "autograd.grad": AUTOGRAD,
+    "nn.utils.clip_grad_norm_": AUTOGRAD,
+    "optim.AdamW": AUTOGRAD,
+    "optim.Optimizer": AUTOGRAD,
+    "optim.SGD": AUTOGRAD,
+    "autograd.gradcheck.get_numerical_jacobian": (
+        "PyTorch's own finite differences (gradcheck.central_difference): PyTorch's text, not the kit's"
+    ),
+    "multinomial": "draws with a torch.Generator; a NumPy exercise's checks pass NumPy generators",
+    "randint": "draws with a torch.Generator; a NumPy exercise's checks pass NumPy generators",
+    "nn.functional.scaled_dot_product_attention": (
+        "PyTorch's finished attention (TinyGPT.forward, gpt2's): its text is PyTorch's; what the "
+        "kit writes of attention, CausalSelfAttention.weights, the stand-in runs"
+    ),
+    "nn.Dropout": "only in gpt2's CausalSelfAttention, whose forward is scaled_dot_product_attention",
+    "Tensor.is_complex": "a torch.dtype's attribute, in baselines._check_ids (the stated exemption)",
+    "Tensor.is_floating_point": "a torch.dtype's attribute, in baselines._check_ids (the stated exemption)",
+    "Tensor.type": "a torch.device's .type (training's clocks); the stand-in's device is 'cpu'",
+    "Tensor.add": "set.add in bpe.bpe_encode, not a tensor's",
+    "Tensor.index": "list.index on a vocabulary (itos.index), not a tensor's",
+    "Tensor.norm": "TinyGPT's final LayerNorm, self.norm, not a tensor's",
+    "Tensor.size": "NumPy arrays' .size (vocab.encode_text, windows, metrics): an int there",
+}
+
+
+def _plain(value: object) -> object:
+    """A result of either library as comparable Python: arrays as (dtype name, shape, values)."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach().numpy()
+    if isinstance(value, torch.dtype):
+        return str(value).removeprefix("torch.")
+    if isinstance(value, np.ndarray):
+        return ["array", value.dtype.name, list(value.shape), _plain(np.asarray(value).tolist())]
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def test_the_stand_in_implements_every_tensor_operation_the_kit_calls():
+    # listed from the kit's source (support.translation_attack.operations): every function and
+    # class of the library, so that a missing operation cannot pass for a withheld answer
+    tensor_attributes = frozenset(n for n in dir(torch.Tensor) if not n.startswith("_"))
+    called = translation_attack.operations(
+        translation_attack.library_definitions(), tensor_attributes
+    )
+    missing = {op: sorted(by) for op, by in called.items() if op not in CASES | NOT_NEEDED}
+    assert not missing, (
+        f"operations the kit calls that the stand-in neither implements nor excuses: {missing}"
+    )
+    stale = sorted(set(NOT_NEEDED) - set(called))
+    assert not stale, f"excused operations the kit no longer calls: {stale}"
+
+
+def _same(ours: object, theirs: object) -> bool:
+    """Equal structure, dtypes and shapes; floats equal to rounding (infinities and NaNs in place)."""
+    if isinstance(theirs, list):
+        return (
+            isinstance(ours, list)
+            and len(ours) == len(theirs)
+            and all(_same(a, b) for a, b in zip(ours, theirs, strict=True))
+        )
+    if isinstance(theirs, float) and isinstance(ours, float):
+        return bool(np.isclose(ours, theirs, rtol=1e-6, atol=1e-9, equal_nan=True))
+    return type(ours) is type(theirs) and ours == theirs
+
+
+def _implemented(module: types.ModuleType) -> set[str]:
+    """What the stand-in implements, named as its operations are: "Tensor.x", "nn.x", "x"."""
+    spaces = {"nn.": module.nn, "nn.functional.": module.nn.functional, "nn.init.": module.nn.init}
+    names = {f"Tensor.{n}" for n in vars(module.Tensor) if not n.startswith("_")}
+    for prefix, space in spaces.items():
+        names |= {
+            prefix + n
+            for n, v in vars(space).items()
+            if not n.startswith("_") and not isinstance(v, types.ModuleType)
+        }
+    exported = {id(v) for space in spaces.values() for v in vars(space).values()}
+    return names | {
+        n
+        for n, v in vars(module).items()
+        if not n.startswith("_")
+        and (inspect.isfunction(v) or inspect.isclass(v))
+        and v.__module__ == module.__name__
+        and id(v) not in exported
+    }
+
+
+def test_every_operation_of_the_stand_in_computes_what_pytorch_computes():
+    # imported under its own name the stand-in registers nothing: PyTorch stays PyTorch here
+    unchecked = sorted(_implemented(numpy_torch) - set(CASES))
+    assert not unchecked, f"operations of the stand-in no case checks against PyTorch: {unchecked}"
+    wrong = {}
+    for operation, case in CASES.items():
+        np.random.seed(0)
+        torch.manual_seed(0)
+        ours, theirs = _plain(case(numpy_torch)), _plain(case(torch))
+        if not _same(ours, theirs):
+            wrong[operation] = (ours, theirs)
+    assert not wrong, "\n".join(
+        f"{op}: stand-in {a!r}\nPyTorch {b!r}" for op, (a, b) in wrong.items()
+    )
+
+
+def _graded(stage_of: Callable[[str], list[str]], folder: Path) -> dict[str, ExerciseReport]:
+    """Every attacked exercise graded in the real sandbox against the attack on the kit of
+    `stage_of(its chapter)`: one grading process per chapter and environment."""
+    by_chapter: dict[str, list] = {}
+    for name in translation_attack.ATTACKED:
+        by_chapter.setdefault(EXERCISES[name].chapter, []).append(get_exercise(name))
+    reports, libraries = {}, {}
+    for chapter, exercises in sorted(by_chapter.items()):
+        stage = tuple(stage_of(chapter))
+        if stage not in libraries:
+            libraries[stage] = kit_library(list(stage), folder / f"stage{len(libraries)}")
+        for group in environments(exercises):
+            sources = translation_attack.submission(libraries[stage], group[0].torch)
+            reports |= {r.exercise: r for r in check_together(group, sources, seed=0)}
+    return reports
+
+
+def _table(reports: dict[str, ExerciseReport]) -> str:
+    """exercise -> points earned -> the library entry its adapter called, one line each."""
+    return "\n".join(
+        f"  {name}: {r.earned}/{r.points} through proof_lm.{translation_attack.CALLED[name]}"
+        + (
+            ""
+            if r.earned
+            else f" ({(r.notes or [x.hint for x in r.results if not x.passed] or [''])[0][:90]})"
+        )
+        for name, r in sorted(reports.items())
+    )
+
+
+# What the attack earns over the library with nothing held back (measured): the issue's 16
+# exercises and min_p_probs, chapters 07-08's attention from CausalSelfAttention.weights and
+# chapter 08's Block from gpt.Block.forward.
+CONTROL = {
+    "bigram_counts", "bigram_probs", "mean_nll", "perplexity", "context_windows", "nplm_params",
+    "nplm_loss", "temperature_probs", "top_k_probs", "top_p_probs", "sample_next", "gpt_params",
+    "bpe_train", "bpe_train_fast", "bpe_encode", "bpe_decode", "min_p_probs", "causal_attention",
+    "multi_head_attention", "CausalSelfAttention", "Block",
+}  # fmt: skip
+
+
+def test_the_translation_attack_answers_what_the_whole_library_answers(tmp_path):
+    # the control: the same stand-in and adapters over the kit with every chapter released earn
+    # full marks, so that the attack's zero below is the kit's holding back, not the tool failing
+    reports = _graded(lambda chapter: chapters(), tmp_path)
+    earning = {name for name, report in reports.items() if report.earned == report.points}
+    points = sum(reports[name].earned for name in earning)
+    assert earning == CONTROL, (
+        f"the attack on the whole library earns {len(earning)} exercises, {points} points:\n"
+        + _table(reports)
+    )
+
+
+def _carried(library: Path) -> set[str]:
+    """Every function, class and method of a kit's library, as its module and source."""
+    return {
+        f"{path.stem}: {ast.unparse(node)}"
+        for path in library.glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+    }
+
+
+def test_what_a_kit_holds_back_only_shrinks_as_chapters_are_released(tmp_path):
+    # the kits themselves, built: releasing more chapters never holds back a definition (class or
+    # method) that a kit releasing fewer carries, so the stage just before an exercise's deadline
+    # holds back the least while it is open: the attack's strongest case covers every other stage
+    order = chapters()
+    kits = [order[:i] for i in range(len(order) + 1)] + [released_but(c) for c in order]
+    whole = _carried(REPO / "proof_lm")
+    held = [whole - _carried(kit_library(kit, tmp_path / str(i))) for i, kit in enumerate(kits)]
+    assert held[0] and not held[len(order)]  # the kit before any deadline holds back something
+    for smaller, held_smaller in zip(kits, held, strict=True):
+        for larger, held_larger in zip(kits, held, strict=True):
+            if set(smaller) <= set(larger):
+                grown = sorted(d.partition("\n")[0] for d in held_larger - held_smaller)
+                assert not grown, f"releasing {larger} holds back what {smaller} carries: {grown}"
+
+
+def test_the_translation_attack_earns_nothing_before_a_deadline(tmp_path):
+    """The kit's library at the stage just before each exercise's deadline (every other chapter
+    released: what a kit holds back only shrinks as chapters are released, so this is the most
+    it ever carries while the exercise is open, and every earlier stage is covered), pasted whole
+    after the NumPy stand-in, bound by the adapters and graded for real: no exercise earns a
+    point, the issue's two stated exemptions (parameter counts) aside."""
+    reports = _graded(released_but, tmp_path)
+    earning = {n: r for n, r in reports.items() if r.earned and n not in translation_attack.EXEMPT}
+    earned = sorted(earning)
+    assert not earned, (
+        f"before their deadline {len(earning)} exercises earn "
+        f"{sum(r.earned for r in earning.values())} points from the kit:\n" + _table(reports)
+    )
