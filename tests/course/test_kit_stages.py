@@ -522,6 +522,12 @@ NOT_NEEDED = {
         "kit writes of attention, CausalSelfAttention.weights, the stand-in runs"
     ),
     "nn.Dropout": "only in gpt2's CausalSelfAttention, whose forward is scaled_dot_product_attention",
+    "nn.MultiheadAttention": "TinyGPT's layers are PyTorch's finished ones: a stand-in for them would "
+    "be the answer itself, not a translation of the kit",
+    "nn.TransformerEncoderLayer": "TinyGPT's layers are PyTorch's finished ones: a stand-in for "
+    "them would be the answer itself, not a translation of the kit",
+    "nn.Transformer.generate_square_subsequent_mask": "TinyGPT's causal mask for PyTorch's finished "
+    "layers, which the stand-in does not stand in for",
     "Tensor.is_complex": "a torch.dtype's attribute, in baselines._check_ids (the stated exemption)",
     "Tensor.is_floating_point": "a torch.dtype's attribute, in baselines._check_ids (the stated exemption)",
     "Tensor.type": "a torch.device's .type (training's clocks); the stand-in's device is 'cpu'",
@@ -626,7 +632,7 @@ def _graded(stage_of: Callable[[str], list[str]], folder: Path) -> dict[str, Exe
         if stage not in libraries:
             libraries[stage] = kit_library(list(stage), folder / f"stage{len(libraries)}")
         for group in environments(exercises):
-            sources = translation_attack.submission(libraries[stage], group[0].torch)
+            sources = translation_attack.submission(libraries[stage])
             reports |= {r.exercise: r for r in check_together(group, sources, seed=0)}
     return reports
 
@@ -644,14 +650,13 @@ def _table(reports: dict[str, ExerciseReport]) -> str:
     )
 
 
-# What the attack earns over the library with nothing held back (measured): the issue's 16
-# exercises and min_p_probs, chapters 07-08's attention from CausalSelfAttention.weights and
-# chapter 08's Block from gpt.Block.forward.
+# What the attack earns over the library with nothing held back (measured): the NumPy chapters'
+# routines the kit writes itself. The parameter counts are graded on options no library model
+# builds (a tied output, attention biases), and the kit's attention is PyTorch's finished layers.
 CONTROL = {
-    "bigram_counts", "bigram_probs", "mean_nll", "perplexity", "context_windows", "nplm_params",
-    "nplm_loss", "temperature_probs", "top_k_probs", "top_p_probs", "sample_next", "gpt_params",
-    "bpe_train", "bpe_train_fast", "bpe_encode", "bpe_decode", "min_p_probs", "causal_attention",
-    "multi_head_attention", "CausalSelfAttention", "Block",
+    "bigram_counts", "bigram_probs", "mean_nll", "perplexity", "context_windows", "nplm_loss",
+    "temperature_probs", "top_k_probs", "top_p_probs", "sample_next", "bpe_train",
+    "bpe_train_fast", "bpe_encode", "bpe_decode", "min_p_probs",
 }  # fmt: skip
 
 

@@ -1,7 +1,8 @@
 """The translation attack on the student kit: a NumPy stand-in for PyTorch, the kit's library pasted whole, thin adapters.
 
 A submission is three parts, as a student would paste them into a notebook: the stand-in
-(`numpy_torch.py`, served as `torch` to a NumPy exercise; chapter 08 runs on real PyTorch), every
+(`numpy_torch.py`, served as `torch`: every exercise the kit's own code answers is a NumPy one; its
+attention is PyTorch's finished layers, which no translation of the kit carries), every
 module of the kit's `proof_lm` as source text (served by a finder put first, in place of the
 grader's copy), and the adapters: per exercise, a function that only converts arguments and
 results around the library routine named in `CALLED`, importing its module when called (a module
@@ -42,7 +43,6 @@ sys.meta_path.insert(0, _Pasted())
 """
 
 NUMPY_ADAPTERS = """
-import types
 import numpy as np
 import torch
 
@@ -65,7 +65,7 @@ def mean_nll(probs, words, stoi):
 def perplexity(token_probs):
     from proof_lm import metrics
     probs = np.asarray(token_probs, dtype=np.float64).reshape(-1)
-    return float(metrics.perplexity_from_nll(metrics._mean_negative_log(probs, (np.arange(probs.size),))))
+    return float(metrics.perplexity_from_nll(metrics._mean_negative_log(probs, np.arange(probs.size))))
 
 
 def context_windows(words, stoi, block_size):
@@ -74,8 +74,10 @@ def context_windows(words, stoi, block_size):
     return np.asarray(X), np.asarray(Y)
 
 
-def nplm_params(V, d, n, dh, direct=False):
+def nplm_params(V, d, n, dh, direct=False, tied=False):
     from proof_lm import nplm
+    if tied:
+        raise NotImplementedError("no model of the library ties its output layer")
     P = nplm.init_nplm(V, d, n - 1, dh, np.random.default_rng(0))
     return sum(a.size for a in P.values() if a is not None) + (P["W1"].shape[0] * V if direct else 0)
 
@@ -114,31 +116,11 @@ def sample_next(logits, rng, temperature=1.0, top_k=None, top_p=None):
     return int(sampling.draw(sampling.filter_probs(logits, temperature, top_k, top_p), rng))
 
 
-def gpt_params(V, T, C, n_layers, n_heads):
+def gpt_params(V, T, C, n_layers, n_heads, attention_bias=False, tied=False):
     from proof_lm import gpt
+    if attention_bias or tied:
+        raise NotImplementedError("TinyGPT builds neither option")
     return sum(p.numel() for p in gpt.TinyGPT(V, T, C, n_layers, n_heads).parameters())
-
-
-def causal_attention(q, k, v):
-    from proof_lm import gpt
-    if q.ndim != 3 or k.shape != q.shape or v.ndim != 3 or v.shape[:2] != q.shape[:2]:
-        raise ValueError("expected q, k of the same shape (B, T, d) and v of shape (B, T, d_v)")
-    heads = types.SimpleNamespace(n_heads=1, query=lambda x: torch.as_tensor(q), key=lambda x: torch.as_tensor(k))
-    heads.split = lambda x: gpt.CausalSelfAttention.split(heads, x)
-    weights = np.asarray(gpt.CausalSelfAttention.weights(heads, torch.as_tensor(q)))[:, 0]
-    return weights @ v, weights
-
-
-def multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads):
-    from proof_lm import gpt
-    if x.ndim != 3 or any(W.shape != (x.shape[2],) * 2 for W in (Wq, Wk, Wv, Wo)) or n_heads < 1:
-        raise ValueError("expected x (B, T, C), weights (C, C), C a multiple of n_heads")
-    attention = gpt.CausalSelfAttention(x.shape[-1], n_heads)
-    for layer, W in zip((attention.query, attention.key, attention.value, attention.output), (Wq, Wk, Wv, Wo)):
-        layer.weight = torch.as_tensor(W.T)
-    x = torch.as_tensor(x)
-    heads = attention.weights(x) @ attention.split(attention.value(x))
-    return np.asarray(attention.output(heads.transpose(1, 2).flatten(2)))
 
 
 def bpe_train(text, vocab_size):
@@ -159,50 +141,6 @@ def bpe_decode(ids, merges):
     return bpe.bpe_decode(ids, merges)
 """
 
-TORCH_ADAPTERS = """
-import types
-from torch import nn
-from proof_lm import gpt
-
-
-def _heads(n_heads, q, k):
-    # what gpt.CausalSelfAttention.weights reads of its module: the head count and q, k
-    heads = types.SimpleNamespace(n_heads=n_heads, query=lambda x: q, key=lambda x: k)
-    heads.split = lambda x: gpt.CausalSelfAttention.split(heads, x)
-    return heads
-
-
-class CausalSelfAttention(nn.Module):
-    def __init__(self, n_embd, n_head, block_size, dropout=0.0):
-        super().__init__()
-        gpt.CausalSelfAttention(n_embd, n_head)  # its argument check
-        self.n_head = n_head
-        self.qkv, self.proj = nn.Linear(n_embd, 3 * n_embd), nn.Linear(n_embd, n_embd)
-        self.attn_dropout, self.resid_dropout = nn.Dropout(dropout), nn.Dropout(dropout)
-
-    def forward(self, x):
-        q, k, v = self.qkv(x).split(x.shape[-1], dim=2)
-        heads = _heads(self.n_head, q, k)
-        weights = gpt.CausalSelfAttention.weights.__wrapped__(heads, x)  # with its gradient
-        merged = (self.attn_dropout(weights) @ heads.split(v)).transpose(1, 2).flatten(2)
-        return self.resid_dropout(self.proj(merged))
-
-
-class Block(nn.Module):
-    def __init__(self, n_embd, n_head, block_size, dropout=0.0):
-        super().__init__()
-        self.ln1, self.ln2 = nn.LayerNorm(n_embd), nn.LayerNorm(n_embd)
-        self.attn = CausalSelfAttention(n_embd, n_head, block_size, dropout)
-        self.mlp = nn.Sequential(
-            nn.Linear(n_embd, 4 * n_embd), nn.GELU(), nn.Linear(4 * n_embd, n_embd), nn.Dropout(dropout)
-        )  # the contract's layers, by name
-
-    def forward(self, x):
-        # what gpt.Block.forward reads of its module, under the contract's names
-        named = types.SimpleNamespace(norm1=self.ln1, attention=self.attn, norm2=self.ln2, mlp=self.mlp)
-        return gpt.Block.forward(named, x)
-"""
-
 # Exercise -> the library entry ("module:name[.method]") its adapter calls for the answer.
 CALLED = {
     "bigram_counts": "ngram:bigram_count_table",
@@ -218,14 +156,10 @@ CALLED = {
     "min_p_probs": "sampling:filter_probs",
     "sample_next": "sampling:draw",
     "gpt_params": "gpt:TinyGPT",
-    "causal_attention": "gpt:CausalSelfAttention.weights",
-    "multi_head_attention": "gpt:CausalSelfAttention.weights",
     "bpe_train": "bpe:bpe_train",
     "bpe_train_fast": "bpe:bpe_train",
     "bpe_encode": "bpe:bpe_encode",
     "bpe_decode": "bpe:bpe_decode",
-    "CausalSelfAttention": "gpt:CausalSelfAttention.weights",
-    "Block": "gpt:Block.forward",
 }
 ATTACKED = sorted(CALLED)
 
@@ -237,14 +171,12 @@ EXEMPT = {
 }
 
 
-def submission(library: Path, torch: bool) -> list[str]:
-    """The attack's cells: the stand-in (NumPy exercises only) and `library` (a kit's proof_lm) as
-    pasted source text, then the adapters."""
-    pasted = {"proof_lm": ""}
+def submission(library: Path) -> list[str]:
+    """The attack's cells: the stand-in and `library` (a kit's proof_lm) as pasted source text,
+    then the adapters."""
+    pasted = {"proof_lm": "", "torch": STANDIN.read_text()}
     pasted |= {f"proof_lm.{p.stem}": p.read_text() for p in sorted(library.glob("*.py"))}
-    if not torch:
-        pasted["torch"] = STANDIN.read_text()
-    return [f"_PASTED = {pasted!r}\n" + INSTALL, TORCH_ADAPTERS if torch else NUMPY_ADAPTERS]
+    return [f"_PASTED = {pasted!r}\n" + INSTALL, NUMPY_ADAPTERS]
 
 
 def _definition(entry: str) -> ast.AST | None:
