@@ -7,11 +7,20 @@ import numpy as np
 import torch
 
 from autograder.judge.check import Check
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     exact_count,
 )
 from autograder.sandbox.guest.protocol import Call
 from proof_lm.gpt import TinyGPT
+
+EXERCISE = Exercise(
+    name="gpt_params",
+    chapter="07_attention",
+    points=1,
+    kind="derive",
+    library=("gpt:TinyGPT",),
+)
 
 
 def built_count(V: int, T: int, C: int, n_layers: int, n_heads: int) -> int:
