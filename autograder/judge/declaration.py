@@ -46,8 +46,8 @@ class Exercise:
     name: str  # its grade id and function (or class) name
     chapter: str  # its source notebook, solutions/<chapter>.ipynb
     points: int
-    kind: str = "implement"  # one of KINDS
     extra: bool = False  # a challenge: extra credit beside the chapter's score, never in the total
+    kind: str = "implement"  # one of KINDS
     # what answers it, "module:name": of the library (proof_lm/<module>.py), cut out of its
     # sandbox's copy and held back from the kit; of the grader's guest
     # (autograder/sandbox/guest/<module>.py), cut out of its sandbox's copy
