@@ -146,7 +146,13 @@ def _code(path: Path) -> bytes:
     comment, a docstring or a reformatting changes nothing), any other file's bytes."""
     if path.suffix != ".py":
         return path.read_bytes()
-    tree = ast.parse(path.read_text())
+    return _python_code(path.read_text())
+
+
+@functools.lru_cache(maxsize=1024)  # chapters share most files: each text is parsed once
+def _python_code(text: str) -> bytes:
+    """`_code` of a Python file's text."""
+    tree = ast.parse(text)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (
