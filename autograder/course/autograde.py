@@ -26,7 +26,7 @@ from autograder.course.flags import Reason
 from autograder.course.printable import printable
 from autograder.course.record import record
 from autograder.course.task import Graded, Job, Release, grade_submission, hold
-from autograder.judge.exercises import chapter_exercises
+from autograder.judge.exercises import declarations
 from autograder.judge.session import new_seed
 from autograder.paths import REPO
 from autograder.sandbox.host import bwrap
@@ -116,8 +116,9 @@ def _fingerprint(job: Job, release: Release, sandboxed: bool) -> dict:
 
 def grading_files(chapter: str, root: Path = REPO) -> list[Path]:
     """The files that decide a chapter's scores and flags: the judge, the sandbox, the grading task
-    and its recording (`course/`), the library and its data, and the chapter's check modules with
-    the check modules they import. Not the server, the kit or the command lines."""
+    and its recording (`course/`), the library and its data, and the check modules that declare the
+    chapter's exercises with the check modules they import. Not the server, the kit or the command
+    lines, nor another chapter's declarations: an exercise added or changed re-grades its chapter."""
     autograder = root / "autograder"
     files = [*(autograder / "judge").glob("*.py"), *(autograder / "course").glob("*.py")]
     files += [autograder / "__init__.py", autograder / "paths.py"]
@@ -127,7 +128,7 @@ def grading_files(chapter: str, root: Path = REPO) -> list[Path]:
         *(p for p in (root / "data").rglob("*") if p.is_file()),
     ]
     checks = autograder / "judge" / "checks"
-    wanted = [checks / f"{e.module}.py" for e in chapter_exercises(chapter)]
+    wanted = [checks / f"{e.module}.py" for e in declarations(checks) if e.chapter == chapter]
     seen: set[Path] = set()
     while wanted:
         path = wanted.pop()
@@ -145,7 +146,13 @@ def _code(path: Path) -> bytes:
     comment, a docstring or a reformatting changes nothing), any other file's bytes."""
     if path.suffix != ".py":
         return path.read_bytes()
-    tree = ast.parse(path.read_text())
+    return _python_code(path.read_text())
+
+
+@functools.lru_cache(maxsize=1024)  # chapters share most files: each text is parsed once
+def _python_code(text: str) -> bytes:
+    """`_code` of a Python file's text."""
+    tree = ast.parse(text)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (

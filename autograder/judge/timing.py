@@ -1,8 +1,8 @@
 """The course's timed check: a student's function's CPU time against the library's, measured in the sandbox.
 
 One exercise is timed (`bpe_train_fast`): once its checks pass, one call's CPU time is measured in
-a grading process of its own, against the anchor its check module names (`SPEED_ANCHOR`) run the
-same way in the same run; it must be within `SPEED_RATIO` of it."""
+a grading process of its own, against the reference its declaration names (`Speed`, in its check
+module) run the same way in the same run; it must be within the declared ratio of it."""
 
 import contextlib
 import dataclasses
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from autograder.judge import mounted
 from autograder.judge.check import Check
-from autograder.judge.exercises import Exercise
+from autograder.judge.declaration import Exercise, Speed
 from autograder.judge.session import (
     GRADING_LIMITS,
     TIMEOUT_SECONDS,
@@ -29,13 +29,20 @@ from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.grading_process import SessionRun, run_session
 
 
+def _speed(exercise: Exercise) -> Speed:
+    """A timed exercise's declared speed check; ValueError for an exercise that is not timed."""
+    if exercise.speed is None:
+        raise ValueError(f"{exercise.name} is not timed: its declaration has no speed")
+    return exercise.speed
+
+
 def speed_in_process(exercise: Exercise, fn: Callable, seed: int) -> CheckResult:
     """The speed check as a hidden-test cell makes it in the student's own kernel: this process's
-    CPU time for `fn` against the library's version (`SPEED_ANCHOR`), as fast as the grader's
+    CPU time for `fn` against the library's version (its `Speed.anchor`), as fast as the grader's
     reference. Only advice: code in the kernel could change this clock; the grade's is outside."""
-    module = exercise.checks_module
+    speed = _speed(exercise)
     check = exercise.timed_check(seed)
-    anchor_module, anchor_name = module.SPEED_ANCHOR.split(":")
+    anchor_module, anchor_name = speed.anchor.split(":")
     anchor = getattr(importlib.import_module(anchor_module), anchor_name)
     (call,) = check.calls
     start = time.process_time()
@@ -47,19 +54,19 @@ def speed_in_process(exercise: Exercise, fn: Callable, seed: int) -> CheckResult
     verdict = _judge_one(check, [outcome])
     if not verdict.passed:
         return CheckResult(speed_name(exercise), False, f"wrong on {check.name}: {verdict.hint}")
-    if ratio > module.SPEED_RATIO:
+    if ratio > speed.ratio:
         return CheckResult(
             speed_name(exercise),
             False,
             f"too slow: {end - middle:.2f} CPU-s against {middle - start:.2f} for the library's "
-            f"({ratio:.1f}x) on {check.name}; {module.SLOW}",
+            f"({ratio:.1f}x) on {check.name}; {speed.slow}",
         )
     return CheckResult(speed_name(exercise), True)
 
 
 def speed_name(exercise: Exercise) -> str:
     """The name of a timed exercise's speed check, as reports show it."""
-    return f"fast enough: at most {exercise.checks_module.SPEED_RATIO:g}x the reference's CPU time"
+    return f"fast enough: at most {_speed(exercise).ratio:g}x the reference's CPU time"
 
 
 def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: bool) -> CheckResult:
@@ -77,8 +84,8 @@ def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: b
     """
     from autograder.judge.references import reference_solutions
 
-    name, module = speed_name(exercise), exercise.checks_module
-    ratio = module.SPEED_RATIO
+    name, speed = speed_name(exercise), _speed(exercise)
+    ratio = speed.ratio
     check = exercise.timed_check(seed)
     reference = [reference_solutions(exercise.chapter)[exercise.name]]
 
@@ -110,7 +117,7 @@ def speed_result(exercise: Exercise, sources: list[str], seed: int, sandboxed: b
         f"reference's {cpu:.2f} and {wall:.2f} on {check.name}, loading your cells included"
     )
     if run.cpu_seconds > ratio * cpu:
-        return CheckResult(name, False, f"too slow: {figures}; {module.SLOW}")
+        return CheckResult(name, False, f"too slow: {figures}; {speed.slow}")
     if run.returncode is None or run.wall_seconds > ratio * wall + 0.5:
         return CheckResult(
             name,

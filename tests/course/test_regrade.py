@@ -69,6 +69,44 @@ def test_a_chapter_is_graded_again_when_what_scores_it_changes_and_only_then(tmp
     assert all(a != b for a, b in zip(hashes(), now, strict=True))
 
 
+NEW_EXERCISE = '''"""Hidden checks for chapter 01's `vocabulary_size`."""
+
+from autograder.judge.declaration import Exercise
+
+EXERCISE = Exercise(name="vocabulary_size", chapter="01_bigram_counting", points=1)
+
+
+def vocabulary_size_checks(rng):
+    return []
+'''
+
+
+def test_adding_or_changing_an_exercise_re_grades_its_chapter_alone(tmp_path):
+    root = _copy(tmp_path)
+    first, gpt = "01_bigram_counting", "08_gpt"
+
+    def hashes() -> tuple[str, str]:
+        return grader_hash(first, root), grader_hash(gpt, root)
+
+    before = hashes()
+    # a new exercise of chapter 01, declared in its check module: chapter 01 alone
+    (root / "autograder/judge/checks/vocabulary_size.py").write_text(NEW_EXERCISE)
+    added = hashes()
+    assert added[0] != before[0] and added[1] == before[1]
+    # its points: chapter 01 alone
+    _edit(root / "autograder/judge/checks/vocabulary_size.py", lambda s: s.replace("=1)", "=2)"))
+    changed = hashes()
+    assert changed[0] != added[0] and changed[1] == added[1]
+    # one of chapter 08's declarations (what of the library answers GPT): chapter 08 alone
+    now = changed
+    _edit(
+        root / "autograder/judge/checks/gpt.py",
+        lambda s: s.replace("library=(", "library=('gpt2:Block', ", 1),
+    )
+    changed = hashes()
+    assert changed[0] == now[0] and changed[1] != now[1]
+
+
 def test_the_files_of_a_chapter_are_its_check_modules_and_what_they_import():
     names = {p.name for p in grading_files("01_bigram_counting") if "checks" in p.parts}
     assert {"bigram_counts.py", "bigram_counting_shared.py", "cases.py", "layouts.py"} <= names

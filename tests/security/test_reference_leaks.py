@@ -14,7 +14,7 @@ import json
 
 from conftest import IMPLEMENTATIONS
 
-from autograder.judge.exercises import get_exercise
+from autograder.judge.exercises import chapter_exercises, get_exercise
 from autograder.judge.runner import check_source
 from autograder.judge.session import NOTES_SHOWN
 
@@ -22,7 +22,8 @@ CHAPTER, EXERCISE = "01_bigram_counting", "perplexity"
 CORRECT = (IMPLEMENTATIONS / EXERCISE / "correct_loop.py").read_text()
 
 
-EARLIER = ["bigram_counts", "bigram_probs", "mean_nll"]  # the exercises before perplexity
+NAMES = [e.name for e in chapter_exercises(CHAPTER)]
+EARLIER = NAMES[: NAMES.index(EXERCISE)]  # the exercises before perplexity
 
 LOADING = """
 import gc, json, sys

@@ -33,19 +33,6 @@ def _reference(exercise: str):
     return space[exercise]
 
 
-# Plain calls for exercises whose checks call them only through probes (the tokenizer's trainer
-# and encoder are checked on texts the probes build): inputs of the chapter's own worked examples.
-PLAIN_CALLS: dict[str, list[tuple]] = {
-    "bpe_train": [("aaabdaaabac", 300), ("to be or not to be, that is", 270), ("abcabcabd", 262)],
-    "bpe_encode": [
-        ("aaabdaaabac", [(97, 97), (256, 97), (257, 98)]),
-        ("to be or not", [(116, 111), (32, 98), (256, 32)]),
-        ("abcabc", [(97, 98), (256, 99)]),
-    ],
-}
-PLAIN_CALLS["bpe_train_fast"] = PLAIN_CALLS["bpe_train"]
-
-
 def check_inputs(exercise: str) -> list[tuple[tuple, dict, object]]:
     """(args, kwargs, reference answer) for the exercise's plain calls the reference answers."""
     fn, found = _reference(exercise), []
@@ -55,7 +42,9 @@ def check_inputs(exercise: str) -> list[tuple[tuple, dict, object]]:
         for call in check.calls
         if call.probe is None
     ]
-    calls += [types.SimpleNamespace(args=args, kwargs={}) for args in PLAIN_CALLS.get(exercise, [])]
+    # exercises checked through probes declare plain calls: their chapter's worked examples
+    examples = get_exercise(exercise).worked_examples
+    calls += [types.SimpleNamespace(args=args, kwargs={}) for args in examples]
     for call in calls:
         if len(found) >= CALLS:
             break

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from autograder.judge.check import Check
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
@@ -17,6 +18,13 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="adam_step",
+    chapter="06_training",
+    points=2,
+    extra=True,
+)
 
 
 def torch_adam(param, grad, m, v, t, lr, betas, eps, weight_decay) -> tuple:

@@ -5,6 +5,7 @@ import numpy as np
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import in_layout
 from autograder.judge.checks.training_shared import LARGE_MEAN_NOTE, different_scales
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
@@ -16,6 +17,13 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="batchnorm_forward",
+    chapter="06_training",
+    points=3,
+    kind="debug",
+)
 
 
 def bn_reference(

@@ -9,6 +9,7 @@ from autograder.judge.checks.cases import (
     random_vocab,
     random_words,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     array_answer,
     expect_close,
@@ -16,6 +17,13 @@ from autograder.judge.expect import (
     value_of,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="bigram_counts",
+    chapter="01_bigram_counting",
+    points=2,
+    library=("ngram:bigram_count_table", "ngram:ngram_counts", "ngram:_ngram_codes"),
+)
 
 
 def _judge_counts(words: list[str], stoi: dict[str, int], what: str, note: str = "") -> Check:

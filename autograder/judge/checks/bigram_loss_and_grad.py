@@ -9,6 +9,7 @@ from autograder.judge.checks.neural_bigram_shared import (
     reference_softmax,
     row_softmax,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     as_number,
@@ -18,6 +19,21 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="bigram_loss_and_grad",
+    chapter="02_neural_bigram",
+    points=3,
+    kind="derive",
+    grader=("probes:softmax_regression",),
+    given_in_text=(
+        "(loss,grad)",
+        "len(previous)",
+        "logits=table[previous]",
+        "softmax(logits)",
+        "table[previous]",
+    ),
+)
 
 
 def reference_table_grad(

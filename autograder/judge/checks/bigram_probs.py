@@ -4,12 +4,21 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import with_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     array_answer,
     expect_close,
     expect_unchanged,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="bigram_probs",
+    chapter="01_bigram_counting",
+    points=2,
+    kind="implement",
+    library=("ngram:add_k_probs",),
+)
 
 
 def reference_probs(counts: np.ndarray, k: float) -> np.ndarray:

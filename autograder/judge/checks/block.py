@@ -18,8 +18,18 @@ from autograder.judge.checks.gpt_shared import (
     random_weights,
     reference_block,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import labelled
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="Block",
+    chapter="08_gpt",
+    points=2,
+    library=("gpt2:Block",),
+    refuse_attention=True,
+    probe_only=True,
+)
 
 
 def block_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndarray]]:

@@ -13,8 +13,17 @@ from autograder.judge.checks.tokenization_shared import (
     reference_encode,
     reference_train,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import expect_unchanged, value_of
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="bpe_decode",
+    chapter="09_tokenization",
+    points=2,
+    kind="debug",
+    library=("bpe:bpe_decode", "bpe:token_bytes", "bpe:_expand"),
+)
 
 
 def byte_table(merges: list, reverse_pairs: bool = False) -> list[bytes]:

@@ -13,8 +13,22 @@ from autograder.judge.checks.tokenization_shared import (
     reference_train,
     typed_call,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import expect_unchanged, value_of
 from autograder.sandbox.guest.protocol import Outcome
+
+EXERCISE = Exercise(
+    name="bpe_encode",
+    chapter="09_tokenization",
+    points=3,
+    kind="debug",
+    library=("bpe:bpe_encode", "bpe:_replace"),
+    worked_examples=(
+        ("aaabdaaabac", [(97, 97), (256, 97), (257, 98)]),
+        ("to be or not", [(116, 111), (32, 98), (256, 32)]),
+        ("abcabc", [(97, 98), (256, 99)]),
+    ),
+)
 
 
 def ids_answer(outcome: Outcome) -> list[int]:

@@ -16,8 +16,22 @@ from autograder.judge.checks.tokenization_shared import (
     reference_train,
     typed_call,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import value_of
 from autograder.sandbox.guest.protocol import Outcome
+
+EXERCISE = Exercise(
+    name="bpe_train",
+    chapter="09_tokenization",
+    points=4,
+    kind="debug",
+    library=("bpe:bpe_train", "bpe:_replace"),
+    worked_examples=(
+        ("aaabdaaabac", 300),
+        ("to be or not to be, that is", 270),
+        ("abcabcabd", 262),
+    ),
+)
 
 
 def merges_answer(outcome: Outcome) -> list[tuple[int, int]]:

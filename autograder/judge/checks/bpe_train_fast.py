@@ -4,14 +4,28 @@ import numpy as np
 
 from autograder.judge.check import Check
 from autograder.judge.checks.bpe_train import TRAIN_DIAGNOSES, _train_check, bpe_train_checks
+from autograder.judge.declaration import Exercise, Speed
 
-SPEED_RATIO = 5.0  # the student's timed run may take this many times the reference's CPU time
-
+EXERCISE = Exercise(
+    name="bpe_train_fast",
+    chapter="09_tokenization",
+    points=3,
+    kind="design",
+    library=("bpe:bpe_train", "bpe:_replace"),
+    worked_examples=(
+        ("aaabdaaabac", 300),
+        ("to be or not to be, that is", 270),
+        ("abcabcabd", 262),
+    ),
+    speed=Speed(
+        ratio=5.0,  # the student's timed run may take this many times the reference's CPU time
+        anchor="proof_lm.bpe:bpe_train",  # what a student's own kernel times against (as fast)
+        slow="the work grows with merges x text length: each merge changes the pairs around its "
+        "own occurrences only, and what it did not touch need not be counted again",
+    ),
+)
 
 SPEED_CHARS, SPEED_MERGES = 200_000, 500  # the timed call: a slice of the corpus, its merges
-
-
-SPEED_ANCHOR = "proof_lm.bpe:bpe_train"  # what a student's own kernel times against (as fast)
 
 
 STALE = (
@@ -34,12 +48,6 @@ FAST_DIAGNOSES = [
         {"stale": "kept"},
     ),
 ]
-
-
-SLOW = (
-    "the work grows with merges x text length: each merge changes the pairs around its own "
-    "occurrences only, and what it did not touch need not be counted again"
-)
 
 
 def bpe_train_fast_checks(rng: np.random.Generator) -> list[Check]:

@@ -14,6 +14,7 @@ from autograder.judge.checks.attention_shared import (
     score_size,
 )
 from autograder.judge.checks.layouts import in_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
@@ -24,6 +25,13 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="causal_attention",
+    chapter="07_attention",
+    points=3,
+    kind="debug",
+)
 
 
 def variant_attention(

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
@@ -19,6 +20,14 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="causal_attention_backward",
+    chapter="07_attention",
+    points=3,
+    kind="derive",
+    given_in_text=("math.sqrt(d)",),
+)
 
 PARTS = ("dq", "dk", "dv")
 

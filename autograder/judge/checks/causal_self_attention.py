@@ -6,7 +6,6 @@ import torch
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.gpt_shared import (
     MODULE,
-    PROBES,
     _diagnose,
     _expect_calls_in_turn,
     _expect_eval_mode,
@@ -20,8 +19,19 @@ from autograder.judge.checks.gpt_shared import (
     random_weights,
     reference_attention,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import expect_raises, labelled, matches
+from autograder.sandbox.guest import torch_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="CausalSelfAttention",
+    chapter="08_gpt",
+    points=4,
+    library=("gpt2:CausalSelfAttention",),
+    refuse_attention=True,
+    probe_only=True,
+)
 
 
 def attention_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.ndarray]]:
@@ -230,7 +240,7 @@ def _constructor_rejects(init: dict, what: str) -> Check:
             )
         expect_raises(outcome, "ValueError", "n_head must divide n_embd")
 
-    return Check(what, [Call((init,), probe=f"{PROBES}:constructor_probe")], judge)
+    return Check(what, [Call((init,), probe=torch_probes.constructor_probe)], judge)
 
 
 def CausalSelfAttention_checks(rng: np.random.Generator) -> list[Check]:  # noqa: N802 - the exercise's name

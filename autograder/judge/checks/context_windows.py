@@ -7,6 +7,7 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.cases import alphabet_vocab, random_vocab, random_words
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
@@ -14,6 +15,19 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="context_windows",
+    chapter="03_mlp_lm",
+    points=2,
+    kind="debug",
+    library=(
+        "windows:_sliding_windows",
+        "windows:padded_windows",
+        "windows:name_windows",
+        "windows:make_context_dataset",
+    ),
+)
 
 
 def reference_windows(

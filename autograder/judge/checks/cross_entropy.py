@@ -7,6 +7,7 @@ import numpy as np
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import with_layout
 from autograder.judge.checks.neural_bigram_shared import reference_ce, reference_softmax
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     expect_close,
     expect_raises,
@@ -14,6 +15,14 @@ from autograder.judge.expect import (
     number_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="cross_entropy",
+    chapter="02_neural_bigram",
+    points=2,
+    kind="derive",
+    library=("nplm:nplm_mean_loss",),
+)
 
 
 def _judge_ce(logits: np.ndarray, targets: np.ndarray, what: str) -> Check:

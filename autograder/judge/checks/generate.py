@@ -3,8 +3,19 @@
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
-from autograder.judge.checks.gpt_shared import PROBES, _array, _judge_reproducible, _report
+from autograder.judge.checks.gpt_shared import _array, _judge_reproducible, _report
+from autograder.judge.declaration import Exercise
+from autograder.sandbox.guest import torch_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="generate",
+    chapter="08_gpt",
+    points=3,
+    kind="debug",
+    library=("gpt2:generate",),
+    probe_only=True,
+)
 
 
 def toy_probs(
@@ -104,7 +115,7 @@ def _generate_call(
     train_mode: bool,
 ) -> Call:
     return Call(
-        (W, U, block, idx, steps, seeds, kwargs, train_mode), probe=f"{PROBES}:generate_probe"
+        (W, U, block, idx, steps, seeds, kwargs, train_mode), probe=torch_probes.generate_probe
     )
 
 

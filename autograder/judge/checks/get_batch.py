@@ -5,9 +5,20 @@ import math
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed, describe_error
-from autograder.judge.checks.gpt_shared import PROBES, _array, _judge_reproducible, _report
+from autograder.judge.checks.gpt_shared import _array, _judge_reproducible, _report
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import expect_raises
+from autograder.sandbox.guest import torch_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="get_batch",
+    chapter="08_gpt",
+    points=2,
+    kind="debug",
+    library=("gpt2:get_batch",),
+    probe_only=True,
+)
 
 
 def _judge_batch_runs(
@@ -47,7 +58,7 @@ def _judge_batch_runs(
 
 
 def _batch_call(data: np.ndarray, block_size: int, batch_size: int, seeds: list[int]) -> Call:
-    return Call((data, block_size, batch_size, seeds), probe=f"{PROBES}:get_batch_probe")
+    return Call((data, block_size, batch_size, seeds), probe=torch_probes.get_batch_probe)
 
 
 def _judge_get_batch_windows(

@@ -9,7 +9,6 @@ from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.gpt_shared import (
     ATOL,
     MODULE,
-    PROBES,
     RTOL,
     _diagnose,
     _expect_calls_in_turn,
@@ -25,8 +24,19 @@ from autograder.judge.checks.gpt_shared import (
     random_weights,
     reference_block,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import expect_close, expect_raises, labelled, matches, value_of
+from autograder.sandbox.guest import torch_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="GPT",
+    chapter="08_gpt",
+    points=4,
+    library=("gpt2:GPT",),
+    refuse_attention=True,
+    probe_only=True,
+)
 
 
 def gpt_shapes(V: int, T: int, C: int, L: int) -> dict[str, tuple]:
@@ -208,7 +218,7 @@ def _judge_gpt_count(V: int, block: int, C: int, H: int, L: int) -> Check:
 
     return Check(
         f"tied head and {count:,} parameters for V={V}, block_size={block}, n_embd={C}, n_layer={L}",
-        [Call((init,), probe=f"{PROBES}:constructor_probe")],
+        [Call((init,), probe=torch_probes.constructor_probe)],
         judge,
     )
 
@@ -249,7 +259,7 @@ def _judge_gpt_init(rng: np.random.Generator) -> Check:
 
     return Check(
         "initialisation: the contract's std for the weights and the residual projections, zero biases",
-        [Call((init, seed), probe=f"{PROBES}:init_probe")],
+        [Call((init, seed), probe=torch_probes.init_probe)],
         judge,
     )
 

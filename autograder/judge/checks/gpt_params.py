@@ -7,10 +7,19 @@ import torch
 from torch import nn
 
 from autograder.judge.check import Check
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     exact_count,
 )
 from autograder.sandbox.guest.protocol import Call
+
+EXERCISE = Exercise(
+    name="gpt_params",
+    chapter="07_attention",
+    points=1,
+    kind="derive",
+    library=("gpt:TinyGPT",),
+)
 
 
 def reference_count(

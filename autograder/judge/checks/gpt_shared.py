@@ -16,15 +16,13 @@ import torch
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.expect import expect_close, labelled, matches, value_of
+from autograder.sandbox.guest import torch_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
 
 RTOL, ATOL = 1e-7, 1e-9  # strict: chapter 08 keeps its float64 tolerances (see expect.py)
 
 
-PROBES = "autograder.sandbox.guest.torch_probes"
-
-
-MODULE = f"{PROBES}:module_probe"
+MODULE = torch_probes.module_probe  # builds and runs the student's module
 
 
 def _t(a: np.ndarray) -> torch.Tensor:

@@ -10,8 +10,16 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.cases import alphabet_vocab, random_words
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import array_answer, expect_close, expect_raises, expect_unchanged
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="interpolated_probs",
+    chapter="01_bigram_counting",
+    points=2,
+    extra=True,
+)
 
 
 def reference_interpolated(counts: np.ndarray, lam: float, unigram_axis: int = 0) -> np.ndarray:

@@ -9,6 +9,7 @@ import torch
 from torch.nn import functional
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     as_number,
@@ -19,6 +20,13 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="label_smoothing_loss_and_grad",
+    chapter="02_neural_bigram",
+    points=2,
+    extra=True,
+)
 
 
 def reference_smoothed(logits: np.ndarray, targets: np.ndarray, eps: float) -> tuple:

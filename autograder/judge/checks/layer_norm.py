@@ -10,6 +10,7 @@ from autograder.judge.checks.attention_shared import (
     reference_layer_norm,
 )
 from autograder.judge.checks.layouts import in_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
@@ -19,6 +20,13 @@ from autograder.judge.expect import (
     value_of,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="layer_norm",
+    chapter="07_attention",
+    points=2,
+    kind="debug",
+)
 
 
 def layer_norm_variants(

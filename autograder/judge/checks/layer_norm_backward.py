@@ -11,6 +11,7 @@ from autograder.judge.checks.attention_shared import (
     reference_layer_norm,
 )
 from autograder.judge.checks.layouts import in_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
@@ -22,6 +23,14 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="layer_norm_backward",
+    chapter="07_attention",
+    points=3,
+    kind="derive",
+    given_in_text=("(dx,dgamma,dbeta)", "C=x.shape[-1]", "x.shape[-1]"),
+)
 
 
 def finite_difference_layer_norm(

@@ -3,9 +3,10 @@
 from dataclasses import replace
 
 from autograder.judge.check import Check, CheckFailed, describe_error
+from autograder.sandbox.guest import layout_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
 
-PROBE = "autograder.sandbox.guest.layout_probes:layout_probe"
+PROBE = layout_probes.layout_probe
 
 
 def with_layout(check: Check, layout: str) -> Check:

@@ -14,12 +14,20 @@ from functools import cache
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import value_of
 from autograder.sandbox.guest.protocol import Call, Outcome
 from proof_lm.corpus import load_names, split_names
 from proof_lm.nplm import init_nplm, nplm_mean_loss
 from proof_lm.vocab import build_vocab
 from proof_lm.windows import name_windows
+
+EXERCISE = Exercise(
+    name="learning_rates",
+    chapter="06_training",
+    points=3,
+    kind="design",
+)
 
 STEPS, BATCH, TARGET, HIDDEN_SEEDS = 300, 64, 2.37, 6
 MAX_RATE = 1000.0  # past any rate that trains: a bound on what the judge multiplies by

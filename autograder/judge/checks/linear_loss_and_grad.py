@@ -9,6 +9,7 @@ import torch
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import with_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     as_number,
@@ -18,6 +19,14 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="linear_loss_and_grad",
+    chapter="04_gradients",
+    points=3,
+    kind="debug",
+    grader=("probes:softmax_regression",),
+)
 
 
 def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.ndarray]:

@@ -9,8 +9,16 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.nplm_loss import random_params
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import as_array, expect_close, expect_unchanged, labelled, tuple_answer
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="log_prob_factors",
+    chapter="03_mlp_lm",
+    points=2,
+    kind="derive",
+)
 
 
 def model_log_probs(P: dict, X: np.ndarray, part: str = "log_probs") -> np.ndarray:

@@ -26,6 +26,7 @@ from fractions import Fraction
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     as_number,
@@ -36,6 +37,14 @@ from autograder.judge.expect import (
     tuple_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="loss_floor_and_gaps",
+    chapter="02_neural_bigram",
+    points=2,
+    kind="derive",
+    given_in_text=("(floor,gaps)",),
+)
 
 
 def _ml_row(counts: list[float]) -> list[float]:

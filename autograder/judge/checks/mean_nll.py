@@ -14,12 +14,21 @@ from autograder.judge.checks.cases import (
     random_words,
 )
 from autograder.judge.checks.layouts import with_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     expect_close,
     expect_unchanged,
     number_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="mean_nll",
+    chapter="01_bigram_counting",
+    points=2,
+    kind="debug",
+    library=("metrics:bigram_mean_nll", "metrics:ngram_mean_nll", "metrics:_mean_negative_log"),
+)
 
 
 def reference_mean_nll(

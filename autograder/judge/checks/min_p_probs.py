@@ -10,8 +10,17 @@ import math
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import array_answer, expect_close, expect_raises, expect_unchanged
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="min_p_probs",
+    chapter="05_sampling",
+    points=2,
+    extra=True,
+    library=("sampling:filter_probs",),
+)
 
 
 def reference_softmax(logits: np.ndarray, temperature: float) -> list[float]:

@@ -15,6 +15,7 @@ from autograder.judge.checks.attention_shared import (
     score_size,
 )
 from autograder.judge.checks.layouts import in_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
@@ -24,6 +25,13 @@ from autograder.judge.expect import (
     value_of,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="multi_head_attention",
+    chapter="07_attention",
+    points=3,
+    library=("gpt2:CausalSelfAttention",),
+)
 
 
 def reference_mha(

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     close_entries,
@@ -17,6 +18,14 @@ from autograder.judge.expect import (
     matches,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="nplm_direct_grads",
+    chapter="04_gradients",
+    points=3,
+    kind="derive",
+    extra=True,
+)
 
 NAMES = ("E", "W1", "b1", "W2", "b2", "W3")
 

@@ -14,6 +14,7 @@ import torch
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import with_layout
 from autograder.judge.checks.nplm_loss import random_params
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     close_entries,
@@ -23,6 +24,14 @@ from autograder.judge.expect import (
     matches,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="nplm_grads",
+    chapter="04_gradients",
+    points=5,
+    kind="derive",
+    library=("nplm:nplm_loss_and_grads", "baselines:TorchContextMLP"),
+)
 
 NAMES = ("E", "W1", "b1", "W2", "b2")
 

@@ -9,6 +9,7 @@ import torch
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import with_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     as_number,
@@ -19,6 +20,19 @@ from autograder.judge.expect import (
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
 from proof_lm.baselines import TorchContextMLP, numpy_params
+
+EXERCISE = Exercise(
+    name="nplm_loss",
+    chapter="03_mlp_lm",
+    points=3,
+    kind="debug",
+    library=(
+        "nplm:nplm_logits",
+        "nplm:nplm_mean_loss",
+        "nplm:nplm_loss_and_grads",
+        "baselines:TorchContextMLP",
+    ),
+)
 
 
 def torch_nplm(

@@ -7,10 +7,19 @@ no model of the course, so no model's own count answers it.
 import numpy as np
 
 from autograder.judge.check import Check
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     exact_count,
 )
 from autograder.sandbox.guest.protocol import Call
+
+EXERCISE = Exercise(
+    name="nplm_params",
+    chapter="03_mlp_lm",
+    points=1,
+    kind="derive",
+    library=("nplm:init_nplm", "baselines:TorchContextMLP"),
+)
 
 
 def _judge_params(

@@ -7,12 +7,24 @@ the error.
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     expect_close,
     value_of,
 )
+from autograder.sandbox.guest import gradient_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="numerical_gradient",
+    chapter="04_gradients",
+    points=2,
+    kind="derive",
+    library=("gradcheck:central_difference",),
+    probe_only=True,
+    given_in_text=("x[index]",),
+)
 
 
 def _f(x: np.ndarray, weights: np.ndarray) -> float:
@@ -143,7 +155,7 @@ def _judge_numerical(
 
     call = Call(
         (x, weights, closure, eps, transposed, returns),
-        probe="autograder.sandbox.guest.gradient_probes:numerical_gradient_probe",
+        probe=gradient_probes.numerical_gradient_probe,
     )
     return Check(what, [call], judge)
 

@@ -6,12 +6,21 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import with_layout
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     expect_close,
     expect_unchanged,
     number_answer,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="perplexity",
+    chapter="01_bigram_counting",
+    points=1,
+    kind="derive",
+    library=("metrics:perplexity_from_nll",),
+)
 
 
 def reference_perplexity(token_probs: np.ndarray) -> float:

@@ -16,8 +16,16 @@ import re
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import value_of
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="pre_split",
+    chapter="09_tokenization",
+    points=2,
+    extra=True,
+)
 
 CONTRACTIONS = ("'s", "'t", "'re", "'ve", "'m", "'ll", "'d")
 

@@ -13,10 +13,20 @@ from autograder.judge.checks.sampling_shared import (
     reference_top_k,
     reference_top_p,
 )
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     value_of,
 )
+from autograder.sandbox.guest import sampling_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="sample_next",
+    chapter="05_sampling",
+    points=3,
+    kind="debug",
+    library=("sampling:filter_probs", "sampling:draw"),
+)
 
 
 def filtered(
@@ -199,7 +209,7 @@ def _sample_check(logits: np.ndarray, kwargs: dict, seed: int, draws: int, what:
 
     call = Call(
         (logits, seed, draws, kwargs),
-        probe="autograder.sandbox.guest.sampling_probes:sample_next_probe",
+        probe=sampling_probes.sample_next_probe,
     )
     return Check(what, [call], judge)
 

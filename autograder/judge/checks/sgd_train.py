@@ -3,6 +3,7 @@
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     as_array,
     as_number,
@@ -11,8 +12,16 @@ from autograder.judge.expect import (
     same,
     value_of,
 )
+from autograder.sandbox.guest import probes
 from autograder.sandbox.guest.probes import PROBLEMS
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="sgd_train",
+    chapter="06_training",
+    points=3,
+    kind="debug",
+)
 
 
 def _replay(params: dict, problem: str, batches: list, rate: float, variant: str = "") -> dict:
@@ -174,7 +183,7 @@ def _judge_sgd(params: dict, problem: str, batches: list, rate: float, what: str
 
     call = Call(
         (params, problem, batches, rate, as_generator),
-        probe="autograder.sandbox.guest.probes:sgd_train_probe",
+        probe=probes.sgd_train_probe,
     )
     return Check(what, [call], judge)
 
@@ -258,7 +267,7 @@ def _judge_outcome() -> Check:
 
     call = Call(
         (params, "softmax_regression", batches, rate, False),
-        probe="autograder.sandbox.guest.probes:sgd_train_probe",
+        probe=probes.sgd_train_probe,
     )
     return Check("three separable classes: the loss falls below 0.1 in 200 steps", [call], judge)
 

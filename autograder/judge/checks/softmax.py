@@ -5,12 +5,21 @@ import numpy as np
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import with_layout
 from autograder.judge.checks.neural_bigram_shared import reference_softmax
+from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
     array_answer,
     expect_close,
     expect_unchanged,
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
+
+EXERCISE = Exercise(
+    name="softmax",
+    chapter="02_neural_bigram",
+    points=2,
+    kind="derive",
+    library=("sampling:filter_probs",),
+)
 
 
 def _wrong_softmaxes(logits: np.ndarray, axis: int) -> list[tuple[str, np.ndarray]]:

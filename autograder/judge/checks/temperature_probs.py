@@ -11,6 +11,15 @@ from autograder.judge.checks.sampling_shared import (
     distinct_logits,
     reference_temperature,
 )
+from autograder.judge.declaration import Exercise
+
+EXERCISE = Exercise(
+    name="temperature_probs",
+    chapter="05_sampling",
+    points=1,
+    kind="derive",
+    library=("sampling:filter_probs",),
+)
 
 
 def _power_of_shifted(logits: np.ndarray, temperature: float) -> np.ndarray:

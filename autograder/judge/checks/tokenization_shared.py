@@ -29,6 +29,7 @@ import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
 from autograder.judge.expect import expect_raises, value_of
+from autograder.sandbox.guest import probes
 from autograder.sandbox.guest.protocol import Call, Outcome
 
 FIRST = 256  # merge i creates id FIRST + i
@@ -198,7 +199,7 @@ def _ints(value: object, what: str) -> list[int]:
     return value
 
 
-TYPED = "autograder.sandbox.guest.probes:typed_probe"  # the answer's types, judged in the sandbox
+TYPED = probes.typed_probe  # the answer's types, judged in the sandbox
 
 
 def typed_call(args: tuple) -> Call:

@@ -12,6 +12,14 @@ from autograder.judge.checks.sampling_shared import (
     reference_temperature,
     reference_top_k,
 )
+from autograder.judge.declaration import Exercise
+
+EXERCISE = Exercise(
+    name="top_k_probs",
+    chapter="05_sampling",
+    points=2,
+    library=("sampling:filter_probs",),
+)
 
 
 def _top_k_check(logits: np.ndarray, k: int, temperature: float | None, what: str) -> Check:

@@ -13,6 +13,15 @@ from autograder.judge.checks.sampling_shared import (
     reference_temperature,
     reference_top_p,
 )
+from autograder.judge.declaration import Exercise
+
+EXERCISE = Exercise(
+    name="top_p_probs",
+    chapter="05_sampling",
+    points=2,
+    kind="debug",
+    library=("sampling:filter_probs",),
+)
 
 
 def _least_likely_first(probs: np.ndarray, p: float) -> np.ndarray:

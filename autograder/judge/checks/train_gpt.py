@@ -19,10 +19,22 @@ import numpy as np
 import torch
 
 from autograder.judge.check import Check, CheckFailed, describe_error
+from autograder.judge.declaration import Exercise
+from autograder.sandbox.guest import torch_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
 from autograder.sandbox.guest.torch_probes import training_model
 
-PROBE = "autograder.sandbox.guest.torch_probes:train_probe"
+EXERCISE = Exercise(
+    name="train_gpt",
+    chapter="08_gpt",
+    points=3,
+    kind="derive",
+    library=("text_training:train_on_text",),
+    probe_only=True,
+    given_in_text=("get_batch(data,block_size,recipe.batch_size,generator)",),
+)
+
+PROBE = torch_probes.train_probe
 NAMES = ("emb.weight", "norm.weight", "norm.bias", "lin.weight", "lin.bias")
 MATRICES = ("emb.weight", "lin.weight")
 

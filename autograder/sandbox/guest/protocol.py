@@ -7,6 +7,7 @@ runs no student code (`autograder.sandbox.guest.calls` does).
 """
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 FRAME = struct.Struct(">cQ")  # a frame's header, either way: its kind and the payload's length
@@ -32,11 +33,20 @@ EXIT_STATUS = {"MemoryError": 3, "crashed": 4}
 
 @dataclass
 class Call:
-    """One call of the student's function: plain arguments, or a named probe that builds them."""
+    """One call of the student's function: plain arguments, or a probe that builds them.
+
+    A check names its probe by reference (a function of a guest module); the call holds its name,
+    "module:function", which is what crosses to the grading process (resolved there by name).
+    """
 
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-    probe: str | None = None  # "module:function" run as probe(fn, *args, **kwargs) -> plain data
+    # "module:function" run as probe(fn, *args, **kwargs) -> plain data; given as the function
+    probe: Callable | str | None = None
+
+    def __post_init__(self) -> None:
+        if self.probe is not None and not isinstance(self.probe, str):
+            self.probe = _probe_name(self.probe)
 
 
 @dataclass
@@ -55,3 +65,11 @@ class Outcome:
     def raised(self, name: str) -> bool:
         """True when the call raised `name` or a subclass of it."""
         return self.error is not None and name in self.error_bases
+
+
+def _probe_name(probe: Callable) -> str:
+    """A probe's name as a call carries it: "module:function" of a top-level function of a module."""
+    name = f"{probe.__module__}:{probe.__qualname__}"
+    if not probe.__module__.startswith("autograder.sandbox.guest.") or "." in probe.__qualname__:
+        raise ValueError(f"expected a top-level function of a guest module as a probe, got {name}")
+    return name
