@@ -31,7 +31,7 @@ from autograder.paths import REPO
 # answer an exercise not yet due and stay in the kit all the same:
 # 1. a parameter count is answered by any model of that shape: a model class of the library stays
 #    (the course gives `baselines.TorchContextMLP` as the oracle students check their count against);
-PARAMETER_COUNTS = frozenset({"nplm_params", "gpt_params"})
+PARAMETER_COUNTS = frozenset(name for name, e in EXERCISES.items() if e.parameter_count)
 # 2. `proof_lm.baselines`, whose interface every chapter imports as the course map fixes it: where
 #    one of its classes answers an exercise, the exercise's contract or checks change, not the module.
 EXEMPT_MODULES = frozenset({"baselines"})

@@ -697,7 +697,7 @@ def test_the_translation_attack_earns_nothing_before_a_deadline(tmp_path):
     after the NumPy stand-in, bound by the adapters and graded for real: no exercise earns a
     point, the issue's two stated exemptions (parameter counts) aside."""
     reports = _graded(released_but, tmp_path)
-    earning = {n: r for n, r in reports.items() if r.earned and n not in translation_attack.EXEMPT}
+    earning = {n: r for n, r in reports.items() if r.earned and n not in stages.PARAMETER_COUNTS}
     earned = sorted(earning)
     assert not earned, (
         f"before their deadline {len(earning)} exercises earn "

@@ -25,6 +25,10 @@ NAMED_ON_PURPOSE = {
     "tests/security/test_answer_keys.py": "exercises the search must find PyTorch's answer for",
     # the search's adapters: how to call a candidate with one exercise's arguments (its signature)
     "tests/support/answer_search.py": "adapters keyed by the exercise whose signature they fit",
+    "tests/support/translation_attack.py": "the attack's adapters, keyed by the exercise they fit",
+    "tests/checks/test_check_helpers.py": "the gradient exercises graded beyond finite differences",
+    "tests/checks/test_debug_drafts.py": "debug drafts the test cannot run alone, or not yet held to it",
+    "tests/checks/test_debug_visible_tests.py": "the debug exercises held to it, with their demos",
 }
 SKIPPED = ("autograder/judge/checks/", "tests/implementations/")  # the homes and the catalogues
 

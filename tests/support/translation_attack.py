@@ -163,13 +163,6 @@ CALLED = {
 }
 ATTACKED = sorted(CALLED)
 
-# The issue's two stated exemptions: a parameter count is answered by any model of that shape (the
-# course gives TorchContextMLP as the oracle students check their count against).
-EXEMPT = {
-    "nplm_params": "a parameter count: any model of that shape answers it",
-    "gpt_params": "a parameter count: any model of that shape answers it",
-}
-
 
 def submission(library: Path) -> list[str]:
     """The attack's cells: the stand-in and `library` (a kit's proof_lm) as pasted source text,

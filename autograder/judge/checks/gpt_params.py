@@ -18,6 +18,7 @@ EXERCISE = Exercise(
     chapter="07_attention",
     points=1,
     kind="derive",
+    parameter_count=True,
     library=("gpt:TinyGPT",),
 )
 

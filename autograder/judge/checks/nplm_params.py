@@ -18,6 +18,7 @@ EXERCISE = Exercise(
     chapter="03_mlp_lm",
     points=1,
     kind="derive",
+    parameter_count=True,
     library=("nplm:init_nplm", "baselines:TorchContextMLP"),
 )
 
