@@ -8,6 +8,7 @@ import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.judge.exercises import EXERCISES
+from autograder.judge.references import reference_solutions
 
 # The chapters held to this so far, with the demonstration cells each exercise's visible tests read.
 DEMOS = {
@@ -33,7 +34,12 @@ def _passes_visible_tests(name: str, variant: str) -> bool:
     """Whether the catalogued `variant` of exercise `name` passes the notebook's visible tests."""
     cells = _cells(EXERCISES[name].chapter)
     namespace: dict = {}
-    for grade_id in ("setup", "setup_demos", *DEMOS[name]):
+    exec(cells["setup"], namespace)
+    exec(cells["setup_demos"], namespace)
+    for other, code in reference_solutions(EXERCISES[name].chapter).items():
+        if other != name:  # the demonstrations may call the chapter's other exercises
+            exec(code, namespace)
+    for grade_id in DEMOS[name]:
         exec(cells[grade_id], namespace)
     namespace[name] = runpy.run_path(str(IMPLEMENTATIONS / name / f"{variant}.py"))[name]
     visible = cells[name].split("### END HIDDEN TESTS", 1)[1]
