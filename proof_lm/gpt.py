@@ -1,9 +1,8 @@
 """A tiny character GPT assembled from PyTorch's finished layers: embeddings, pre-norm encoder layers
 under a causal mask, a final layer norm and a linear head.
 
-Each block is `nn.TransformerEncoderLayer` in its pre-norm form (`norm_first=True`):
-x + attention(layer_norm(x)), then x + mlp(layer_norm(x)), the MLP C -> 4C -> C with GELU. Its
-attention is `nn.MultiheadAttention` without biases. Chapter 08 asks students to write each of
+Each block is PyTorch's `nn.TransformerEncoderLayer` (`norm_first=True`, its MLP C -> 4C -> C with
+GELU), its attention `nn.MultiheadAttention` without biases. Chapter 08 asks students to write each of
 these pieces by hand; this model only puts PyTorch's own together (and PyTorch's finished attention
 is refused where chapter 08's attention exercises are graded).
 """

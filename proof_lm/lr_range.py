@@ -27,13 +27,14 @@ def lr_range_test(
 
 
 def smooth(values: np.ndarray, beta: float = 0.9) -> np.ndarray:
-    """Exponential moving average with bias correction (nan stays nan), as plotted in range tests."""
-    out, average = np.full(len(values), np.nan), 0.0
+    """Exponential moving average started at the first value (nan stays nan), as plotted in range tests."""
+    out = np.full(len(values), np.nan)
+    average = values[0] if len(values) else np.nan
     for i, value in enumerate(values):
         if np.isnan(value):
             break
         average = beta * average + (1 - beta) * value
-        out[i] = average / (1 - beta ** (i + 1))
+        out[i] = average
     return out
 
 
