@@ -49,6 +49,25 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return fresh_database(request.getfixturevalue("postgres_server"), f"test_{uuid.uuid4().hex}")
 
 
+KIT_KERNEL = "proof-lm-kit"  # the kernel spec of the kit's own environment (kit_python)
+
+
+@pytest.fixture(scope="session")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The student kit as `make student-kit` builds it, once per test process."""
+    from autograder.kit.build import build_kit
+
+    return build_kit(tmp_path_factory.mktemp("kit") / "student-kit")
+
+
+@pytest.fixture(scope="session")
+def kit_python(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new venv with only the kit's requirements (linked from here), the kit and its kernel."""
+    from support.kit_env import kit_environment
+
+    return kit_environment(kit, tmp_path_factory.mktemp("env") / "venv", KIT_KERNEL)
+
+
 _RELEASED: dict[tuple[str, ...], Path] = {}  # chapters -> a course released once in this process
 
 

@@ -1,47 +1,31 @@
-"""The student kit installs into a fresh environment without this repository, runs every released
-notebook's visible tests on the reference answers, and holds nothing of the grader's."""
+"""The student kit installs into a fresh environment without this repository and holds nothing of
+the grader's (every released notebook runs in it, solved: tests/course/test_notebooks_execute.py)."""
 
 import ast
 import re
-import shutil
 import subprocess
 import zipfile
 from pathlib import Path
 
-import nbformat
 import pytest
-from conftest import REPO, NotebookClient
+from conftest import REPO
 from packaging.requirements import Requirement
-from support.kit_env import kit_environment, outside_env
+from support.kit_env import outside_env
 from support.markers import MARKERS
-from support.simulate import reference_code, submission
+from support.simulate import reference_code
 
 from autograder.course.directory import chapters
 from autograder.judge.notebook import cell_source, read_notebook
 from autograder.kit import build as kit_module
 from autograder.kit.build import build_kit
 from autograder.kit.proof_lm_handin import notebook_file
-from autograder.kit.stages import hold_back
 
 pytestmark = pytest.mark.slow
 
-KERNEL = "proof-lm-kit"
 CONTENTS = {"notebooks", "proof_lm", "data", "pyproject.toml", "requirements.txt", "README.md"}
 CONTENTS |= {"submit.py", "submit.toml"}  # the submission server's client and its settings
 CONTENTS |= {"proof_lm_handin"}  # JupyterLab's Hand In button, which runs submit.py
 CONTENTS |= {"docs"}  # docs/verdicts.md: the measurements the chapters cite
-
-
-@pytest.fixture(scope="module")
-def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The kit as `make student-kit` builds it."""
-    return build_kit(tmp_path_factory.mktemp("kit") / "student-kit")
-
-
-@pytest.fixture(scope="module")
-def kit_python(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new venv with only the kit's requirements (linked from here), the kit and its kernel."""
-    return kit_environment(kit, tmp_path_factory.mktemp("env") / "venv", KERNEL)
 
 
 def grader_texts() -> set[str]:
@@ -166,50 +150,6 @@ def test_the_hand_in_endpoint_takes_only_a_saved_notebook_under_jupyterlabs_fold
     (root / "sub" / "01_bigram_counting.ipynb").write_text("{}")
     found = notebook_file(root, "sub/01_bigram_counting.ipynb")
     assert found == (root / "sub" / "01_bigram_counting.ipynb").resolve()
-
-
-def staged_library(kit: Path, chapter: str, folder: Path) -> Path:
-    """A folder holding the kit's library as re-issued just before `chapter`'s deadline (the
-    answers of the chapters before it), beside the kit's data: first on the kernel's path."""
-    released = chapters()[: chapters().index(chapter)]
-    shutil.copytree(kit / "proof_lm", folder / "proof_lm")
-    for path in (folder / "proof_lm").glob("*.py"):  # the kit's cut copy, restored from the source
-        shutil.copyfile(REPO / "proof_lm" / path.name, path)
-    hold_back(folder / "proof_lm", released)
-    (folder / "data").symlink_to(kit / "data")
-    return folder
-
-
-@pytest.mark.parametrize("chapter", chapters())
-def test_released_notebook_passes_its_visible_tests_in_the_kit(
-    chapter: str, kit: Path, kit_python: Path, tmp_path, monkeypatch: pytest.MonkeyPatch
-):
-    # each notebook runs top to bottom, solved, with the kit its students have while it is open
-    monkeypatch.setenv("JUPYTER_PATH", str(kit_python.parent.parent / "share" / "jupyter"))
-    library = staged_library(kit, chapter, tmp_path / "stage")
-    answered = submission(
-        kit / "notebooks" / f"{chapter}.ipynb",
-        tmp_path / f"{chapter}.ipynb",
-        reference_code(chapter),
-    )
-    notebook = nbformat.read(answered, as_version=4)
-    where = nbformat.v4.new_code_cell(
-        "import sys, proof_lm; print(sys.executable); print(proof_lm.__file__)"
-    )
-    notebook.cells.insert(0, where)
-    client = NotebookClient(
-        notebook, kernel_name=KERNEL, timeout=600, resources={"metadata": {"path": tmp_path}}
-    )
-    client.execute(env=outside_env(PROOF_LM_DEMO="small", PYTHONPATH=str(library)))
-    python, package = where.outputs[0]["text"].split()
-    assert python == str(kit_python), "not the kit's kernel"
-    assert package == str(library / "proof_lm" / "__init__.py"), "not the staged library"
-    tests = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade") is True]
-    tests = [c for c in tests if c.cell_type == "code"]
-    assert tests, f"{chapter}: no visible test cell"
-    for cell in tests:
-        assert cell.execution_count is not None
-        assert not [o for o in cell.outputs if o.output_type == "error"]
 
 
 def test_build_kit_refuses_a_folder_that_exists(tmp_path):
