@@ -80,6 +80,10 @@ def test_the_servers_feedback_page_is_the_page_make_feedback_gives(tmp_path):
     code["top_k_probs_code"] = replace_function(
         code["top_k_probs_code"], "top_k_probs", "return probs / probs.sum()"
     )
+    # an answer written (one left blank is scored 0 by nbgrader: nothing to wait for)
+    code[WRITTEN] = (
+        "Top-p keeps as many tokens as the distribution's shape needs; top-k a fixed count."
+    )
     notebook = submission(
         course / "release" / CHAPTER / f"{CHAPTER}.ipynb",
         tmp_path / "submissions" / "s1" / f"{CHAPTER}.ipynb",
