@@ -29,7 +29,7 @@ def waiting_line(error: BaseException) -> str | None:
     )
 
 
-def _show(
+def _say_waiting(
     shell: object,
     kind: type,
     error: BaseException,
@@ -52,4 +52,4 @@ def install() -> None:
 
     shell = get_ipython()
     if shell is not None:
-        shell.set_custom_exc((NotImplementedError, RuntimeError), _show)
+        shell.set_custom_exc((NotImplementedError, RuntimeError), _say_waiting)

@@ -43,7 +43,7 @@ def reference_direct_grads(
     return {name: t[name].grad.numpy().copy() for name in NAMES if t[name].grad is not None}
 
 
-def _logits(P: dict, X: np.ndarray) -> np.ndarray:
+def _direct_logits(P: dict, X: np.ndarray) -> np.ndarray:
     """The model's logits h W2 + b2 + x W3 for contexts X: (B, V)."""
     x = P["E"][X].reshape(len(X), -1)
     return np.tanh(x @ P["W1"] + P["b1"]) @ P["W2"] + P["b2"] + x @ P["W3"]
@@ -174,7 +174,7 @@ def nplm_direct_grads_checks(rng: np.random.Generator) -> list[Check]:
     X = np.stack([rng.choice(6, size=2, replace=False) for _ in range(10)])
     X[::2, 0] = 1  # every other row holds the loud token
     X[1::2] = np.where(X[1::2] == 1, 2, X[1::2])
-    while np.ptp(_logits(P, X).max(axis=1)) < 1000.0:
+    while np.ptp(_direct_logits(P, X).max(axis=1)) < 1000.0:
         P["E"][1] *= 2.0
     checks.append(_judge(P, X, rng.integers(0, 6, 10), "rows of very different scale"))
     P = random_direct_params(rng, 5, 2, 3, 4)

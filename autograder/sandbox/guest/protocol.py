@@ -45,8 +45,17 @@ class Call:
     probe: Callable | str | None = None
 
     def __post_init__(self) -> None:
-        if self.probe is not None and not isinstance(self.probe, str):
-            self.probe = _probe_name(self.probe)
+        probe = self.probe
+        if probe is not None and not isinstance(probe, str):  # a function: sent by its name
+            name = f"{probe.__module__}:{probe.__qualname__}"
+            if (
+                not probe.__module__.startswith("autograder.sandbox.guest.")
+                or "." in probe.__qualname__
+            ):
+                raise ValueError(
+                    f"expected a top-level function of a guest module as a probe, got {name}"
+                )
+            self.probe = name
 
 
 @dataclass
@@ -65,11 +74,3 @@ class Outcome:
     def raised(self, name: str) -> bool:
         """True when the call raised `name` or a subclass of it."""
         return self.error is not None and name in self.error_bases
-
-
-def _probe_name(probe: Callable) -> str:
-    """A probe's name as a call carries it: "module:function" of a top-level function of a module."""
-    name = f"{probe.__module__}:{probe.__qualname__}"
-    if not probe.__module__.startswith("autograder.sandbox.guest.") or "." in probe.__qualname__:
-        raise ValueError(f"expected a top-level function of a guest module as a probe, got {name}")
-    return name
