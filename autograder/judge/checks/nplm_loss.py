@@ -27,6 +27,7 @@ EXERCISE = Exercise(
     points=3,
     kind="debug",
     library=(
+        "nplm:_tensor_forward",
         "nplm:nplm_logits",
         "nplm:nplm_mean_loss",
         "nplm:nplm_loss_and_grads",
