@@ -97,16 +97,19 @@ class TorchContextMLP(nn.Module):
 
 
 def numpy_params(model: TorchContextMLP) -> dict[str, np.ndarray | None]:
-    """The model's parameters as float64 arrays in the chapters' layout: E, W1, b1, W2, b2, W3 (or None)."""
+    """The model's parameters as float64 arrays in the chapters' layout: E, W1, b1, W2, b2, W3 (or None).
+
+    A linear layer's weight is transposed, so that the NumPy forward pass reads x @ W as chapter 03 writes it.
+    """
 
     def array(t: torch.Tensor) -> np.ndarray:
         return t.detach().cpu().double().numpy().copy()
 
     return {
-        "E": array(model.embedding.weight),  # (V, d)
-        "W1": array(model.hidden.weight).T,  # ((n-1)d, dh)
-        "b1": array(model.hidden.bias),  # (dh,)
-        "W2": array(model.output.weight).T,  # (dh, V)
-        "b2": array(model.output.bias),  # (V,)
-        "W3": None if model.direct is None else array(model.direct.weight).T,  # ((n-1)d, V)
+        "E": array(model.embedding.weight),
+        "W1": array(model.hidden.weight).T,
+        "b1": array(model.hidden.bias),
+        "W2": array(model.output.weight).T,
+        "b2": array(model.output.bias),
+        "W3": None if model.direct is None else array(model.direct.weight).T,
     }

@@ -36,7 +36,7 @@ def perplexity_from_nll(mean_nll_nats: float) -> float:
 
 
 def loss_summary(mean_nll_nats: float) -> str:
-    """A mean loss in the course's three units: "2.1234 nats = 3.063 bits, perplexity 8.36"."""
+    """A mean loss in nats, stated on one line in the course's three units: nats, bits and perplexity."""
     return (
         f"{mean_nll_nats:.4f} nats = {nats_to_bits(mean_nll_nats):.3f} bits, "
         f"perplexity {perplexity_from_nll(mean_nll_nats):.2f}"
