@@ -100,7 +100,7 @@ def bigram_counts_checks(rng: np.random.Generator) -> list[Check]:
                 random_words(rng, stoi, int(rng.integers(5, 120))),
                 stoi,
                 f"{size}-symbol vocabulary with shuffled ids",
-                note=" (ids here are not alphabetical: look every id up in stoi)",
+                note=" (ids here are not alphabetical: the vocabulary decides them)",
             )
         )
     return checks
