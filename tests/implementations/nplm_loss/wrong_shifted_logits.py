@@ -1,4 +1,4 @@
-"""The draft with two bugs fixed: the returned logits are still the ones shifted in place."""
+"""A stable log-softmax that shifts the logits in place, and so returns the shifted ones."""
 
 import numpy as np
 
@@ -6,7 +6,7 @@ EXPECT = "minus a constant in each row"
 
 
 def nplm_loss(P: dict, X: np.ndarray, Y: np.ndarray) -> tuple[float, np.ndarray]:
-    """The catalogued draft, as its file\'s docstring says."""
+    """The catalogued implementation, as its file\'s docstring says."""
     B = X.shape[0]
     x = P["E"][X].reshape(B, -1)  # (B, (n-1)d)
     h = np.tanh(x @ P["W1"] + P["b1"])  # (B, dh)
