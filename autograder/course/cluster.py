@@ -126,7 +126,7 @@ class GradingTasks:
     grade: Callable[..., object]  # grade(job, release, seed, sandboxed, scratch), on the worker
     release: Callable[[str], Release]  # a chapter's release data
     version: Callable[[str], Hashable] = _same_release  # changes when a chapter's release does
-    prefix: str = "grade"  # what the run's keys start with
+    prefix: str = "autograde"  # what the run's keys start with
     run: str = field(default_factory=lambda: secrets.token_hex(6))
     _held: dict = field(default_factory=dict, init=False)  # chapter -> (version, future)
 
@@ -151,7 +151,7 @@ class GradingTasks:
             self.held(job.chapter),
             seed,
             sandboxed,
-            key=f"{self.prefix}-{name}-{self.run}",
+            key=f"{self.prefix}-grade-{name}-{self.run}",
             pure=False,
         )
 

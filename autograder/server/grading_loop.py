@@ -175,7 +175,7 @@ class GradingLoop:
                     continue
                 job = Job(submission.chapter, submission.person.name, submission.notebook)
                 future = tasks.submit(
-                    job, submission.seed, self.sandboxed, f"grade-{submission.id}-{attempt}"
+                    job, submission.seed, self.sandboxed, f"{submission.id}-{attempt}"
                 )
                 future.add_done_callback(lambda _: self._wake.set())
                 self._inflight[future] = (submission.id, attempt)
