@@ -14,18 +14,17 @@ import ast
 import functools
 import hashlib
 import json
-import secrets
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course.cluster import ATTEMPTS, grading_client, scratch_directory
+from autograder.course.cluster import ATTEMPTS, GradingTasks, grading_client
 from autograder.course.directory import db_url
 from autograder.course.flags import Reason
 from autograder.course.printable import printable
 from autograder.course.record import record
-from autograder.course.task import Graded, Job, Release, grade_submission, hold
+from autograder.course.task import Graded, Job, Release, grade_submission
 from autograder.judge.exercises import declarations
 from autograder.judge.session import new_seed
 from autograder.paths import REPO
@@ -183,11 +182,6 @@ def _load_state(root: Path) -> dict:
     return state
 
 
-def _task(job: Job, release: Release, seed: int, sandboxed: bool) -> Graded:
-    """The task as a worker runs it: in its plugin's scratch directory."""
-    return grade_submission(job, release, seed, sandboxed, scratch_directory())
-
-
 @dataclass
 class ClassRun:
     """One autograde run over a course: what it reads once, what it writes as results arrive."""
@@ -222,22 +216,9 @@ class ClassRun:
 
     def submit(self, client: object, jobs: list[Job], release: Release) -> dict:
         """One task per job (and one per chapter holding its release data); futures -> jobs."""
-        run = secrets.token_hex(6)  # keys of this run, distinct from any other on the cluster
-        shared = {  # a small task per chapter holds its release data
-            chapter: client.submit(
-                hold, release.for_chapter(chapter), key=f"release-{chapter}-{run}"
-            )
-            for chapter in {job.chapter for job in jobs}
-        }
+        tasks = GradingTasks(client, grade_submission, release.for_chapter)
         return {
-            client.submit(
-                _task,
-                job,
-                shared[job.chapter],
-                self.seed,
-                self.sandboxed,
-                key=f"grade-{job.student}-{job.chapter}-{run}",
-            ): job
+            tasks.submit(job, self.seed, self.sandboxed, f"{job.student}-{job.chapter}"): job
             for job in jobs
         }
 

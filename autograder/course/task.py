@@ -46,9 +46,8 @@ class Release:
 
 
 def hold(release: Release) -> Release:
-    """The release data as a task's result, the task every grading task of a chapter takes it from:
-    fetched once by each worker that needs it and, unlike scattered data, computed again by the
-    scheduler if every holder dies (`autograde` and the server's grading loop submit one)."""
+    """The release data as a task's result, the task every grading task of a chapter takes it from
+    (`cluster.GradingTasks`)."""
     return release
 
 

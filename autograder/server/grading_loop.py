@@ -20,7 +20,6 @@ result, ends `failed` with a flag saying why.
 
 import functools
 import os
-import secrets
 import sys
 import threading
 from collections.abc import Callable
@@ -32,9 +31,9 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 from autograder.course.autograde import release_data
-from autograder.course.cluster import ATTEMPTS
+from autograder.course.cluster import ATTEMPTS, GradingTasks, grading_client
 from autograder.course.printable import printable
-from autograder.course.task import Job, Release, hold
+from autograder.course.task import Job, Release
 from autograder.server.db import Submission, now
 from autograder.server.grading import ServerGrade, grade_with_feedback
 
@@ -61,12 +60,12 @@ def _yield_to_the_server() -> None:
     os.nice(NICE)
 
 
-def run_task(job: Job, release: Release, seed: int, sandboxed: bool) -> ServerGrade:
-    """The task as a worker runs it: in the grading plugin's scratch directory, at a lower priority."""
-    from autograder.course.cluster import scratch_directory
-
+def grade_at_low_priority(
+    job: Job, release: Release, seed: int, sandboxed: bool, scratch: str | None
+) -> ServerGrade:
+    """The server's grading, as a worker runs it: at a lower priority than the server's."""
     _yield_to_the_server()
-    return grade_with_feedback(job, release, seed, sandboxed, scratch_directory())
+    return grade_with_feedback(job, release, seed, sandboxed, scratch)
 
 
 @dataclass
@@ -84,9 +83,7 @@ class GradingLoop:
     _wake: threading.Event = field(default_factory=threading.Event)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
-    _inflight: dict = field(default_factory=dict)  # future -> submission id
-    _releases: dict = field(default_factory=dict)  # chapter -> (release file mtime, future)
-    _run: str = field(default_factory=lambda: secrets.token_hex(6))
+    _inflight: dict = field(default_factory=dict)  # future -> (submission id, attempt)
 
     def start(self) -> None:
         """Queue again what an earlier run left queued or grading; start the thread."""
@@ -115,36 +112,34 @@ class GradingLoop:
             self._thread.join(timeout)
 
     def _main(self) -> None:
-        from autograder.course.cluster import grading_client
-
         try:
             with grading_client(self.scheduler, self.workers, attempts=1) as client:
                 self.threads = sum(client.nthreads().values())
                 self.ready.set()
                 self.log(f"grading on Dask: {client.dashboard_link}")
+                tasks = GradingTasks(
+                    client,
+                    grade_at_low_priority,
+                    release=lambda chapter: release_data(self.root, [chapter]),
+                    version=self._released_at,
+                    prefix="server",
+                )
                 while not self._stop.is_set():
                     self._collect()
-                    self._dispatch(client)
+                    self._dispatch(tasks)
                     self._wake.wait(1.0)
                     self._wake.clear()
         except Exception as error:  # the cluster could not start or went away: say so, stop grading
             self.log(f"ERROR: the grading loop stopped: {type(error).__name__}: {error}")
             raise
 
-    def _release(self, client: object, chapter: str) -> object:
-        """The future holding the chapter's release data (made again when the chapter is released again)."""
-        path = self.root / "release" / chapter / f"{chapter}.ipynb"
-        stamp = path.stat().st_mtime_ns
-        known = self._releases.get(chapter)
-        if known is None or known[0] != stamp:
-            data = release_data(self.root, [chapter])
-            future = client.submit(hold, data, key=f"server-release-{chapter}-{stamp}-{self._run}")
-            self._releases[chapter] = (stamp, future)
-        return self._releases[chapter][1]
+    def _released_at(self, chapter: str) -> int:
+        """When the chapter was released (again): its release data is sent anew after that."""
+        return (self.root / "release" / chapter / f"{chapter}.ipynb").stat().st_mtime_ns
 
-    def _dispatch(self, client: object) -> None:
+    def _dispatch(self, tasks: GradingTasks) -> None:
         """Hand the oldest queued submissions to the cluster: one per student, a few per worker."""
-        room = PER_WORKER * max(1, sum(client.nthreads().values())) - len(self._inflight)
+        room = PER_WORKER * max(1, sum(tasks.client.nthreads().values())) - len(self._inflight)
         if room <= 0:
             return
         with self.sessions() as session:
@@ -179,14 +174,8 @@ class GradingLoop:
                 if attempt is None:  # another server process took it first
                     continue
                 job = Job(submission.chapter, submission.person.name, submission.notebook)
-                future = client.submit(
-                    run_task,
-                    job,
-                    self._release(client, submission.chapter),
-                    submission.seed,
-                    self.sandboxed,
-                    key=f"server-grade-{submission.id}-{attempt}-{self._run}",
-                    pure=False,
+                future = tasks.submit(
+                    job, submission.seed, self.sandboxed, f"{submission.id}-{attempt}"
                 )
                 future.add_done_callback(lambda _: self._wake.set())
                 self._inflight[future] = (submission.id, attempt)

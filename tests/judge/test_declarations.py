@@ -1,8 +1,10 @@
-"""Each exercise's one home is its check module: the tables are read from its declaration, and no
-list of exercise names is kept anywhere else."""
+"""Each exercise's one home is its check module: the tables are read from its declaration, no
+list of exercise names is kept anywhere else, and the README's and the docs' tables of exercises
+are tested against the declarations."""
 
 import ast
 import importlib
+import re
 import subprocess
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import pytest
 from conftest import PYTHON, REPO
 
 from autograder.judge import answer_key
-from autograder.judge.declaration import read_declaration
+from autograder.judge.declaration import KINDS, read_declaration
 from autograder.judge.exercises import EXERCISES, declarations
 
 # Files that may hold a literal collection of exercise names, each for its reason. Everything
@@ -128,3 +130,150 @@ def test_listing_the_exercises_imports_no_check_module_and_no_pytorch():
     assert "autograder.judge.exercises" in imported and all(n in done.stdout for n in EXERCISES)
     assert not {m for m in imported if m.split(".")[0] == "torch"}
     assert not {m for m in imported if m.startswith("autograder.judge.checks.")}
+
+
+# The tables of exercises in the README and the docs, each checked against the declarations below:
+# (file, its header row).
+CONTENTS = "| chapter | what you build | graded exercises |"
+KIT_TABLE = "| exercise | what the kit holds for it before its deadline |"
+CHECKED_TABLES = {("README.md", CONTENTS), ("docs/grading.md", KIT_TABLE)}
+NAMED = re.compile(r"`(\w+)`(?:\s*\(([^()]*)\))?")  # a name, and the parenthesis right after it
+
+
+def _table(text: str, header: str) -> list[list[str]]:
+    """The cells of each row of the markdown table under `header` (its separator row left out)."""
+    lines = text[text.index(header) :].splitlines()
+    rows = []
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def contents_exercises(readme: str) -> list[tuple[str, str, str, bool]]:
+    """(chapter, name, kind, extra credit) of every exercise the README's contents table names.
+
+    Its kind is the first word of the parenthesis right after its name when that word is a kind,
+    `implement` otherwise; an exercise named after "+ challenge:" is extra credit.
+    """
+    found = []
+    for chapter, _, graded in _table(readme, CONTENTS):
+        regular, _, challenges = graded.partition("+ challenge:")
+        for part, extra in ((regular, False), (challenges, True)):
+            for name, after in NAMED.findall(part):
+                word = re.match(r"[a-z]*", after)[0]
+                found.append(
+                    (chapter.strip("`"), name, word if word in KINDS else "implement", extra)
+                )
+    return found
+
+
+def kinds_paragraph(readme: str) -> dict[str, set[str]]:
+    """The exercises the README's paragraph on kinds names under each kind."""
+    start = readme.index("kind says what it asks:")
+    paragraph = readme[start : readme.index("the other exercises are `implement`", start)]
+    markers = list(re.finditer(r"`(\w+)`\s*\(", paragraph))
+    markers = [marker for marker in markers if marker[1] in KINDS]
+    found = {}
+    for marker, following in zip(markers, [*markers[1:], None], strict=True):
+        segment = paragraph[marker.end() : following.start() if following else None]
+        found[marker[1]] = {name for name in re.findall(r"`(\w+)`", segment) if name in EXERCISES}
+    return found
+
+
+def declared_contents() -> list[tuple[str, str, str, bool]]:
+    """What the README's contents table must say, read from the declarations."""
+    return [(e.chapter, e.name, e.kind, e.extra) for e in EXERCISES.values()]
+
+
+def test_the_readme_contents_table_is_the_declarations():
+    # every exercise in its chapter's row, with its kind and whether it is a challenge
+    readme = (REPO / "README.md").read_text()
+    assert sorted(contents_exercises(readme)) == sorted(declared_contents())
+
+
+def test_the_readme_kinds_are_the_declarations():
+    readme = (REPO / "README.md").read_text()
+    named = kinds_paragraph(readme)
+    assert set(named) == set(KINDS)
+    for kind in KINDS:
+        declared = {name for name, e in EXERCISES.items() if e.kind == kind}
+        # `implement` is "the other exercises": those it names are examples, the rest list all
+        assert named[kind] <= declared if kind == "implement" else named[kind] == declared, kind
+
+
+def test_a_readme_that_disagrees_with_a_declaration_is_found():
+    # the readers above can fail: a kind and a challenge changed in the contents table, a name
+    # left out of the kinds paragraph, are seen
+    readme = (REPO / "README.md").read_text()
+    changed = readme.replace("`mean_nll` (debug a draft)", "`mean_nll`", 1)
+    changed = changed.replace("(+ challenge: `pre_split`)", "`pre_split`", 1)
+    changed = changed.replace("`mean_nll`, `context_windows`", "`context_windows`", 1)
+    wrong = set(contents_exercises(changed)) ^ set(declared_contents())
+    assert {(name, kind, extra) for _, name, kind, extra in wrong} == {
+        ("mean_nll", "debug", False),
+        ("mean_nll", "implement", False),
+        ("pre_split", "implement", True),
+        ("pre_split", "implement", False),
+    }
+    assert "mean_nll" not in kinds_paragraph(changed)["debug"]
+
+
+def test_the_kit_table_of_the_grading_guide_is_the_declarations():
+    # docs/grading.md: what the kit holds for each exercise of the chapters it covers, all of them
+    rows = _table((REPO / "docs" / "grading.md").read_text(), KIT_TABLE)
+    named = {}
+    for cell, _ in rows:
+        number = re.fullmatch(r"(.*) \((\d\d)\)", cell)
+        assert number, f"{cell}: expected the exercises, then their chapter's number: (NN)"
+        for name in re.findall(r"`(\w+)`", number[1]):
+            named[name] = number[2]
+    chapters = set(named.values())
+    assert named == {n: e.chapter[:2] for n, e in EXERCISES.items() if e.chapter[:2] in chapters}
+
+
+def _names_only(cell: str) -> bool:
+    """Whether a table's cell names one exercise or more and nothing else (a chapter aside)."""
+    listed = re.fullmatch(r"(`\w+`(, | and |, and )?)+( \(\d\d\))?", cell)
+    return bool(listed) and bool(set(re.findall(r"`(\w+)`", cell)) & set(EXERCISES))
+
+
+def exercise_tables(text: str) -> list[str]:
+    """The header rows of the markdown tables of exercises in `text`: a column headed "exercise(s)",
+    or two rows or more whose first cell names exercises and nothing else."""
+    tables, header, opening = [], None, 0
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if header is None:
+                header, opening = line, 0
+                column = any(re.search(r"\bexercises?$", cell) for cell in cells)
+                if column:
+                    tables.append(header)
+            opening += _names_only(cells[0])
+            continue
+        if header is not None and opening >= 2 and header not in tables:
+            tables.append(header)
+        header = None
+    return tables
+
+
+def test_every_table_of_exercises_in_the_readme_and_the_docs_is_checked():
+    # a table of exercises written by hand is one of those the tests above hold to the declarations
+    tables = {
+        (str(path.relative_to(REPO)), header)
+        for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+        for header in exercise_tables(path.read_text())
+    }
+    assert tables == CHECKED_TABLES
+
+
+def test_the_scan_finds_a_table_of_exercises():
+    # the scan above can fail: a new table, by its column's name or by its rows, is found
+    rows = "| --- | --- |\n| `softmax` | 2 |\n| `perplexity` | 1 |\n"
+    text = f"| name | points |\n{rows}\nprose\n\n| task | exercise |\n| --- | --- |\n| a | b |\n"
+    assert exercise_tables(text) == ["| name | points |", "| task | exercise |"]
+    assert (
+        exercise_tables("| guarantee | test |\n| --- | --- |\n| `softmax` is stable | t |\n") == []
+    )
