@@ -57,8 +57,8 @@ def bn_reference(
 FORWARD_SLIPS = {
     "unbiased normalise": "the normalised x is slightly off, more so for small batches: which "
     "variance normalises, the biased or the unbiased one?",
-    "biased running": "the running variance is slightly low, more so for small batches: which "
-    "variance does it average, the biased or the unbiased one?",
+    "biased running": "the running variance is slightly low, more so for small batches: averaged "
+    "over many batches of one distribution, what does each batch's contribution tend to?",
     "swap_momentum": "the running statistics move the wrong distance toward the batch's: which "
     "of the two, the old value or the batch's, does momentum weigh?",
     "eps outside": "the output differs where the variance is tiny: where does eps enter the "

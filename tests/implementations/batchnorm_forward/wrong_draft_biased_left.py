@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "which variance does it average"
+EXPECT = "what does each batch's contribution tend to"
 
 
 def batchnorm_forward(
