@@ -79,5 +79,5 @@ def wait_graded(client: httpx.Client, submission_id: int, timeout: float = 1200)
         assert answer.status_code == 200, answer.text
         if answer.json()["status"] in ("graded", "failed"):
             return answer.json()
-        time.sleep(1)
+        time.sleep(0.25)
     raise AssertionError(f"submission {submission_id} was not graded in {timeout} s")
