@@ -101,7 +101,7 @@ def train_classifier(
 
 
 def learning_rate_at(step: int, recipe: Recipe, progress: float | None = None) -> float:
-    """Linear warm-up to the peak, then a straight line down to final_fraction of it at step `steps`.
+    """The rate of step `step` (counted from 0) under the recipe's schedule, chapter 06's.
 
     `progress` (0 to 1) replaces the position in the decay measured in steps (for timed runs).
     """
@@ -127,7 +127,7 @@ def make_optimizer(
     weight_decay: float = 0.0,
     fused: bool = False,
 ) -> torch.optim.Optimizer:
-    """SGD, SGD with momentum 0.9, or AdamW; weight decay on matrices only, as `train_lm` does.
+    """SGD, SGD with momentum 0.9, or AdamW, on the parameter groups `train_lm` uses.
 
     `fused` asks PyTorch for its one-kernel AdamW (the same update in fewer operations: on one CPU
     thread a small GPT's step takes about a tenth less time).

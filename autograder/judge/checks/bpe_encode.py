@@ -68,8 +68,8 @@ ENCODE_DIAGNOSES: list[tuple[str, dict]] = [
         {"chars": True},
     ),
     (
-        "a pair the merge list names twice took its later index: which index does the contract "
-        "give such a pair?",
+        "a pair the merge list names twice took its later index: which of its two listings does a "
+        "replay of the list in order apply?",
         {"duplicates": "last"},
     ),
     (
@@ -114,7 +114,7 @@ def bpe_encode_checks(rng: np.random.Generator) -> list[Check]:
             "the lowest merge index first, wherever it is",
         ),
         _encode_check("zzz", [(97, 98), (98, 99)], "merges that never apply"),
-        _encode_check("aa", [(97, 97), (97, 97)], "a pair listed twice counts at its lowest index"),
+        _encode_check("aa", [(97, 97), (97, 97)], "a pair listed twice"),
         _encode_check(
             "aa", [(97, 97), (98, 98), (97, 97)], "a pair listed twice, two places apart"
         ),

@@ -56,7 +56,9 @@ def merges_answer(outcome: Outcome) -> list[tuple[int, int]]:
     return pairs
 
 
-OVERLAP = "every adjacent pair counts, overlapping ones too: how many (a, a) does 'aaa' hold?"
+OVERLAP = (
+    "a pair's count is the number of positions at which it starts: how many has (a, a) in 'aaa'?"
+)
 
 
 TIE = (

@@ -98,7 +98,8 @@ def _judge_generate_runs(
                     "context was cut shorter than block_size"
                 )
             raise CheckFailed(
-                "the model was not fed the last block_size ids of the sequence so far at every step"
+                "at some step the model was fed other ids of the row than the ones that tell it "
+                "most about the next id"
             )
         outs.append(out)
     return outs
@@ -122,7 +123,7 @@ def _generate_call(
 def _crop_hint(outcome: Outcome) -> None:
     if outcome.error is not None and "reads at most block_size" in outcome.message:
         raise CheckFailed(
-            f"context not cropped ({outcome.message}): the model reads at most block_size ids"
+            f"context not cropped ({outcome.message}): a row grew longer than the model can read"
         )
 
 
@@ -150,7 +151,7 @@ def _judge_generate_distribution(
             toy_probs(W, U, context[:1], temperature, top_k),
         ),
         (
-            "the context was not cropped to the last block_size ids",
+            "context not cropped: the ids drawn follow a context the model cannot read whole",
             toy_probs(W, U, full, temperature, top_k) if block < T0 else None,
         ),
     ]

@@ -247,7 +247,8 @@ def _judge_gpt_init(rng: np.random.Generator) -> Check:
                 target = residual if name.endswith(("attn.proj.weight", "mlp.2.weight")) else 0.02
                 if abs(std - target) > 0.12 * target or abs(mean) > 5 * target / math.sqrt(n):
                     why = (
-                        f"the contract's residual projections start with std {residual:.4f}, smaller with depth"
+                        f"the residual projections of all {L} blocks together add to the stream "
+                        "another variance than one write at std 0.02 would"
                         if target == residual
                         else "weights start at N(0, 0.02)"
                     )

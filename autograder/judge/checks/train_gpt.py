@@ -101,13 +101,12 @@ SLIPS: list[tuple[Slip, str]] = [
     ),
     (
         Slip(decay="all"),
-        "the biases and LayerNorm's parameters shrank too: weight decay reached parameters with "
-        "fewer than two dimensions",
+        "the biases and LayerNorm's parameters shrank too: weight decay reached parameters that "
+        "hold one number per feature",
     ),
     (
         Slip(decay="weights"),
-        "LayerNorm's gains shrank: they are called weight but have one dimension, and weight "
-        "decay is for the parameters of two or more",
+        "LayerNorm's gains shrank: they hold one number per feature, whatever their name says",
     ),
     (
         Slip(decay="default"),
@@ -116,13 +115,11 @@ SLIPS: list[tuple[Slip, str]] = [
     ),
     (
         Slip(decay="linear"),
-        "the embedding did not shrink: it is a matrix too (two dimensions), and weight decay is "
-        "for every parameter of two or more",
+        "the embedding did not shrink: an embedding table mixes features as a weight matrix does",
     ),
     (
         Slip(decay="none"),
-        "the matrices did not shrink: no weight decay on the parameters with two or more "
-        "dimensions",
+        "the matrices did not shrink: no weight decay reached the parameters that mix features",
     ),
     (
         Slip(decay="l2"),
