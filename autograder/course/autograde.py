@@ -14,6 +14,7 @@ import ast
 import functools
 import hashlib
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -297,6 +298,8 @@ def autograde(
     )
     outcome = AutogradeRun(run.flags, skipped=skipped)
     if jobs:
+        # a local cluster of one worker per core, but never more workers than submissions
+        workers = workers or min(len(jobs), os.cpu_count() or 1)
         with grading_client(scheduler, workers) as client, Gradebook(db_url(root)) as gradebook:
             print(f"Dask dashboard: {client.dashboard_link}", flush=True)
             futures = run.submit(client, jobs, release)

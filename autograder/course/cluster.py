@@ -1,6 +1,7 @@
 """The Dask cluster class grading runs on: a local one by default, or a running scheduler's.
 
-    LocalCluster: one single-threaded worker process per core, each with a share of the memory.
+    LocalCluster: one single-threaded worker process per core (`make autograde`: no more than it has
+    submissions to grade), each with a share of the memory.
     --scheduler tcp://host:port: workers started elsewhere with `dask worker tcp://host:port`.
 
 Every worker gets `GradingPlugin` (Dask's worker-plugin lifecycle): it sets the grading
