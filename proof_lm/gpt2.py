@@ -1,11 +1,9 @@
 """Chapter 08's GPT, GPT-2 style, with the module names of the chapter's contract (as nanoGPT names them).
 
-`tok_emb` + `pos_emb` -> `drop` -> `blocks` (pre-norm: x + attn(ln1(x)), then x + mlp(ln2(x))) ->
-`ln_f` -> `head`, whose weight is `tok_emb.weight`. Attention projects with `qkv` (queries, keys,
-values side by side), heads are contiguous chunks of n_embd // n_head, then `proj`. Weights start
-at N(0, 0.02), biases at 0, and the two residual projections of each block at N(0, 0.02 / √(2L)).
-Later chapters (09: the GPT on BPE ids) and the benchmarks use this model; the chapter's students
-write their own.
+`tok_emb` + `pos_emb` -> `drop` -> `blocks` -> `ln_f` -> `head`; attention projects with `qkv`
+(queries, keys, values side by side) and then `proj`. How a block arranges its norms and residual
+additions, how the weights start and how the head is tied are the chapter's exercises. Later chapters
+(09: the GPT on BPE ids) and the benchmarks use this model; the chapter's students write their own.
 """
 
 import math

@@ -105,8 +105,8 @@ def generate_names(
     """Sample `count` names from a model mapping (B, block_size) contexts to logits, until '.' or max_length.
 
     Each name starts with `prompt` (which may be empty) and continues it. With block_size None the
-    model is a GPT: it reads the whole name so far after one '.' (cut to its last
-    `model.block_size` ids) and returns logits (B, T, V), of which the last position's are used.
+    model is a GPT: it reads the whole name so far after one '.' (no longer than the model can
+    take) and returns logits (B, T, V), of which the last position's are used.
     Each next id is `next_token(logits (V,), generator, temperature, top_k, top_p)` when given
     (chapter 05's `sample_next`), else drawn by `torch.multinomial` from the policy's distribution.
     """
