@@ -57,16 +57,20 @@ class ClassLoad:
         return sorted(self.feedback[i] - self.uploaded[i] for i in self.feedback)
 
 
-def class_notebooks(released: Path, students: list[str]) -> dict[str, list[tuple[str, bytes]]]:
-    """Three chapter-01 notebooks per student (earning `POINTS`), every one different in its bytes:
-    student -> [(file name, bytes)]."""
+def class_notebooks(
+    released: Path, students: list[str], attempts: int = len(POINTS)
+) -> dict[str, list[tuple[str, bytes]]]:
+    """`attempts` chapter-01 notebooks per student (earning the first of `POINTS`), every one
+    different in its bytes: student -> [(file name, bytes)]."""
+    if not 1 <= attempts <= len(POINTS):
+        raise ValueError(f"attempts: expected 1 to {len(POINTS)}, got {attempts}")
     code = reference_code(CHAPTER)
     wrong = replace_function(code["bigram_probs_code"], "bigram_probs", IGNORES_K)
     notebooks = {}
     with tempfile.TemporaryDirectory(prefix="proof-lm-class-") as tmp:
         for student in students:
             notebooks[student] = []
-            for attempt in range(len(POINTS)):
+            for attempt in range(attempts):
                 mine = {**code, "bigram_probs_code": wrong} if POINTS[attempt] < 7 else dict(code)
                 mine["perplexity_code"] += f"\n# {student}, attempt {attempt}\n"
                 path = submission(released, Path(tmp, f"{student}-{attempt}.ipynb"), mine)
