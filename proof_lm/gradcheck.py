@@ -1,4 +1,4 @@
-"""Gradient checking: numerical gradients (PyTorch's own central differences) and the relative error."""
+"""Gradient checking: numerical gradients (PyTorch's own finite differences) and the relative error."""
 
 import warnings
 from collections.abc import Callable
