@@ -1,10 +1,10 @@
-"""A tiny character GPT assembled from PyTorch's finished layers: embeddings, pre-norm encoder layers
-under a causal mask, a final layer norm and a linear head.
+"""A tiny character GPT assembled from PyTorch's finished layers: embeddings, encoder layers under
+a causal mask, a final layer norm and a linear head.
 
-Each block is PyTorch's `nn.TransformerEncoderLayer` (`norm_first=True`, its MLP C -> 4C -> C with
-GELU), its attention `nn.MultiheadAttention` without biases. Chapter 08 asks students to write each of
-these pieces by hand; this model only puts PyTorch's own together (and PyTorch's finished attention
-is refused where chapter 08's attention exercises are graded).
+Each block is PyTorch's `nn.TransformerEncoderLayer` (its MLP C -> 4C -> C with GELU), its
+attention `nn.MultiheadAttention` without biases. Chapter 08 asks students to write each of these
+pieces by hand; this model only puts PyTorch's own together (and PyTorch's finished attention is
+refused where chapter 08's attention exercises are graded).
 """
 
 import torch
@@ -12,7 +12,7 @@ from torch import nn
 
 
 def _layer(width: int, n_heads: int) -> nn.TransformerEncoderLayer:
-    """PyTorch's pre-norm encoder layer (exact GELU, no dropout) with bias-free attention."""
+    """PyTorch's encoder layer (exact GELU, no dropout) with bias-free attention."""
     layer = nn.TransformerEncoderLayer(
         width,
         n_heads,

@@ -22,8 +22,10 @@ import ast
 import builtins
 import datetime as dt
 import inspect
+import io
 import re
 import shutil
+import tokenize
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -274,6 +276,39 @@ def test_the_training_recipe_every_kit_carries_does_not_answer_train_gpt(tmp_pat
     assert "falls in a straight line" in " ".join(r.hint for r in copied.results)
     derived = check_source(exercise, [training, ASSEMBLED.replace("RATE", COSINE)], seed=0)
     assert derived.earned == derived.points  # the same loop with the derived schedule: the answer
+
+
+# Chapter 08's Block asks where its two norms go ("where to is yours to find"): these words name
+# the answer. The kit's TinyGPT builds its blocks with PyTorch's `norm_first=True`, in its code;
+# no text the kit carries before the deadline (notebooks, README, docs, docstrings, comments) says it.
+NORM_PLACEMENT = re.compile(r"\bpre-?(norm|LN\b|layer[- ]?norm)", re.IGNORECASE)
+
+
+def _library_text(library: Path) -> list[tuple[str, str]]:
+    """(where, text) of every docstring and comment of the library's modules."""
+    texts = []
+    for path in sorted(library.glob("*.py")):
+        source = path.read_text()
+        for node in ast.walk(ast.parse(source)):
+            documented = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+            if isinstance(node, documented) and (doc := ast.get_docstring(node)):
+                texts.append((f"{path.name}:{getattr(node, 'lineno', 1)}", doc))
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                texts.append((f"{path.name}:{token.start[0]}", token.string))
+    return texts
+
+
+def test_no_text_of_the_kit_names_where_a_block_puts_its_norms_before_the_deadline(kit, tmp_path):
+    texts = _library_text(kit_library(stage_before("Block"), tmp_path))
+    for path in sorted((kit / "notebooks").glob("*.ipynb")):
+        cells = read_notebook(path).cells
+        texts += [(f"{path.name} cell {i}", cell_source(cell)) for i, cell in enumerate(cells)]
+    for path in [kit / "README.md", *sorted((kit / "docs").glob("*.md"))]:
+        texts.append((path.name, path.read_text()))
+    assert any("Block" in text for _, text in texts)  # chapter 08's text is among them
+    named = [where for where, text in texts if NORM_PLACEMENT.search(text)]
+    assert named == [], f"the kit's text names where Block's norms go: {named}"
 
 
 def test_the_stage_follows_the_course_deadlines(tmp_path):
