@@ -274,6 +274,7 @@ def alice_rows(server: Server) -> list[Submission]:
 def test_tokens_never_reach_the_log(served):
     server, tokens, _notebooks, _ = served
     with server.client(tokens["bob"]) as bob:
+        upload(bob, b"not a notebook")  # refused and never stored, but a POST the log records
         bob.get("/api/submissions")
         bob.get("/api/submissions?token=ignored")
     log = server.log()
