@@ -2,10 +2,10 @@
 
     .venv/bin/python -m benchmarks.verdicts [--seeds 3] [--only gpt|bpe|positions|names] [--workers 2]
 
-`gpt`: chapter 08's GPT (the library's copy, the chapter's configuration and recipe, 1,600 steps)
-against chapter 03's context-8 MLP (6,600 steps), dev loss in nats per character, the GPT's read
+`gpt`: chapter 08's GPT (the library's copy, the chapter's configuration and recipe, 1,350 steps)
+against chapter 03's context-8 MLP (5,600 steps), dev loss in nats per character, the GPT's read
 on sliding windows of 64 with stride 32, as the chapter measures them. `bpe`: chapter 09's GPT
-trained 30 CPU-s on Shakespeare's character ids and on its 512 BPE ids, dev bits per character.
+trained 20 CPU-s on Shakespeare's character ids and on its 512 BPE ids, dev bits per character.
 `positions`: chapter 08's ablation, its GPT trained at its budget with its position embedding and
 without it (held at zero, never trained), the same seed, recipe and windows for both. `names`:
 chapter 07's TinyGPT against the context-8 MLP on first names, 8 CPU-s each, dev loss in nats.
@@ -41,8 +41,8 @@ from proof_lm.training import Recipe, init_output_bias, train_lm
 from proof_lm.vocab import build_vocab
 from proof_lm.windows import IGNORE, name_sequences, name_windows
 
-GPT_STEPS, MLP_STEPS = 1600, 6600  # chapter 08's budget (solutions/08_gpt.ipynb)
-BPE_SECONDS = 30  # chapter 09's budget, CPU seconds per model
+GPT_STEPS, MLP_STEPS = 1350, 5600  # chapter 08's budget (solutions/08_gpt.ipynb)
+BPE_SECONDS = 20  # chapter 09's budget, CPU seconds per model
 NAMES_SECONDS = 8  # chapter 07's budget, CPU seconds per model
 
 
