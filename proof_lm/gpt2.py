@@ -122,23 +122,14 @@ class GPT(nn.Module):
 
 @torch.no_grad()
 def generate(
-    model: nn.Module,
-    idx: torch.Tensor,
-    max_new_tokens: int,
-    generator: torch.Generator,
-    temperature: float = 1.0,
-    top_k: int | None = None,
+    model: nn.Module, idx: torch.Tensor, max_new_tokens: int, generator: torch.Generator
 ) -> torch.Tensor:
     """idx (B, T) followed by max_new_tokens sampled ids, each from the last block_size ids."""
     was_training = model.training
     model.eval()
     for _ in range(max_new_tokens):
         logits, _ = model(idx[:, -model.block_size :])
-        logits = logits[:, -1, :] / temperature  # (B, V)
-        if top_k is not None:
-            kth = torch.topk(logits, min(top_k, logits.shape[-1])).values[:, -1:]
-            logits = logits.masked_fill(logits < kth, float("-inf"))
-        next_ids = torch.multinomial(logits.softmax(dim=-1), 1, generator=generator)
+        next_ids = torch.multinomial(logits[:, -1, :].softmax(dim=-1), 1, generator=generator)
         idx = torch.cat([idx, next_ids], dim=1)
     model.train(was_training)
     return idx

@@ -128,9 +128,7 @@ def test_generate_crops_the_context_restores_the_mode_and_uses_the_generator():
     torch.manual_seed(0)
     lm = GPT(9, 4, 8, 2, 1)
     runs = [
-        generate(
-            lm, torch.zeros(5, 1, dtype=torch.int64), 6, torch.Generator().manual_seed(3), 0.8, 3
-        )
+        generate(lm, torch.zeros(5, 1, dtype=torch.int64), 6, torch.Generator().manual_seed(3))
         for _ in range(2)
     ]
     assert torch.equal(*runs) and runs[0].shape == (5, 7)

@@ -278,7 +278,6 @@ def generate_probe(
     idx: np.ndarray,
     max_new_tokens: int,
     seeds: list[int],
-    kwargs: dict,
     train_mode: bool,
 ) -> dict:
     """Run generate on the toy model once per seed; report outputs, the contexts fed, modes."""
@@ -290,7 +289,7 @@ def generate_probe(
         model = _toy_model(W, U, block_size)
         model.train(train_mode)
         start = torch.tensor(idx, dtype=torch.int64)
-        out = fn(model, start, max_new_tokens, torch.Generator().manual_seed(seed), **kwargs)
+        out = fn(model, start, max_new_tokens, torch.Generator().manual_seed(seed))
         log = model.log
         runs.append(
             {

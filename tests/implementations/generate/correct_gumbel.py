@@ -5,15 +5,12 @@ import torch
 EXPECT = "pass"
 
 
-def generate(model, idx, max_new_tokens, generator, temperature=1.0, top_k=None):
+def generate(model, idx, max_new_tokens, generator):
     mode = model.training
     model.eval()
     with torch.no_grad():
         for _ in range(max_new_tokens):
-            logits = model(idx[:, -model.block_size :])[0][:, -1] / temperature
-            if top_k is not None:
-                v, _ = torch.topk(logits, top_k)
-                logits[logits < v[:, [-1]]] = -float("inf")
+            logits = model(idx[:, -model.block_size :])[0][:, -1]
             u = torch.rand(logits.shape, generator=generator, dtype=torch.float64).clamp_min(1e-300)
             nxt = torch.argmax(logits - torch.log(-torch.log(u)), dim=-1, keepdim=True)
             idx = torch.cat((idx, nxt), dim=1)

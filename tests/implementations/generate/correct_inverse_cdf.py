@@ -1,13 +1,11 @@
 """Inverse CDF: one uniform per row from the generator against the cumulative probabilities."""
 
-import math
-
 import torch
 
 EXPECT = "pass"
 
 
-def generate(model, idx, max_new_tokens, generator, temperature=1.0, top_k=None):
+def generate(model, idx, max_new_tokens, generator):
     training = model.training
     model.eval()
     out = idx.clone()
@@ -18,11 +16,7 @@ def generate(model, idx, max_new_tokens, generator, temperature=1.0, top_k=None)
                 if out.shape[1] <= model.block_size
                 else out[:, out.shape[1] - model.block_size :]
             )
-            logits = logits[:, -1, :].double() / temperature
-            if top_k:
-                kth = logits.sort(dim=-1, descending=True).values[:, top_k - 1 : top_k]
-                logits = torch.where(logits >= kth, logits, torch.full_like(logits, -math.inf))
-            cdf = logits.softmax(-1).cumsum(-1)
+            cdf = logits[:, -1, :].double().softmax(-1).cumsum(-1)
             u = torch.rand(len(out), 1, generator=generator, dtype=torch.float64) * cdf[:, -1:]
             nxt = torch.searchsorted(cdf, u).clamp(max=logits.shape[-1] - 1)
             out = torch.cat([out, nxt.to(out.dtype)], dim=1)

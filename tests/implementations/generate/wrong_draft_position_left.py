@@ -9,23 +9,14 @@ EXPECT = "sampled from the first position's logits"
 
 @torch.no_grad()
 def generate(
-    model: nn.Module,
-    idx: torch.Tensor,
-    max_new_tokens: int,
-    generator: torch.Generator,
-    temperature: float = 1.0,
-    top_k: int | None = None,
+    model: nn.Module, idx: torch.Tensor, max_new_tokens: int, generator: torch.Generator
 ) -> torch.Tensor:
     """The catalogued draft of generate, as its file's docstring says."""
     was_training = model.training
     model.eval()  # no dropout while sampling
     for _ in range(max_new_tokens):
         logits, _ = model(idx[:, -model.block_size :])  # (B, <= block_size, V)
-        logits = logits[:, 0, :] / temperature  # (B, V): the prediction for the next id
-        if top_k is not None:
-            kth_largest = torch.topk(logits, top_k, dim=-1).values[:, -1:]  # (B, 1)
-            logits = logits.masked_fill(logits < kth_largest, float("-inf"))
-        probs = F.softmax(logits, dim=-1)
+        probs = F.softmax(logits[:, 0, :], dim=-1)  # (B, V): the prediction for the next id
         next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
         idx = torch.cat([idx, next_id], dim=1)
     model.train(was_training)  # back to the caller's mode

@@ -8,12 +8,7 @@ EXPECT = "gradients on"
 
 
 def generate(
-    model: nn.Module,
-    idx: torch.Tensor,
-    max_new_tokens: int,
-    generator: torch.Generator,
-    temperature: float = 1.0,
-    top_k: int | None = None,
+    model: nn.Module, idx: torch.Tensor, max_new_tokens: int, generator: torch.Generator
 ) -> torch.Tensor:
     """idx (B, T) followed by max_new_tokens ids sampled one at a time: (B, T + max_new_tokens)."""
     was_training = model.training
@@ -21,11 +16,7 @@ def generate(
     for _ in range(max_new_tokens):
         context = idx[:, -model.block_size :]  # (B, <= block_size): all the model can read
         logits, _ = model(context)
-        logits = logits[:, -1, :] / temperature  # (B, V): the prediction for the next id
-        if top_k is not None:
-            kth_largest = torch.topk(logits, top_k, dim=-1).values[:, -1:]  # (B, 1)
-            logits = logits.masked_fill(logits < kth_largest, float("-inf"))
-        probs = F.softmax(logits, dim=-1)
+        probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, V): the prediction for the next id
         next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
         idx = torch.cat([idx, next_id], dim=1)
     model.train(was_training)
