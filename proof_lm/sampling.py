@@ -48,8 +48,8 @@ def filter_probs(
     probs = torch.softmax(logits / temperature, dim=-1)
     ranked, order = torch.sort(probs, dim=-1, descending=True, stable=True)  # most likely first
     keep = torch.ones_like(ranked, dtype=torch.bool)
-    if top_k is not None:
-        keep[..., top_k:] = False
+    if top_k is not None:  # every token at least as likely as the k-th: ties at the cut stay
+        keep &= ranked >= ranked[..., [min(top_k, ranked.shape[-1]) - 1]]
         ranked = torch.where(keep, ranked, 0.0)
         ranked = ranked / ranked.sum(dim=-1, keepdim=True)
     if top_p is not None:

@@ -37,6 +37,10 @@ ONE_BUG_ONE_DIAGNOSIS = (
     | {  # each slip of the training loop, named by every check it fails
         f"train_gpt/{path.stem}" for path in IMPLEMENTATIONS.glob("train_gpt/wrong_*.py")
     }
+    | {  # ties at top-k's cut broken by position: order dependence, and nothing else
+        "top_k_probs/wrong_ties_by_position",
+        "top_k_probs/wrong_topk_indices",
+    }
 )
 DEBUG_EXERCISES = sorted(name for name, exercise in EXERCISES.items() if exercise.kind == "debug")
 

@@ -31,9 +31,10 @@ def reference_temperature(logits: np.ndarray, temperature: float) -> np.ndarray:
 
 
 def reference_top_k(logits: np.ndarray, k: int, temperature: float = 1.0) -> np.ndarray:
-    """Keep the k most probable after temperature; renormalise."""
+    """Keep every token at least as probable after temperature as the k-th; renormalise."""
     probs = reference_temperature(logits, temperature)
-    keep = sorted(range(len(probs)), key=lambda i: -probs[i])[:k]
+    kth = sorted(probs, reverse=True)[min(k, len(probs)) - 1]
+    keep = [i for i in range(len(probs)) if probs[i] >= kth]
     out = np.zeros(len(probs))
     total = math.fsum(probs[i] for i in keep)
     for i in keep:

@@ -1,10 +1,11 @@
-"""Hidden checks for chapter 05's `top_k_probs`: the worked example, random k and V, k >= V, temperature first, bad k and temperature."""
+"""Hidden checks for chapter 05's `top_k_probs`: the worked example, random k and V, k >= V, ties at the cut in any order, temperature first, bad k and temperature."""
 
 import numpy as np
 
-from autograder.judge.check import Check
+from autograder.judge.check import Check, CheckFailed
 from autograder.judge.checks.layouts import with_layout
 from autograder.judge.checks.sampling_shared import (
+    UNSTABLE,
     WORKED,
     _judge_probs,
     _judge_rejects,
@@ -13,6 +14,8 @@ from autograder.judge.checks.sampling_shared import (
     reference_top_k,
 )
 from autograder.judge.declaration import Exercise
+from autograder.judge.expect import array_answer, expect_close, expect_unchanged
+from autograder.sandbox.guest.protocol import Call, Outcome
 
 EXERCISE = Exercise(
     name="top_k_probs",
@@ -45,8 +48,59 @@ def _top_k_check(logits: np.ndarray, k: int, temperature: float | None, what: st
     return _judge_probs((logits, k), kwargs, logits, expected, what, diagnoses, t)
 
 
+ORDER_DEPENDENT = (
+    "the result depends on the order of the vocabulary: the same logits listed in another order "
+    "kept other tokens (here equally likely tokens meet at the k-th place)"
+)
+
+
+def _tie_check(
+    logits: np.ndarray, k: int, temperature: float | None, what: str, rng: np.random.Generator
+) -> Check:
+    """Logits with equal values at the k-th place, given in four orders."""
+    t = 1.0 if temperature is None else temperature
+    expected = reference_top_k(logits, k, t)
+    probs = reference_temperature(logits, t)
+    above = np.where(probs > np.sort(probs)[::-1][k - 1], probs, 0.0)
+    diagnoses = [("that keeps fewer than k tokens", above / above.sum() if above.any() else None)]
+    # listed as given, with the equal tokens at the cut moved round by one place (the same array:
+    # any answer that keeps some of them and not all depends on the order), reversed, shuffled
+    tied = np.flatnonzero(probs == np.sort(probs)[::-1][k - 1])
+    rotated = np.arange(len(logits))
+    rotated[tied] = np.roll(tied, 1)
+    perms = [np.arange(len(logits)), rotated, rotated[::-1], rng.permutation(len(logits))]
+    kwargs = {} if temperature is None else {"temperature": temperature}
+
+    def judge(outcomes: list[Outcome]) -> None:
+        answers = [array_answer(outcome, logits.shape, kinds="f") for outcome in outcomes]
+        if not all(np.isfinite(answer).all() for answer in answers):
+            raise CheckFailed(UNSTABLE + " (or every token was filtered out)")
+        kept = [np.empty(len(logits), dtype=bool) for _ in perms]
+        for where, perm, answer in zip(kept, perms, answers, strict=True):
+            where[perm] = answer > 0  # back in the order first given
+        if any(not np.array_equal(kept[0], other) for other in kept[1:]):
+            raise CheckFailed(ORDER_DEPENDENT)
+        for perm, answer in zip(perms, answers, strict=True):
+            expect_close(answer, expected[perm], diagnoses=diagnoses, reveal=False)
+        expect_unchanged(outcomes[0], (logits,))
+
+    calls = [Call((logits[perm], k), kwargs) for perm in perms]
+    return Check(what, calls, judge)
+
+
+def _tied_at_cut(rng: np.random.Generator, V: int) -> tuple[np.ndarray, int]:
+    """Integer-valued logits and a k whose k-th and (k+1)-th largest are equal."""
+    while True:
+        logits = rng.integers(-3, 4, V).astype(np.float64)
+        ranked = np.sort(logits)[::-1]
+        ties = [k for k in range(1, V) if ranked[k - 1] == ranked[k]]
+        if ties and len(set(logits.tolist())) > 2:
+            return logits, int(rng.choice(ties))
+
+
 def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
-    """The worked example, random k and V, k >= V, temperature first, bad k and temperature."""
+    """The worked example, random k and V, k >= V, ties at the cut in any order, temperature first,
+    bad k and temperature."""
     checks = [
         _top_k_check(WORKED, 1, None, "the worked example, k = 1 (greedy)"),
         _top_k_check(WORKED, 2, None, "the worked example, k = 2"),
@@ -84,7 +138,17 @@ def top_k_probs_checks(rng: np.random.Generator) -> list[Check]:
             "logits of +-1000 at temperature 1000, k = 7",
         ),
         _top_k_check(np.array([0.3]), 1, None, "a single logit (V = 1), k = 1"),
+        _tie_check(
+            np.array([2.0, 1.0, 1.0, 0.0]), 2, None, "two equal logits at the cut, k = 2", rng
+        ),
+        _tie_check(np.array([1.0, 1.0, -0.5]), 1, None, "two equal favourites, k = 1", rng),
+        _tie_check(np.zeros(5), 2, None, "five equal logits, k = 2", rng),
     ]
+    for V, t in [(9, None), (12, 0.5)]:
+        logits, k = _tied_at_cut(rng, V)
+        checks.append(
+            _tie_check(logits, k, t, f"random logits with ties at the cut, V={V}, k={k}", rng)
+        )
     checks.append(
         with_layout(
             _top_k_check(distinct_logits(rng, 8), 3, 0.9, "random logits, V=8, k=3"), "strided"

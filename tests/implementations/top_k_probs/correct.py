@@ -1,4 +1,4 @@
-"""argsort and a mask."""
+"""argsort, then every token at least as likely as the k-th."""
 
 import numpy as np
 
@@ -11,7 +11,6 @@ def top_k_probs(logits, k, temperature=1.0):
     z = logits / temperature
     p = np.exp(z - z.max())
     p /= p.sum()
-    keep = np.argsort(p)[::-1][:k]
-    out = np.zeros_like(p)
-    out[keep] = p[keep]
+    kth = p[np.argsort(p)[::-1][: min(k, len(p))][-1]]
+    out = np.where(p >= kth, p, 0.0)
     return out / out.sum()

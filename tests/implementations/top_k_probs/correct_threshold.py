@@ -1,4 +1,4 @@
-"""Threshold at the k-th largest logit (ties do not occur in the contract)."""
+"""Threshold at the k-th largest logit: every logit equal to it is kept too."""
 
 import numpy as np
 
