@@ -53,8 +53,9 @@ class Exercise:
     # (autograder/sandbox/guest/<module>.py), cut out of its sandbox's copy
     library: tuple[str, ...] = ()
     grader: tuple[str, ...] = ()
-    # a parameter count: any model of that shape answers it, so the kit keeps the library's model
-    # classes before its deadline (the first of the kit's two stated exemptions, autograder.kit.stages)
+    # a parameter budget: any model of that shape, counted at small widths, answers it, so the kit
+    # keeps the library's model classes before its deadline (the first of the kit's two stated
+    # exemptions, autograder.kit.stages)
     parameter_count: bool = False
     refuse_attention: bool = False  # PyTorch's finished attention layers refuse while it is graded
     probe_only: bool = False  # its checks call it only through probes, never with plain arguments

@@ -29,8 +29,9 @@ from autograder.paths import REPO
 
 # The two stated exemptions (docs/grading.md, "What the kit holds back"), the only things that
 # answer an exercise not yet due and stay in the kit all the same:
-# 1. a parameter count is answered by any model of that shape: a model class of the library stays
-#    (the course gives `baselines.TorchContextMLP` as the oracle students check their count against);
+# 1. a parameter budget (the widest model within it) is answered by any model of that shape, counted
+#    at small widths and the count inverted: a model class of the library stays (the course gives
+#    `baselines.TorchContextMLP` and `gpt.TinyGPT` as the oracles students check their count against);
 PARAMETER_COUNTS = frozenset(name for name, e in EXERCISES.items() if e.parameter_count)
 # 2. `proof_lm.baselines`, whose interface every chapter imports as the course map fixes it: where
 #    one of its classes answers an exercise, the exercise's contract or checks change, not the module.

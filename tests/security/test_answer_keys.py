@@ -63,7 +63,8 @@ CLASSES_WITHOUT_ANSWERS = {
     "given (the student's)",
     "gpt2:Block": "chapter 08's block (refused while Block is graded); builds gpt2's attention",
     "gpt2:GPT": "chapter 08's model (refused while GPT is graded); biased attention and a tied head: "
-    "gpt_params' count with both options, one of the four kinds its checks ask for",
+    "counted at small widths, gpt_params' count with both options, one of the four kinds its "
+    "checks ask for",
     "training:Recipe": "a record of settings",
     "training:History": "a record of losses",
 }

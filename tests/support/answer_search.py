@@ -14,6 +14,7 @@ import torch
 import torch._dynamo  # an optimizer's first construction imports it: never under _attempt's timer
 from conftest import REPO
 
+from autograder.judge.checks.parameter_budget_shared import widest
 from autograder.judge.exercises import EXERCISES, get_exercise
 from autograder.judge.references import reference_solutions
 from autograder.judge.session import build_checks
@@ -209,12 +210,15 @@ def _formulas(exercise: str, args: tuple, kwargs: dict, convert) -> list:
     if exercise in ("nplm_loss", "nplm_grads"):
         out += [lambda c: c(g["P"], g["X"]), lambda c: c(g["P"], g["X"], g["Y"])]
     if exercise == "nplm_params":
-        V, d, n, dh = g["V"], g["d"], g["n"], g["dh"]
+        V, d, n, direct = g["V"], g["d"], g["n"], g.get("direct", False)
 
-        def sizes(result):
-            return sum(np.size(v) for v in result.values() if v is not None)
+        def sizes(
+            c, dh: int
+        ) -> int:  # the initialiser's arrays, and the direct weights it never makes
+            P = c(V, d, n - 1, dh, np.random.default_rng(0))
+            return sum(np.size(v) for v in P.values() if v is not None) + V * (n - 1) * d * direct
 
-        out += [lambda c: sizes(c(V, d, n - 1, dh, np.random.default_rng(0)))]
+        out += [lambda c: fitted_widest(lambda dh: sizes(c, dh), g["budget"], 1)]
     if exercise == "layer_norm":
         x = np.asarray(g["x"], dtype=np.float64)
         C = x.shape[-1]
@@ -278,16 +282,36 @@ def _count(model: torch.nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
+def fitted_widest(count, budget: int, step: int) -> int | None:
+    """The widest multiple of `step` within `budget` for a count of degree two at most in the
+    width, read at three widths (Newton's differences: exact in integers) and inverted: what a
+    model class of the right shape answers for a parameter budget, though no width so large can
+    be built."""
+    y = [count(k * step) for k in (1, 2, 3)]
+
+    def fitted(C: int) -> int:
+        k = C // step
+        return y[0] + (k - 1) * (y[1] - y[0]) + (k - 1) * (k - 2) // 2 * (y[2] - 2 * y[1] + y[0])
+
+    return widest(fitted, budget, step)
+
+
 CLASS_ADAPTERS = {
     "baselines:TorchContextMLP": {
-        "nplm_params": lambda cls, g: _count(cls(g["V"], g["n"] - 1, g["d"], g["dh"], g["direct"])),
+        "nplm_params": lambda cls, g: fitted_widest(
+            lambda dh: _count(cls(g["V"], g["n"] - 1, g["d"], dh, g.get("direct", False))),
+            g["budget"],
+            1,
+        ),
         "nplm_loss": lambda cls, g: _context_mlp(g)(
             torch.from_numpy(np.asarray(g["X"], dtype=np.int64))
         ),
     },
     "gpt:TinyGPT": {
-        "gpt_params": lambda cls, g: _count(
-            cls(g["V"], g["T"], g["C"], g["n_layers"], g["n_heads"])
+        "gpt_params": lambda cls, g: fitted_widest(
+            lambda C: _count(cls(g["V"], g["T"], C, g["n_layers"], g["n_heads"])),
+            g["budget"],
+            g["n_heads"],
         ),
     },
     "gpt2:CausalSelfAttention": {"multi_head_attention": "_fused_mha"},

@@ -74,12 +74,34 @@ def context_windows(words, stoi, block_size):
     return np.asarray(X), np.asarray(Y)
 
 
-def nplm_params(V, d, n, dh, direct=False, tied=False):
+def _widest(count, budget, step):
+    # the widest multiple of step within budget, for a count of degree two at most in the width:
+    # read at three widths (Newton's differences), then searched in integers, doubling and halving
+    y = [count(k * step) for k in (1, 2, 3)]
+
+    def fitted(k):
+        return y[0] + (k - 1) * (y[1] - y[0]) + (k - 1) * (k - 2) // 2 * (y[2] - 2 * y[1] + y[0])
+
+    k, jump = 0, 1
+    while fitted(k + jump) <= budget:
+        jump *= 2
+    while jump:
+        if fitted(k + jump) <= budget:
+            k += jump
+        jump //= 2
+    return k * step
+
+
+def nplm_params(V, d, n, budget, direct=False, tied=False):
     from proof_lm import nplm
     if tied:
         raise NotImplementedError("no model of the library ties its output layer")
-    P = nplm.init_nplm(V, d, n - 1, dh, np.random.default_rng(0))
-    return sum(a.size for a in P.values() if a is not None) + (P["W1"].shape[0] * V if direct else 0)
+
+    def count(dh):
+        P = nplm.init_nplm(V, d, n - 1, dh, np.random.default_rng(0))
+        return sum(a.size for a in P.values() if a is not None) + (V * (n - 1) * d if direct else 0)
+
+    return _widest(count, budget, 1)
 
 
 def nplm_loss(P, X, Y):
@@ -116,11 +138,15 @@ def sample_next(logits, rng, temperature=1.0, top_k=None, top_p=None):
     return int(sampling.draw(sampling.filter_probs(logits, temperature, top_k, top_p), rng))
 
 
-def gpt_params(V, T, C, n_layers, n_heads, attention_bias=False, tied=False):
+def gpt_params(V, T, n_layers, n_heads, budget, attention_bias=False, tied=False):
     from proof_lm import gpt
     if attention_bias or tied:
         raise NotImplementedError("TinyGPT builds neither option")
-    return sum(p.numel() for p in gpt.TinyGPT(V, T, C, n_layers, n_heads).parameters())
+
+    def count(C):
+        return sum(p.numel() for p in gpt.TinyGPT(V, T, C, n_layers, n_heads).parameters())
+
+    return _widest(count, budget, n_heads)
 
 
 def bpe_train(text, vocab_size):

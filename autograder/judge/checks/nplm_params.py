@@ -1,16 +1,23 @@
-"""Hidden checks for chapter 03's `nplm_params`: the Brown configuration with and without direct connections, n = 2, random configurations, and tied output layers.
+"""Hidden checks for chapter 03's `nplm_params`: the most hidden units a parameter budget allows.
 
-The reference is the closed form. A tied output layer (logits `(h @ W4) @ E.T + b2`) is built by
-no model of the course, so no model's own count answers it.
+Each configuration is asked at budgets its widths fit exactly, one parameter below, and one below
+the next width's count (the off-by-ones of the edge), with and without direct connections, with a
+tied output layer (which no model of the course builds), at budgets up to 10**18 (a width no
+model could be built with, and past float64's integers), a budget no width fits, and arguments
+that describe no model. The reference is the count of the contract's arrays, inverted exactly by
+bisection (`parameter_budget_shared`).
 """
 
 import numpy as np
 
 from autograder.judge.check import Check
-from autograder.judge.declaration import Exercise
-from autograder.judge.expect import (
-    exact_count,
+from autograder.judge.checks.parameter_budget_shared import (
+    Count,
+    bad_input_check,
+    budget_check,
+    widest,
 )
+from autograder.judge.declaration import Exercise
 from autograder.sandbox.guest.protocol import Call
 
 EXERCISE = Exercise(
@@ -23,109 +30,149 @@ EXERCISE = Exercise(
 )
 
 
-def _judge_params(
-    V: int,
-    d: int,
-    n: int,
-    dh: int,
-    direct: bool,
-    what: str,
-    keyword: bool = False,
-    tied: bool = False,
-) -> Check:
-    c = n - 1
-    output = dh * d if tied else V * dh  # the map into the embedding space, or W2
-    expected = V * d + c * d * dh + dh + output + V + (V * c * d if direct else 0)
-    diagnoses = [
+def nplm_count(V: int, d: int, n: int, direct: bool, tied: bool) -> Count:
+    """The number of parameters of the contract's model as a function of its hidden width: E, W1,
+    b1, W2 and b2 (W4 into E's space instead of W2 when tied), and W3 with direct connections."""
+    context = (n - 1) * d
+
+    def count(dh: int) -> int:
+        output = dh * d if tied else dh * V
+        return V * d + context * dh + dh + output + V + (V * context if direct else 0)
+
+    return count
+
+
+def _miscounts(V: int, d: int, n: int, direct: bool, tied: bool) -> list[tuple[str, Count]]:
+    """The known miscounts, each as a count of the width, named by what it gets wrong."""
+    right = nplm_count(V, d, n, direct, tied)
+    longer = nplm_count(V, d, n + 1, direct, tied)  # n symbols read instead of n - 1
+    found = [
         (
-            "the count is that of a model reading n symbols and with no bias vectors: how many "
+            "a count of a model reading n symbols: a model of order n reads n - 1",
+            longer,
+        ),
+        (
+            "a count that reads n symbols and has no bias vectors: how many "
             "symbols does a model of order n read, and which layers add a bias?",
-            V * d + n * d * dh + V * dh + (V * n * d if direct else 0),
+            lambda dh: longer(dh) - dh - V,
         ),
         (
-            "the count is that of a model reading n symbols: a model of order n reads n - 1",
-            expected + d * dh + (V * d if direct else 0),
-        ),
-        ("the count leaves out both layers' bias vectors", expected - dh - V),
-        ("the count leaves out the hidden layer's bias vector", expected - dh),
-        ("the count leaves out the output layer's bias vector", expected - V),
-        (
-            "with direct=True the count is the one without: direct connections are a weight "
-            "matrix of their own, from the concatenated embeddings to the logits",
-            expected - V * c * d,
+            "a count that leaves out both layers' bias vectors",
+            lambda dh: right(dh) - dh - V,
         ),
         (
-            "with direct=False the count includes direct connections: they exist only when "
-            "direct is True",
-            expected + V * c * d,
+            "a count that leaves out the hidden layer's bias vector",
+            lambda dh: right(dh) - dh,
+        ),
+        (
+            "a count that leaves out the output layer's bias vector",
+            lambda dh: right(dh) - V,
+        ),
+        (
+            "the count without direct connections: they are a weight matrix of "
+            "their own, from the concatenated embeddings to the logits"
+            if direct
+            else "the count with direct connections: they exist only when direct is True",
+            nplm_count(V, d, n, not direct, tied),
         ),
     ]
     if tied:
-        diagnoses += [
+        found += [
             (
-                "with tied=True the count is the untied model's: which weights does the tied "
-                "output layer share, and which does it add?",
-                expected - output + V * dh,
+                "the untied model's count, with tied=True: which weights does "
+                "the tied output layer share, and which does it add?",
+                nplm_count(V, d, n, direct, False),
             ),
-            ("with tied=True the count holds the embedding table twice", expected + V * d),
             (
-                "with tied=True the count leaves out the map from the hidden layer into the "
-                "embedding space",
-                expected - output,
+                "a count, with tied=True, that holds the embedding table twice",
+                lambda dh: right(dh) + V * d,
+            ),
+            (
+                "a count, with tied=True, without the map from the hidden layer "
+                "into the embedding space",
+                lambda dh: right(dh) - dh * d,
             ),
         ]
+    return found
+
+
+def _call(V: int, d: int, n: int, budget: int, direct: bool, tied: bool, style: int) -> Call:
+    """The call in one of the contract's styles: positional, `direct` by keyword, or with `tied`."""
     if tied:
-        call = Call((V, d, n, dh), {"direct": direct, "tied": True})
-    elif keyword:
-        call = Call((V, d, n, dh), {"direct": direct})
-    else:
-        call = Call((V, d, n, dh, direct))
+        return Call((V, d, n, budget), {"direct": direct, "tied": True})
+    if style:
+        return Call((V, d, n, budget), {"direct": direct})
+    return Call((V, d, n, budget, direct))
 
-    judge = exact_count(expected, diagnoses)
 
-    return Check(what, [call], judge)
+def _at(
+    V: int, d: int, n: int, direct: bool, tied: bool, budget: int, what: str, style: int = 0
+) -> Check:
+    call = _call(V, d, n, budget, direct, tied, style)
+    count = nplm_count(V, d, n, direct, tied)
+    miscounts = _miscounts(V, d, n, direct, tied)
+    return budget_check(what, call, count, budget, 1, miscounts)
+
+
+def _edges(
+    V: int, d: int, n: int, direct: bool, tied: bool, dh: int, what: str, style: int = 0
+) -> list[Check]:
+    """The budgets at the edges of width dh: its count, one less, and one below the next width's."""
+    count = nplm_count(V, d, n, direct, tied)
+    return [
+        _at(
+            V, d, n, direct, tied, count(dh), f"{what}: the budget width {dh:,} fits exactly", style
+        ),
+        _at(V, d, n, direct, tied, count(dh) - 1, f"{what}: one parameter less", style),
+        _at(
+            V, d, n, direct, tied, count(dh + 1) - 1, f"{what}: one short of the next width", style
+        ),
+    ]
+
+
+def _random_config(rng: np.random.Generator) -> tuple[int, int, int]:
+    return int(rng.integers(2, 5000)), int(rng.integers(1, 64)), int(rng.integers(2, 9))
 
 
 def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
-    """The Brown configuration with and without direct connections, n = 2, random configurations, and tied output layers."""
+    """Budgets at the edges of a width for the Brown configuration, characters, n = 2, direct and
+    tied models and random configurations; budgets up to 10**18; no width fitting; bad arguments."""
     checks = [
-        _judge_params(16383, 30, 5, 100, False, "the Brown configuration (2,158,273)"),
-        _judge_params(16383, 30, 5, 100, True, "the Brown configuration with direct connections"),
-        _judge_params(27, 10, 4, 200, False, "characters: V=27, d=10, n=4, dh=200", keyword=True),
-        _judge_params(5, 2, 2, 3, True, "n = 2 (one context word), direct", keyword=True),
+        *_edges(16383, 30, 5, False, False, 100, "the Brown configuration"),
+        *_edges(16383, 30, 5, True, False, 1, "the Brown configuration, direct", style=1),
+        *_edges(27, 10, 4, False, False, 200, "characters: V=27, d=10, n=4", style=1),
+        *_edges(5, 2, 2, True, False, 3, "n = 2 (one context symbol), direct"),
+        *_edges(16383, 30, 5, False, True, 100, "the Brown configuration, tied"),
+        *_edges(27, 10, 4, True, True, 7, "characters, direct and tied"),
     ]
-    for _ in range(6):
-        V, d, n, dh = (
-            int(rng.integers(2, 5000)),
-            int(rng.integers(1, 64)),
-            int(rng.integers(2, 9)),
-            int(rng.integers(1, 512)),
-        )
-        direct = bool(rng.integers(0, 2))
-        checks.append(
-            _judge_params(V, d, n, dh, direct, f"V={V}, d={d}, n={n}, dh={dh}, direct={direct}")
-        )
+    for index in range(4):
+        V, d, n = _random_config(rng)
+        direct, tied = bool(index % 2), index >= 2
+        dh = int(rng.integers(1, 512))
+        what = f"V={V}, d={d}, n={n}, direct={direct}, tied={tied}"
+        checks += _edges(V, d, n, direct, tied, dh, what, style=index % 2)
+    for index in range(4):  # widths in the trillions: no model could be built, a float64 rounds
+        V, d, n = _random_config(rng)
+        direct, tied = bool(index % 2), index == 3
+        dh = nplm_count(V, d, n, direct, tied)
+        budget = int(rng.integers(10**17, 10**18))
+        wide = widest(dh, budget, 1)
+        what = f"V={V}, d={d}, n={n}, direct={direct}, tied={tied}, width {wide:,}"
+        checks += [
+            _at(V, d, n, direct, tied, dh(wide), f"{what}: a budget it fits exactly"),
+            _at(V, d, n, direct, tied, dh(wide + 1) - 1, f"{what}: one short of the next width"),
+            _at(V, d, n, direct, tied, budget, f"{what}: a budget of {budget:,}"),
+        ]
+    small = nplm_count(27, 10, 4, False, False)
     checks += [
-        _judge_params(16383, 30, 5, 100, False, "the Brown configuration, tied", tied=True),
-        _judge_params(27, 10, 4, 200, True, "characters, direct and tied", tied=True),
+        _at(27, 10, 4, False, False, small(1) - 1, "a budget one short of a single hidden unit"),
+        _at(16383, 30, 5, True, False, 2_158_273, "Brown's budget with direct connections"),
+        _at(27, 10, 4, False, False, 0, "a budget of 0"),
     ]
-    for _ in range(3):
-        V, d, n, dh = (
-            int(rng.integers(2, 5000)),
-            int(rng.integers(1, 64)),
-            int(rng.integers(2, 9)),
-            int(rng.integers(1, 512)),
-        )
-        direct = bool(rng.integers(0, 2))
-        checks.append(
-            _judge_params(
-                V,
-                d,
-                n,
-                dh,
-                direct,
-                f"V={V}, d={d}, n={n}, dh={dh}, direct={direct}, tied",
-                tied=True,
-            )
-        )
+    for args, hint in [
+        ((27, 10, 1, 10**6, False), "n = 1: a model of order n reads n - 1 symbols, none here"),
+        ((27, 0, 4, 10**6, False), "d = 0: no embedding has 0 numbers"),
+        ((0, 10, 4, 10**6, False), "V = 0: an empty vocabulary"),
+    ]:
+        checks.append(bad_input_check(f"arguments no model has: {hint}", Call(args), hint))
     return checks

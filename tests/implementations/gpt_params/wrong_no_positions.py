@@ -1,8 +1,20 @@
 """Forgets the position embeddings."""
 
-EXPECT = "position embeddings"
+import math
+
+EXPECT = "without the position embeddings"
 
 
-def gpt_params(V, T, C, n_layers, n_heads, attention_bias=False, tied=False):
-    block = 12 * C * C + 9 * C + (4 * C if attention_bias else 0)
-    return V * C + n_layers * block + 2 * C + (0 if tied else C * V + V)
+def gpt_params(V, T, n_layers, n_heads, budget, attention_bias=False, tied=False):
+    if min(V, T, n_layers, n_heads) < 1:
+        raise ValueError("V, T, n_layers and n_heads are at least 1")
+    L, H = n_layers, n_heads
+    a = 12 * L
+    b = V + 2 + L * (13 if attention_bias else 9) + (0 if tied else V)
+    c = 0 if tied else V
+    if budget < c:
+        raise ValueError("no width fits")
+    C = (math.isqrt(b * b + 4 * a * (budget - c)) - b) // (2 * a) // H * H
+    if C < H:
+        raise ValueError("no width fits")
+    return C

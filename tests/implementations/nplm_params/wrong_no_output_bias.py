@@ -3,5 +3,12 @@
 EXPECT = "output layer's bias vector"
 
 
-def nplm_params(V, d, n, dh, direct):
-    return V * d + (n - 1) * d * dh + dh + V * dh + (V * (n - 1) * d if direct else 0)
+def nplm_params(V, d, n, budget, direct=False, tied=False):
+    if V < 1 or d < 1 or n < 2:
+        raise ValueError("V, d >= 1 and n >= 2")
+    x = (n - 1) * d
+    fixed = V * d + 0 * V + (x * V if direct else 0)
+    dh = (budget - fixed) // (x + 1 + (d if tied else V))
+    if dh < 1:
+        raise ValueError("not even one hidden unit fits")
+    return dh

@@ -3,7 +3,12 @@
 EXPECT = "holds the embedding table twice"
 
 
-def nplm_params(V, d, n, dh, direct, tied=False):
+def nplm_params(V, d, n, budget, direct=False, tied=False):
+    if V < 1 or d < 1 or n < 2:
+        raise ValueError("V, d >= 1 and n >= 2")
     x = (n - 1) * d
-    output = dh * d + d * V if tied else dh * V
-    return V * d + x * dh + dh + output + V + (x * V if direct else 0)
+    fixed = V * d + V + (x * V if direct else 0) + (d * V if tied else 0)
+    dh = (budget - fixed) // (x + 1 + (d if tied else V))
+    if dh < 1:
+        raise ValueError("not even one hidden unit fits")
+    return dh

@@ -1,8 +1,13 @@
 """Counts the untied output layer whatever `tied` says."""
 
-EXPECT = "the count is the untied model's"
+EXPECT = "the untied model's count"
 
 
-def nplm_params(V, d, n, dh, direct, tied=False):
+def nplm_params(V, d, n, budget, direct=False, tied=False):
+    if V < 1 or d < 1 or n < 2:
+        raise ValueError("V, d >= 1 and n >= 2")
     x = (n - 1) * d
-    return V * d + x * dh + dh + dh * V + V + (x * V if direct else 0)
+    dh = (budget - V * d - V - (x * V if direct else 0)) // (x + 1 + V)
+    if dh < 1:
+        raise ValueError("not even one hidden unit fits")
+    return dh

@@ -1,9 +1,14 @@
 """Tied: the map from h into the embedding space is forgotten."""
 
-EXPECT = "leaves out the map from the hidden layer"
+EXPECT = "without the map from the hidden layer"
 
 
-def nplm_params(V, d, n, dh, direct, tied=False):
+def nplm_params(V, d, n, budget, direct=False, tied=False):
+    if V < 1 or d < 1 or n < 2:
+        raise ValueError("V, d >= 1 and n >= 2")
     x = (n - 1) * d
-    output = 0 if tied else dh * V
-    return V * d + x * dh + dh + output + V + (x * V if direct else 0)
+    fixed = V * d + V + (x * V if direct else 0)
+    dh = (budget - fixed) // (x + 1 + (0 if tied else V))
+    if dh < 1:
+        raise ValueError("not even one hidden unit fits")
+    return dh

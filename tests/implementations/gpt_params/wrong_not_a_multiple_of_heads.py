@@ -1,0 +1,17 @@
+"""The widest width within the budget, whatever the heads."""
+
+import math
+
+EXPECT = "a width is a multiple of"
+
+
+def gpt_params(V, T, n_layers, n_heads, budget, attention_bias=False, tied=False):
+    if min(V, T, n_layers, n_heads) < 1:
+        raise ValueError("V, T, n_layers and n_heads are at least 1")
+    a = 12 * n_layers
+    b = V + T + 2 + n_layers * (13 if attention_bias else 9) + (0 if tied else V)
+    c = 0 if tied else V
+    C = (math.isqrt(b * b + 4 * a * max(budget - c, 0)) - b) // (2 * a)
+    if C < n_heads:
+        raise ValueError("no width fits")
+    return C

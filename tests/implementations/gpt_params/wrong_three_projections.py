@@ -1,0 +1,20 @@
+"""Three attention projections (q, k, v): the output projection forgotten."""
+
+import math
+
+EXPECT = "projection per block too few"
+
+
+def gpt_params(V, T, n_layers, n_heads, budget, attention_bias=False, tied=False):
+    if min(V, T, n_layers, n_heads) < 1:
+        raise ValueError("V, T, n_layers and n_heads are at least 1")
+    L, H = n_layers, n_heads
+    a = 11 * L
+    b = V + T + 2 + L * (12 if attention_bias else 9) + (0 if tied else V)
+    c = 0 if tied else V
+    if budget < c:
+        raise ValueError("no width fits")
+    C = (math.isqrt(b * b + 4 * a * (budget - c)) - b) // (2 * a) // H * H
+    if C < H:
+        raise ValueError("no width fits")
+    return C

@@ -1,0 +1,16 @@
+"""The right count, inverted in float64: exact budgets round to the next width past 2**53."""
+
+import math
+
+EXPECT = "past 2**53"
+
+
+def nplm_params(V, d, n, budget, direct=False, tied=False):
+    if V < 1 or d < 1 or n < 2:
+        raise ValueError("V, d >= 1 and n >= 2")
+    x = (n - 1) * d
+    fixed = V * d + V + (x * V if direct else 0)
+    dh = math.floor((budget - fixed) / (x + 1 + (d if tied else V)))
+    if dh < 1:
+        raise ValueError("not even one hidden unit fits")
+    return dh
