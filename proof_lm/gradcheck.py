@@ -6,7 +6,7 @@ from collections.abc import Callable
 import numpy as np
 
 
-def central_difference(f: Callable[[], float], x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+def finite_differences(f: Callable[[], float], x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
     """d f() / d x by PyTorch's finite differences, perturbing x in place one entry at a time (restored exactly).
 
     PyTorch's implementation, not the library's: chapter 04 asks you to derive the formula.

@@ -15,7 +15,7 @@ from autograder.judge.checks.neural_bigram_shared import reference_ce, reference
 from autograder.judge.checks.nplm_grads import NAMES, torch_grads
 from autograder.judge.checks.nplm_loss import random_params, torch_nplm
 from autograder.judge.checks.sampling_shared import reference_top_p
-from proof_lm.gradcheck import central_difference, relative_error
+from proof_lm.gradcheck import finite_differences, relative_error
 
 RNG = np.random.default_rng(2024)
 
@@ -34,7 +34,7 @@ def test_table_gradient_reference():
         np.array([0, 0, 3, 0]),
         np.array([1, 2, 4, 1]),
     )
-    numeric = central_difference(lambda: reference_ce(table[previous], targets), table)
+    numeric = finite_differences(lambda: reference_ce(table[previous], targets), table)
     assert relative_error(reference_table_grad(table, previous, targets), numeric) < 1e-7
 
 
@@ -46,8 +46,8 @@ def test_linear_reference():
         RNG.integers(0, 4, 5),
     )
     _, dW, db = torch_linear(W, b, X, Y)
-    assert relative_error(dW, central_difference(lambda: torch_linear(W, b, X, Y)[0], W)) < 1e-7
-    assert relative_error(db, central_difference(lambda: torch_linear(W, b, X, Y)[0], b)) < 1e-7
+    assert relative_error(dW, finite_differences(lambda: torch_linear(W, b, X, Y)[0], W)) < 1e-7
+    assert relative_error(db, finite_differences(lambda: torch_linear(W, b, X, Y)[0], b)) < 1e-7
 
 
 def test_nplm_gradient_reference():
@@ -55,7 +55,7 @@ def test_nplm_gradient_reference():
     X, Y = np.array([[1, 1, 2], [0, 1, 1], [5, 4, 1]]), np.array([2, 0, 1])
     ref = torch_grads(P, X, Y)
     for name in NAMES:
-        numeric = central_difference(lambda: torch_nplm(P, X, Y)[0], P[name])
+        numeric = finite_differences(lambda: torch_nplm(P, X, Y)[0], P[name])
         assert relative_error(ref[name], numeric) < 1e-6, name
 
 
@@ -116,13 +116,13 @@ def test_sgd_problems_gradients_and_the_fixed_problem_is_solvable():
     X, Y = RNG.normal(size=(5, 3)), RNG.integers(0, 4, 5)
     _, grads = softmax_regression(P, X, Y)
     for name in P:
-        numeric = central_difference(lambda: softmax_regression(P, X, Y)[0], P[name])
+        numeric = finite_differences(lambda: softmax_regression(P, X, Y)[0], P[name])
         assert relative_error(grads[name], numeric) < 1e-7
     Q = {"w": RNG.normal(size=3), "c": np.array(0.4)}
     targets = RNG.normal(size=5)
     _, grads = least_squares(Q, X, targets)
     for name in Q:
-        numeric = central_difference(lambda: least_squares(Q, X, targets)[0], Q[name])
+        numeric = finite_differences(lambda: least_squares(Q, X, targets)[0], Q[name])
         assert relative_error(grads[name], numeric) < 1e-7
     params, batches, rate = fixed_problem()
     trained = _replay(params, "softmax_regression", batches, rate)

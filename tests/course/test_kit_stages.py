@@ -340,7 +340,7 @@ def test_what_is_held_back_is_decided_by_content_with_two_stated_exemptions():
         "ngram:add_k_probs",
         "metrics:perplexity_from_nll",
         "windows:name_windows",
-        "gradcheck:central_difference",
+        "gradcheck:finite_differences",
         "sampling:filter_probs",  # the nucleus cut, the order temperature -> top-k -> top-p
         "sampling:draw",  # one uniform draw per row
         "bpe:bpe_train",  # the tie rule
@@ -546,7 +546,7 @@ NOT_NEEDED = {
     "optim.Optimizer": AUTOGRAD,
     "optim.SGD": AUTOGRAD,
     "autograd.gradcheck.get_numerical_jacobian": (
-        "PyTorch's own finite differences (gradcheck.central_difference): PyTorch's text, not the kit's"
+        "PyTorch's own finite differences (gradcheck.finite_differences): PyTorch's text, not the kit's"
     ),
     "multinomial": "draws with a torch.Generator; a NumPy exercise's checks pass NumPy generators",
     "randint": "draws with a torch.Generator; a NumPy exercise's checks pass NumPy generators",

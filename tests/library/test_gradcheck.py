@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from proof_lm.gradcheck import central_difference, relative_error
+from proof_lm.gradcheck import finite_differences, relative_error
 from proof_lm.table_fit import fit_table, fit_tables
 
 
@@ -17,15 +17,15 @@ def test_gradient_tools():
             torch.from_numpy(logits), torch.from_numpy(targets)
         ).item()
 
-    numeric = central_difference(loss, logits)
+    numeric = finite_differences(loss, logits)
     probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
     assert relative_error((probs - np.eye(5)[targets]) / 4, numeric) < 1e-8
     before = logits.copy()
-    central_difference(lambda: float((logits**2).sum()), logits)
+    finite_differences(lambda: float((logits**2).sum()), logits)
     assert np.array_equal(logits, before), "x is restored exactly"
     x = np.array([0.5, -1.0, 2.0])
     assert np.allclose(
-        central_difference(lambda: float((x**3).sum()), x, eps=1e-3), 3 * x**2, atol=1e-5
+        finite_differences(lambda: float((x**3).sum()), x, eps=1e-3), 3 * x**2, atol=1e-5
     )
     assert relative_error(np.ones(3), np.ones(3) * 1.01) == pytest.approx(0.01 / 2.01)
 

@@ -44,7 +44,10 @@ def torch_linear(weights, bias, inputs, targets) -> tuple[float, np.ndarray, np.
 def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
     loss, dW, db = torch_linear(weights, bias, inputs, targets)
     B = len(targets)
-    probs = torch.softmax(torch.tensor(inputs @ weights + bias, dtype=torch.float64), dim=1).numpy()
+    logits = torch.tensor(inputs @ weights + bias, dtype=torch.float64)
+    picked = torch.log_softmax(logits, dim=1)[np.arange(B), np.asarray(targets, dtype=np.int64)]
+    log_of_mean = (torch.logsumexp(picked, dim=0) - np.log(B)).item()  # log of the mean probability
+    probs = torch.softmax(logits, dim=1).numpy()
     probs[:, targets] -= 1.0  # the block-indexing slip
     block = {"dW": inputs.T @ probs / B, "db": probs.sum(axis=0) / B}
     size = float(
@@ -65,7 +68,13 @@ def _judge_linear(weights, bias, inputs, targets, what: str) -> Check:
                         "the loss is exactly B times the contract's: how should it depend on the "
                         "batch size?",
                         loss * B,
-                    )
+                    ),
+                    (
+                        "the loss is below the contract's, and equals it only when every row's "
+                        "target has the same probability: which average over the rows is the "
+                        "cross-entropy?",
+                        -log_of_mean,
+                    ),
                 ],
                 inputs=size,
             )

@@ -21,7 +21,7 @@ EXERCISE = Exercise(
     chapter="04_gradients",
     points=2,
     kind="derive",
-    library=("gradcheck:central_difference",),
+    library=("gradcheck:finite_differences",),
     probe_only=True,
     given_in_text=("x[index]",),
 )

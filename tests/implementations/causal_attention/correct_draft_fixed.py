@@ -1,4 +1,4 @@
-"""The debug exercise's draft with its three bugs fixed, nothing else changed."""
+"""The debug exercise's draft with its three bugs fixed."""
 
 import math
 

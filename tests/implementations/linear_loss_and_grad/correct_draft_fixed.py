@@ -1,4 +1,4 @@
-"""The draft with its three bugs fixed: each row's max, the log-softmax and its gradient in one step, the mean's 1/B."""
+"""The draft with its three bugs fixed: a stable log-softmax and its gradient in one step, the mean of the rows' losses, the mean's 1/B."""
 
 import numpy as np
 

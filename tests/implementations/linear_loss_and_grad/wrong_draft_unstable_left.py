@@ -1,4 +1,4 @@
-"""The draft with two bugs fixed: the loss is still the log of a probability, and its gradient goes through 1/p."""
+"""The draft with two bugs fixed: exp of the raw logits, the log of a probability, a gradient through 1/p."""
 
 import numpy as np
 
@@ -12,10 +12,13 @@ def linear_loss_and_grad(
     B = inputs.shape[0]
     rows = np.arange(B)
     logits = inputs @ weights + bias  # (B, V)
-    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs /= probs.sum(axis=1, keepdims=True)  # softmax, (B, V)
+    exps = np.exp(logits)
+    sums = exps.sum(axis=1, keepdims=True)  # (B, 1)
+    probs = exps / sums  # softmax, (B, V)
     loss = float(-np.log(probs[rows, targets]).mean())
     dprobs = np.zeros_like(probs)
     dprobs[rows, targets] = -1.0 / (B * probs[rows, targets])  # d(-log p)/dp at each target
-    dlogits = probs * (dprobs - (dprobs * probs).sum(axis=1, keepdims=True))  # back through softmax
+    dsums = -(dprobs * exps).sum(axis=1, keepdims=True) / sums**2  # probs = exps / sums
+    dexps = dprobs / sums + dsums  # each exp reaches the loss directly and through its row's sum
+    dlogits = dexps * exps  # the derivative of exp is exp
     return loss, inputs.T @ dlogits, dlogits.sum(axis=0)
