@@ -211,9 +211,9 @@ def expect_close(
         ~np.isfinite(actual_arr) & np.isfinite(expected_arr)
     ):
         raise CheckFailed(
-            "got nan or inf where the answer is finite: exp overflows at large values, and "
-            "log(softmax) is -inf once a probability underflows to 0 (what keeps each row's max "
-            "exponent at 0, and the log of a rounded-off probability finite?)"
+            "got nan or inf where the answer is finite: exp overflows float64 above about 709, and "
+            "the log of a probability that rounded to 0 is -inf (which quantity of your "
+            "computation leaves float64's range on these inputs?)"
         )
     if actual_arr.ndim == 0:
         expected_text = f", expected {expected_arr.item():.10g}" if reveal else " (wrong)"

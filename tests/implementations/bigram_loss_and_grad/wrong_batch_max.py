@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "each row's max"
+EXPECT = "leaves float64's range"
 
 
 def bigram_loss_and_grad(table, previous, targets):

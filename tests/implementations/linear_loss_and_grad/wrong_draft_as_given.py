@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "the log of a rounded-off probability finite"
+EXPECT = "the log of a probability that rounded to 0"
 
 
 def linear_loss_and_grad(

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "each row's max"
+EXPECT = "leaves float64's range"
 
 
 def linear_loss_and_grad(weights, bias, inputs, targets):
