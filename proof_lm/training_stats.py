@@ -22,19 +22,18 @@ def tanh_stack(
     The loss is a fixed random readout of the last layer, so the gradients are what backpropagation
     would deliver to each layer. Returns ([h_1 .. h_depth], [dL/dh_1 .. dL/dh_depth]), each (B, width).
     """
-    weights, activations = [], []
-    h = x
+    import torch
+
+    h = torch.tensor(x, dtype=torch.float64, requires_grad=True)  # (B, fan_in)
+    layers = []
     for _ in range(depth):
         W = rng.normal(size=(h.shape[1], width)) * gain / np.sqrt(h.shape[1])
-        h = np.tanh(h @ W)  # (B, width)
-        weights.append(W)
-        activations.append(h)
-    grad = rng.normal(size=h.shape) / h.shape[0]  # dL/dh of the last layer
-    grads = [grad]
-    for W, h in zip(weights[:0:-1], activations[-1:0:-1], strict=True):
-        grad = (grad * (1 - h**2)) @ W.T  # through tanh, then the layer below's weights
-        grads.append(grad)
-    return activations, grads[::-1]
+        h = torch.tanh(h @ torch.from_numpy(W))  # (B, width)
+        h.retain_grad()
+        layers.append(h)
+    readout = rng.normal(size=tuple(h.shape)) / h.shape[0]  # dL/dh of the last layer
+    (h * torch.from_numpy(readout)).sum().backward()  # autograd delivers dL/dh to every layer
+    return [h.detach().numpy() for h in layers], [h.grad.numpy() for h in layers]
 
 
 def update_to_data(before: dict, after: dict) -> dict[str, float]:

@@ -29,7 +29,7 @@ def batchnorm_forward(
     if training and B < 2:
         raise ValueError(f"training needs at least two examples, got a batch of {B}")
     mean = x.mean(axis=0)  # (D,)
-    var = x.var(axis=0)  # (D,), biased: divide by B
+    var = x.var(axis=0)  # (D,)
     if not training:
         out = gamma * (x - running_mean) / np.sqrt(running_var + eps) + beta
         return out, running_mean.copy(), running_var.copy()
