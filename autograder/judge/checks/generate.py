@@ -233,15 +233,19 @@ def _judge_generate_generator(rng: np.random.Generator) -> Check:
 
 
 def _judge_generate_nothing(rng: np.random.Generator) -> Check:
+    """0 new ids from a model in training mode and from one in eval mode: idx back, and the model
+    in the mode it was handed over in."""
     W, U = rng.normal(size=(5, 5)), rng.normal(size=(5, 5))
     idx = rng.integers(0, 5, (2, 3))
+    modes = (True, False)
 
     def judge(outcomes: list[Outcome]) -> None:
-        _judge_generate_runs(_report(outcomes[0]), idx, 0, 4, False)
+        for outcome, train_mode in zip(outcomes, modes, strict=True):
+            _judge_generate_runs(_report(outcome), idx, 0, 4, train_mode)
 
     return Check(
-        "max_new_tokens=0 returns idx",
-        [_generate_call(W, U, 4, idx, 0, [0], False)],
+        "max_new_tokens=0 returns idx, the model in training or eval mode as handed over",
+        [_generate_call(W, U, 4, idx, 0, [0], train_mode) for train_mode in modes],
         judge,
     )
 

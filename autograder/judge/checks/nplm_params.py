@@ -3,15 +3,17 @@
 Each configuration is asked at budgets its widths fit exactly, one parameter below, and one below
 the next width's count (the off-by-ones of the edge), with and without direct connections, with a
 tied output layer (which no model of the course builds), at budgets up to 10**18 (a width no
-model could be built with, and past float64's integers), a budget no width fits, and arguments
-that describe no model. The reference is the count of the contract's arrays, inverted exactly by
-bisection (`parameter_budget_shared`).
+model could be built with, and past float64's integers: widths past 2**53 a float64 rounds down,
+at the budget they fit exactly, and widths it holds, one parameter below), a budget no width fits,
+and arguments that describe no model. The reference is the count of the contract's arrays,
+inverted exactly by bisection (`parameter_budget_shared`).
 """
 
 import numpy as np
 
 from autograder.judge.check import Check
 from autograder.judge.checks.parameter_budget_shared import (
+    FLOAT_EXACT,
     Count,
     bad_input_check,
     budget_check,
@@ -130,6 +132,15 @@ def _edges(
     ]
 
 
+def _float_rounds(width: int, below: bool) -> int:
+    """The nearest width at or below `width` (past 2**53) that a float64 rounds down (`below`) or
+    holds: at the budget the first fits exactly, a float quotient lands below it; one parameter
+    below the second's count, the quotient rounds up to it."""
+    while not (float(width) < width if below else float(width) == width):
+        width -= 1  # (an int and a float compare exactly)
+    return width
+
+
 def _random_config(rng: np.random.Generator) -> tuple[int, int, int]:
     return int(rng.integers(2, 5000)), int(rng.integers(1, 64)), int(rng.integers(2, 9))
 
@@ -162,6 +173,19 @@ def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
             _at(V, d, n, direct, tied, dh(wide), f"{what}: a budget it fits exactly"),
             _at(V, d, n, direct, tied, dh(wide + 1) - 1, f"{what}: one short of the next width"),
             _at(V, d, n, direct, tied, budget, f"{what}: a budget of {budget:,}"),
+        ]
+    # widths past 2**53, which a float64 holds only to a multiple of 2 or more
+    for index in range(4):
+        V, d, n = int(rng.integers(2, 40)), int(rng.integers(1, 9)), int(rng.integers(2, 4))
+        config = (V, d, n, bool(index % 2), index >= 2)  # direct, tied
+        count = nplm_count(*config)
+        top = (10**18 - count(0)) // (count(1) - count(0))  # the widest within 10**18
+        down = _float_rounds(int(rng.integers(FLOAT_EXACT + 1, top)), below=True)
+        up = _float_rounds(int(rng.integers(FLOAT_EXACT + 1, top)), below=False)
+        what = f"V={V}, d={d}, n={n}, direct={config[3]}, tied={config[4]}"
+        checks += [
+            _at(*config, count(down), f"{what}: width {down:,} fits exactly"),
+            _at(*config, count(up) - 1, f"{what}: one short of width {up:,}"),
         ]
     small = nplm_count(27, 10, 4, False, False)
     checks += [
