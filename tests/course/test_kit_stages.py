@@ -540,6 +540,7 @@ NOT_NEEDED = {
     "Tensor.backward": AUTOGRAD,
     "Tensor.grad": AUTOGRAD,
     "Tensor.requires_grad_": AUTOGRAD,
+    "Tensor.retain_grad": AUTOGRAD,
     "autograd.grad": AUTOGRAD,
     "nn.utils.clip_grad_norm_": AUTOGRAD,
     "optim.AdamW": AUTOGRAD,
