@@ -2,7 +2,8 @@
 a causal mask, a final layer norm and a linear head.
 
 Each block is PyTorch's `nn.TransformerEncoderLayer` (its MLP C -> 4C -> C with GELU), its
-attention `nn.MultiheadAttention` without biases. Chapter 08 asks students to write each of these
+attention `nn.MultiheadAttention` without biases, its layer norms where the original Transformer
+put them: on the stream after each sublayer's output is added to it. Chapter 08 asks students to write each of these
 pieces by hand; this model only puts PyTorch's own together (and PyTorch's finished attention is
 refused where chapter 08's attention exercises are graded).
 """
@@ -20,7 +21,7 @@ def _layer(width: int, n_heads: int) -> nn.TransformerEncoderLayer:
         dropout=0.0,
         activation=nn.GELU(),
         batch_first=True,
-        norm_first=True,
+        norm_first=False,
     )
     layer.self_attn = nn.MultiheadAttention(width, n_heads, bias=False, batch_first=True)
     return layer
@@ -73,10 +74,7 @@ class TinyGPT(nn.Module):
         mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1], device=x.device)
         mask = mask.to(x.dtype)
         for block in self.blocks:
-            normed = block.norm1(x)
-            _, weights = block.self_attn(
-                normed, normed, normed, attn_mask=mask, average_attn_weights=False
-            )
+            _, weights = block.self_attn(x, x, x, attn_mask=mask, average_attn_weights=False)
             maps.append(weights)
             x = block(x, src_mask=mask, is_causal=True)
         return maps

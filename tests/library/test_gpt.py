@@ -40,7 +40,7 @@ def test_attention_maps_are_causal_distributions_that_reproduce_the_forward_pass
         assert torch.allclose(weights.sum(-1), torch.ones(1, dtype=torch.float64))
         assert weights.triu(1).abs().max() == 0
     block = model.blocks[0]  # the maps are the weights the forward pass mixes its values with
-    x = block.norm1(model.hidden(ids))
+    x = model.hidden(ids)  # post-norm: attention reads the stream itself
     _, _, Wv = block.self_attn.in_proj_weight.chunk(3)
     v = (x @ Wv.T).view(2, 6, 2, 4).transpose(1, 2)  # (B, H, T, D)
     manual = block.self_attn.out_proj((maps[0] @ v).transpose(1, 2).flatten(2))
@@ -54,7 +54,7 @@ def test_the_blocks_are_pytorchs_finished_layers():
     # them in building blocks, so its layers are PyTorch's own (refused where chapter 08 is graded)
     model = TinyGPT(9, 6, 8, 2, 2)
     assert all(
-        isinstance(b, torch.nn.TransformerEncoderLayer) and b.norm_first for b in model.blocks
+        isinstance(b, torch.nn.TransformerEncoderLayer) and not b.norm_first for b in model.blocks
     )
     assert all(isinstance(b.self_attn, torch.nn.MultiheadAttention) for b in model.blocks)
     assert all(b.self_attn.in_proj_bias is None for b in model.blocks)  # no attention biases
