@@ -234,12 +234,12 @@ def test_a_held_back_function_says_what_it_answers(tmp_path):
     assert "_answer_key(" not in "".join(p.read_text() for p in everything.glob("*.py"))
 
 
-# train_gpt as a student would assemble it from the kit's training module: its optimizer (the
-# parameter groups the exercise's text specifies in words) and its schedule, around the loop the
-# exercise spells out step by step. With `COSINE` in place of the library's rate it is the answer.
+# train_gpt as a student would assemble it from the kit's training module: its optimizer and its
+# schedule, around the loop the exercise spells out step by step. With `COSINE` in place of the
+# library's rate and `MATRICES` in place of its optimizer it is the answer.
 ASSEMBLED = """
 def train_gpt(model, data, block_size, recipe, generator, max_grad_norm=1.0):
-    optimizer = make_optimizer("adamw", model, recipe.learning_rate, recipe.weight_decay)
+    optimizer = OPTIMIZER
     device = next(model.parameters()).device
     model.train()
     losses = []
@@ -255,6 +255,12 @@ def train_gpt(model, data, block_size, recipe, generator, max_grad_norm=1.0):
         losses.append(loss.item())
     return losses
 """
+KIT_OPTIMIZER = 'make_optimizer("adamw", model, recipe.learning_rate, recipe.weight_decay)'
+MATRICES = (
+    "torch.optim.AdamW([{'params': [p for p in model.parameters() if p.dim() >= 2], "
+    "'weight_decay': recipe.weight_decay}, {'params': [p for p in model.parameters() "
+    "if p.dim() < 2], 'weight_decay': 0.0}])"
+)
 COSINE = (
     "(learning_rate_at(step, recipe) if step < recipe.warmup else recipe.learning_rate * "
     "(recipe.final_fraction + (1 - recipe.final_fraction) * 0.5 * (1 + math.cos(math.pi * "
@@ -262,20 +268,31 @@ COSINE = (
 )
 
 
+def _assembled(optimizer: str, rate: str) -> str:
+    return ASSEMBLED.replace("OPTIMIZER", optimizer).replace("RATE", rate)
+
+
 def test_the_training_recipe_every_kit_carries_does_not_answer_train_gpt(tmp_path):
     # chapters 03-08 train with the library's train_lm, so every kit carries its optimizer and its
-    # schedule: a warm-up then a straight line, not the cosine chapter 08 asks students to derive.
-    # Assembled into the loop the exercise spells out, they earn nothing, named by the slip.
+    # schedule: a warm-up then a straight line, not the cosine chapter 08 asks students to derive,
+    # and weight decay by Hugging Face's convention (names and layer types), not by what a tensor
+    # is. Assembled into the loop the exercise spells out, each earns nothing, named by the slip.
     library = kit_library(stage_before("train_gpt"), tmp_path)
     training = "import math\nimport torch\n" + (library / "training.py").read_text()
     exercise = get_exercise("train_gpt")
-    copied = check_source(
-        exercise, [training, ASSEMBLED.replace("RATE", "learning_rate_at(step, recipe)")], seed=0
-    )
-    assert copied.points > 0 and copied.earned == 0
-    assert "falls in a straight line" in " ".join(r.hint for r in copied.results)
-    derived = check_source(exercise, [training, ASSEMBLED.replace("RATE", COSINE)], seed=0)
-    assert derived.earned == derived.points  # the same loop with the derived schedule: the answer
+
+    def grade(optimizer: str, rate: str) -> tuple[int, int, str]:
+        report = check_source(exercise, [training, _assembled(optimizer, rate)], seed=0)
+        return report.earned, report.points, " ".join(r.hint for r in report.results)
+
+    earned, points, hints = grade(KIT_OPTIMIZER, "learning_rate_at(step, recipe)")
+    assert points > 0 and earned == 0 and "falls in a straight line" in hints
+    earned, points, hints = grade(KIT_OPTIMIZER, COSINE)
+    assert earned == 0 and "gain, one number per feature outside any normalisation" in hints
+    earned, points, hints = grade(MATRICES, "learning_rate_at(step, recipe)")
+    assert earned == 0 and "falls in a straight line" in hints
+    earned, points, _ = grade(MATRICES, COSINE)
+    assert earned == points  # the decay by what a tensor is, and the derived schedule: the answer
 
 
 # Chapter 08's Block asks where its two norms go ("where to is yours to find"): these words name

@@ -6,9 +6,12 @@ import math
 import numpy as np
 import pytest
 import torch
+from torch import nn
 
-from proof_lm.baselines import TorchContextMLP
+from proof_lm.baselines import TorchBigramLM, TorchContextMLP
 from proof_lm.batching import random_batches
+from proof_lm.gpt import TinyGPT
+from proof_lm.gpt2 import GPT
 from proof_lm.lr_range import geometric_rates, lr_range_test, smooth, suggest_rate
 from proof_lm.nplm import init_nplm, nplm_loss_and_grads, nplm_mean_loss
 from proof_lm.training import (
@@ -146,6 +149,30 @@ def test_make_optimizer_kinds():
     assert momentum.param_groups[0]["momentum"] == 0.9
     adamw = make_optimizer("adamw", model, 0.01, weight_decay=0.1)
     assert [g["weight_decay"] for g in adamw.param_groups] == [0.1, 0.0]
-    assert all(p.dim() < 2 for p in adamw.param_groups[1]["params"])
     with pytest.raises(ValueError, match="unknown optimiser"):
         make_optimizer("lion", model, 0.1)
+
+
+def test_make_optimizer_decays_by_names_and_layer_types():
+    # Hugging Face's convention: biases (by name) and normalisation layers (by type) are spared
+    class Own(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.norm = nn.LayerNorm(3)
+            self.scale = nn.Parameter(torch.ones(3))  # one number per feature, yet decayed
+            self.out_bias = nn.Parameter(torch.zeros(3))
+
+    decayed, spared = make_optimizer("adamw", Own(), 0.01, 0.1).param_groups
+    assert [p.shape for p in decayed["params"]] == [(3,)]
+    assert len(spared["params"]) == 3
+    # on every model the course trains with it, that is every parameter of two or more dimensions
+    # (so chapter 08's rule by what a tensor is changed no figure measured with this optimizer)
+    for model in [
+        TorchBigramLM(5),
+        TorchContextMLP(5, context_length=2, embedding_dim=3, hidden_dim=4, direct=True),
+        TinyGPT(5, 8, 16, 2, 2),
+        GPT(5, 8, 16, 2, 2),
+    ]:
+        decayed, spared = make_optimizer("adamw", model, 0.01, 0.1).param_groups
+        assert decayed["params"] == [p for p in model.parameters() if p.dim() >= 2]
+        assert spared["params"] == [p for p in model.parameters() if p.dim() < 2]

@@ -35,8 +35,7 @@ EXERCISE = Exercise(
 )
 
 PROBE = torch_probes.train_probe
-NAMES = ("emb.weight", "norm.weight", "norm.bias", "lin.weight", "lin.bias")
-MATRICES = ("emb.weight", "lin.weight")
+NAMES = ("emb.weight", "norm.weight", "norm.bias", "lin.weight", "lin.bias", "mix", "gain")
 
 
 @dataclass(frozen=True)
@@ -46,8 +45,10 @@ class Slip:
     rate: str = "schedule"  # "schedule", "late" or a slip of rate_at
     first_group_only: bool = False  # the rate set on param_groups[0] alone
     # which parameters decay: "matrices"; "all"; "none"; "weights" (by name: LayerNorm's gains
-    # too); "linear" (not the embedding); "default" (the others at AdamW's default 0.01); or "l2"
-    # (Adam's penalty, in the gradient)
+    # too); "linear" (nn.Linear's weight only); "layers" (the weights of nn.Linear and nn.Embedding
+    # only); "convention" (all but biases by name and normalisation layers by type, Hugging
+    # Face's); "default" (the others at AdamW's default 0.01); or "l2" (Adam's penalty, in the
+    # gradient)
     decay: str = "matrices"
     clip: str = "global"  # "global", "each" (parameter by parameter), "value", "one" or "none"
     clear: str = "before"  # when .grad is cleared: "before" backward, "never", "after" backward
@@ -112,6 +113,16 @@ SLIPS: list[tuple[Slip, str]] = [
         Slip(decay="default"),
         "the biases and LayerNorm's parameters shrank a little: a parameter group without a "
         "weight_decay of its own takes AdamW's default, 0.01",
+    ),
+    (
+        Slip(decay="layers"),
+        "mix, a matrix that no nn.Linear or nn.Embedding holds, did not shrink: it mixes features "
+        "all the same",
+    ),
+    (
+        Slip(decay="convention"),
+        "gain, one number per feature outside any normalisation layer, shrank: weight decay "
+        "reached a parameter that holds one number per feature",
     ),
     (
         Slip(decay="linear"),
@@ -204,9 +215,14 @@ def _optimizer(
 ) -> torch.optim.Optimizer:
     """The specification's AdamW on two parameter groups, or one of the optimizer slips."""
     named = dict(model.named_parameters())
+    linear = {id(model.lin.weight)}
+    layers = linear | {id(model.emb.weight)}
+    norms = {id(p) for p in model.norm.parameters()}
     decayed = {
         "weights": lambda n, p: n.endswith("weight"),
-        "linear": lambda n, p: p.dim() >= 2 and not n.startswith("emb."),
+        "linear": lambda n, p: id(p) in linear,
+        "layers": lambda n, p: id(p) in layers,
+        "convention": lambda n, p: not n.endswith("bias") and id(p) not in norms,
     }.get(slip.decay, lambda n, p: p.dim() >= 2)
     on_matrices, on_vectors = {
         "all": (decay, decay),
@@ -357,6 +373,8 @@ def _weights(rng: np.random.Generator, V: int, C: int) -> dict:
         "norm.bias": 0.1 * rng.normal(size=C),
         "lin.weight": rng.normal(0, 0.5, (V, C)),
         "lin.bias": 0.1 * rng.normal(size=V),
+        "mix": np.eye(C) + 0.2 * rng.normal(size=(C, C)),
+        "gain": 1 + 0.1 * rng.normal(size=C),
     }
 
 
@@ -387,6 +405,8 @@ def _shapes(V: int = 5, C: int = 3) -> dict[str, tuple[int, ...]]:
         "norm.bias": (C,),
         "lin.weight": (V, C),
         "lin.bias": (V,),
+        "mix": (C, C),
+        "gain": (C,),
     }
 
 

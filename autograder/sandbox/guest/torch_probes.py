@@ -311,11 +311,13 @@ def generate_probe(
 def training_model(kind: str, spec: dict) -> object:
     """A trusted model for train_gpt's checks, built alike on both sides of the wall (float64).
 
-    Both kinds hold an embedding, a linear layer and a LayerNorm, so that "every parameter of two or
-    more dimensions" and "the weights of linear and embedding layers" name the same parameters.
+    Both kinds hold an embedding, a LayerNorm and a linear layer, and two parameters of their own
+    that no PyTorch layer holds: `mix`, a (C, C) matrix, and `gain`, one number per feature (the
+    loop trains any model, so what a tensor is, not its module or its name, sets its decay).
     "linear": the loss of the t-th call is sum over parameters of (spec["grads"][name][t] * p), so
     each call's gradient is set by the check (constant, zero or varying); "lm": a tiny language
-    model, logits = lin(norm(emb(x))), mean cross-entropy. `spec["weights"]` sets every parameter.
+    model, logits = lin(norm(emb(x)) @ mix * gain), mean cross-entropy. `spec["weights"]` sets
+    every parameter.
     model(x, y) returns (logits, loss); each call with gradients enabled (a training step's) logs
     the batch, the mode, the loss and the parameters as they stood.
     """
@@ -330,6 +332,8 @@ def training_model(kind: str, spec: dict) -> object:
             self.emb = torch.nn.Embedding(V, C)
             self.norm = torch.nn.LayerNorm(C)
             self.lin = torch.nn.Linear(C, V)
+            self.mix = torch.nn.Parameter(torch.empty(C, C))
+            self.gain = torch.nn.Parameter(torch.empty(C))
             self.double()
             with torch.no_grad():
                 for name, p in self.named_parameters():
@@ -343,7 +347,7 @@ def training_model(kind: str, spec: dict) -> object:
             y = targets
             if not isinstance(y, torch.Tensor):
                 raise ValueError("this model needs the targets as well: model(x, y)")
-            logits = self.lin(self.norm(self.emb(x)))  # (B, T, V)
+            logits = self.lin(self.norm(self.emb(x)) @ self.mix * self.gain)  # (B, T, V)
             if kind == "lm":
                 loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
             else:

@@ -1,4 +1,4 @@
-"""Decays the weights of Linear and Embedding modules (the same parameters here), fused AdamW."""
+"""Hugging Face's convention: decays all but biases (by name) and normalisation layers (by type)."""
 
 import math
 
@@ -7,7 +7,7 @@ from torch import nn
 
 from proof_lm.training import Recipe
 
-EXPECT = "pass"
+EXPECT = "gain, one number per feature outside any normalisation layer, shrank"
 
 
 def train_gpt(
@@ -19,9 +19,11 @@ def train_gpt(
     max_grad_norm: float = 1.0,
 ) -> list[float]:
     """Train model on get_batch windows of data: AdamW, warm-up then cosine, clipping; each step's loss."""
-    decayed_ids = {id(m.weight) for m in model.modules() if isinstance(m, nn.Linear | nn.Embedding)}
-    decayed = [p for p in model.parameters() if id(p) in decayed_ids]
-    kept = [p for p in model.parameters() if id(p) not in decayed_ids]
+    norms = (nn.LayerNorm, nn.BatchNorm1d)
+    kept_ids = {id(p) for m in model.modules() if isinstance(m, norms) for p in m.parameters()}
+    kept_ids |= {id(p) for name, p in model.named_parameters() if name.endswith("bias")}
+    decayed = [p for p in model.parameters() if id(p) not in kept_ids]
+    kept = [p for p in model.parameters() if id(p) in kept_ids]
     optimizer = torch.optim.AdamW(
         [
             {"params": decayed, "weight_decay": recipe.weight_decay},
