@@ -105,8 +105,8 @@ def generate_names(
     """Sample `count` names from a model mapping (B, block_size) contexts to logits, until '.' or max_length.
 
     Each name starts with `prompt` (which may be empty) and continues it. With block_size None the
-    model is a GPT: it reads the whole name so far after one '.' (no longer than the model can
-    take) and returns logits (B, T, V), of which the last position's are used.
+    model is a GPT: it reads the whole name so far after one '.' and returns logits (B, T, V), of
+    which the last position's are used; a name stops when it fills the model's `block_size`.
     Each next id is `next_token(logits (V,), generator, temperature, top_k, top_p)` when given
     (chapter 05's `sample_next`), else drawn by `torch.multinomial` from the policy's distribution.
     """
@@ -124,7 +124,13 @@ def generate_names(
     context = torch.tensor([start] * count, dtype=torch.int64, device=device).reshape(
         count, len(start)
     )
-    limit = getattr(model, "block_size", None) if grow else None
+    if grow and hasattr(model, "block_size"):
+        if len(start) > model.block_size:
+            raise ValueError(
+                f"the prompt has {len(prompt)} characters; after '.' this GPT reads at most "
+                f"{model.block_size - 1}"
+            )
+        max_length = min(max_length, model.block_size - len(start) + 1)
     torch_generator = generator
     if isinstance(generator, np.random.Generator):  # one torch stream, seeded from the named one
         torch_generator = torch.Generator().manual_seed(int(generator.integers(2**62)))
@@ -134,7 +140,7 @@ def generate_names(
     alive = np.ones(count, dtype=bool)
     for _ in range(max_length):
         with torch.no_grad():
-            logits = model(context if limit is None else context[:, -limit:])
+            logits = model(context)
         logits = (logits[:, -1] if grow else logits).double().cpu().numpy()  # (count, V)
         if next_token is not None:
             picks = np.array(

@@ -143,5 +143,8 @@ def test_generate_names_feeds_a_gpt_the_whole_name_so_far():
     again = generate_names(model, itos, None, 5, np.random.default_rng(0), prompt="e")
     assert names == again and len(names) == 5 and all(n.startswith("e") for n in names)
     assert seen[0] == 2  # '.' and the prompt
-    assert max(seen) <= 6  # cut to the model's block size however long the names grow
+    assert max(seen) <= 6  # a name stops when it fills the model's block size
+    assert max(len(name) for name in names) <= 6
+    with pytest.raises(ValueError, match="reads at most 5"):
+        generate_names(model, itos, None, 1, np.random.default_rng(0), prompt="e" * 6)
     assert seen[:4] == [2, 3, 4, 5][: len(seen[:4])]
