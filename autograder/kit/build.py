@@ -146,6 +146,24 @@ def submit_config(server: str | None, token: str = "") -> str:
     )
 
 
+PREDICTED = ("08_gpt",)  # chapters whose written answers ask for a prediction of their figures
+
+
+def kit_verdicts(page: str, released_chapters: list[str]) -> str:
+    """docs/verdicts.md as a kit of this stage carries it: the section of a chapter in PREDICTED
+    only once its deadline has passed (before, its heading and when it comes)."""
+    parts = re.split(r"(?m)^(?=## Chapter \d\d\n)", page)
+    for i, part in enumerate(parts):
+        number = re.match(r"## Chapter (\d\d)\n", part)
+        chapter = next((c for c in PREDICTED if number and c.startswith(number[1])), None)
+        if chapter is not None and chapter not in released_chapters:
+            parts[i] = (
+                f"{number[0]}\nIn the kit issued after chapter {number[1]}'s deadline: its written "
+                "answers ask you to predict\nthese figures before you measure them.\n\n"
+            )
+    return "".join(parts).rstrip("\n") + "\n"
+
+
 def build_kit(
     target: Path, server: str | None = None, released_chapters: list[str] | None = None
 ) -> Path:
@@ -163,7 +181,9 @@ def build_kit(
     held = hold_back(target / "proof_lm", stage)
     shutil.copytree(REPO / "data", target / "data", ignore=UNWANTED)
     (target / "docs").mkdir()
-    shutil.copyfile(REPO / "docs" / "verdicts.md", target / "docs" / "verdicts.md")
+    (target / "docs" / "verdicts.md").write_text(
+        kit_verdicts((REPO / "docs" / "verdicts.md").read_text(), stage)
+    )
     (target / "pyproject.toml").write_text(_pyproject())
     (target / "requirements.txt").write_text("".join(f"{pin}\n" for pin in student_requirements()))
     count = len(list((target / "notebooks").glob("*.ipynb")))

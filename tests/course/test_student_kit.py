@@ -79,7 +79,8 @@ def test_the_kit_holds_what_students_need_and_nothing_of_the_graders(kit: Path):
         for path in re.findall(r"docs/[\w.]+\.md", text)
     }
     assert cited == {"docs/verdicts.md"} and cited <= set(files), cited  # what they cite is here
-    assert files["docs/verdicts.md"] == (REPO / "docs" / "verdicts.md").read_text()
+    page = (REPO / "docs" / "verdicts.md").read_text()
+    assert files["docs/verdicts.md"] == kit_module.kit_verdicts(page, [])
     assert 'server = ""' in files["submit.toml"] and 'token = ""' in files["submit.toml"]
     grader = grader_texts()
     answers = {
@@ -172,3 +173,19 @@ def test_the_kits_library_depends_only_on_what_it_imports():
     pinned = {Requirement(pin).name.lower() for pin in kit_module.student_requirements()}
     assert not pinned & {"starlette", "uvicorn", "sqlalchemy", "python-multipart", "nbgrader"}
     assert {"numpy", "torch", "jupyterlab"} <= pinned
+
+
+def test_the_kit_holds_chapter_08s_measured_figures_until_its_deadline():
+    # 08's written answers ask for predictions of what docs/verdicts.md measured: a kit built
+    # before 08's deadline carries the page without them, one built after it the page whole
+    page = (REPO / "docs" / "verdicts.md").read_text()
+    section = page.split("## Chapter 08\n")[1].split("\n## Chapter")[0]
+    figures = set(re.findall(r"\d+\.\d{3,}|\d+\.\d %", section))
+    assert len(figures) > 20, figures  # the section holds the verdicts' figures
+    early = kit_module.kit_verdicts(page, ["01_bigram_counting", "07_attention"])
+    assert not {figure for figure in figures if figure in early}
+    assert "## Chapter 08\nIn the kit issued after chapter 08's deadline" in early.replace(
+        "\n\n", "\n"
+    )
+    assert "## Chapter 07" in early and "## Chapter 09" in early and "2.0406" in early
+    assert kit_module.kit_verdicts(page, ["07_attention", "08_gpt"]) == page
