@@ -131,6 +131,16 @@ def cross_entropy_checks(rng: np.random.Generator) -> list[Check]:
             rng.integers(-1000, 1001, (5, 4)), rng.integers(0, 4, 5), "integer logits of +-1000"
         ),
         _judge_ce(rng.normal(0, 2, (4, 1)), np.zeros(4, dtype=np.int64), "V = 1: the loss is 0"),
+        _judge_ce(
+            1e6 + np.array([[0.0, -1.0, -3.0], [-2.0, 0.0, -1.0]]),
+            np.array([1, 0]),
+            "logits near 10**6, past the exponential's range in every float type",
+        ),
+        _judge_ce(
+            -1e6 + np.array([[0.0, -1.0, -3.0], [-2.0, 0.0, -1.0]]),
+            np.array([2, 1]),
+            "logits near -10**6, where every float type's exponential is 0",
+        ),
     ]
     checks += [
         with_layout(

@@ -148,6 +148,11 @@ def softmax_checks(rng: np.random.Generator) -> list[Check]:
         _judge_softmax(rng.normal(0, 2, size=(5, 1)), None, "rows of one entry (V = 1): all ones"),
         _judge_softmax(np.array([4.0]), None, "a single logit"),
         _judge_softmax(rng.integers(-1000, 1001, size=(4, 5)), None, "integer logits of +-1000"),
+        _judge_softmax(
+            np.array([[1e6, 1e6 - 1.0, -1e6], [-1e6, -1e6 - 2.0, 0.5 - 1e6]]),
+            None,
+            "logits of +-10**6, past the exponential's range in every float type",
+        ),
     ]
     checks += [
         with_layout(_judge_softmax(rng.normal(0, 3, (4, 6)), -1, "random logits (4, 6)"), layout)

@@ -65,6 +65,11 @@ def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
     checks += [
         _temperature_check(WORKED, 1e-4, "the worked logits at temperature 0.0001"),
         _temperature_check(
+            np.array([3.0, 3.0, 3.0, 3.0, 0.0, -1.0]),
+            1e-4,
+            "four tied favourites at temperature 0.0001",
+        ),
+        _temperature_check(
             distinct_logits(rng, 12, scale=0.5), 0.002, "12 close logits at temperature 0.002"
         ),
         _temperature_check(distinct_logits(rng, 7), 1e4, "temperature 10,000 (nearly uniform)"),
