@@ -193,7 +193,11 @@ def unanswered(
             Flag.CRASHED,
         )
     elif run.answers[index] is None:
-        return Unanswered(f"timed out after {timeout:g} s: is there an endless loop?", Flag.TIMEOUT)
+        return Unanswered(
+            f"timed out after {timeout:g} s: is there an endless loop, or work that grows far "
+            "faster than the input (the checks try large inputs too)?",
+            Flag.TIMEOUT,
+        )
     elif isinstance(run.answers[index], str):
         return Unanswered(
             "the grading process could not start a copy of itself to check this exercise: the "

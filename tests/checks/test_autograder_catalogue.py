@@ -101,7 +101,7 @@ def misjudged(path: Path, report: ExerciseReport) -> str | None:
         return None
     if report.passed:
         return f"a wrong implementation passed every check (seed {seed})"
-    hints = " | ".join(r.hint for r in report.results if not r.passed)
+    hints = " | ".join([r.hint for r in report.results if not r.passed] + report.notes)
     if expected not in hints:
         return f"no hint mentions {expected!r} (seed {seed}): {hints} {report.notes}"
     if f"{path.parent.name}/{path.stem}" in ONE_BUG_ONE_DIAGNOSIS:

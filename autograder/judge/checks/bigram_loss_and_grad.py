@@ -190,6 +190,14 @@ def bigram_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
             "an integer table: the gradient is still floats",
         ),
         _judge_bigram(rng.normal(size=(1, 1)), np.zeros(3, int), np.zeros(3, int), "V = 1"),
+        # central differences over these 62,500 entries, each a loss over the batch, took about
+        # 550 CPU-s on the course's machine (scaled from 1,250 entries); the checks have 30 s
+        _judge_bigram(
+            rng.normal(0, 2, (250, 250)),
+            rng.integers(0, 250, 1500),
+            rng.integers(0, 250, 1500),
+            "a 250x250 table, batch 1500 (the exact gradient; no time for finite differences)",
+        ),
     ]
     checks += [
         with_layout(
