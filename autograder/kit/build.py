@@ -146,7 +146,8 @@ def submit_config(server: str | None, token: str = "") -> str:
     )
 
 
-PREDICTED = ("08_gpt",)  # chapters whose written answers ask for a prediction of their figures
+# chapters whose written answers ask students to predict or work out the figures of their section
+PREDICTED = ("08_gpt", "09_tokenization")
 
 
 def kit_verdicts(page: str, released_chapters: list[str]) -> str:
@@ -159,7 +160,7 @@ def kit_verdicts(page: str, released_chapters: list[str]) -> str:
         if chapter is not None and chapter not in released_chapters:
             parts[i] = (
                 f"{number[0]}\nIn the kit issued after chapter {number[1]}'s deadline: its written "
-                "answers ask you to predict\nthese figures before you measure them.\n\n"
+                "answers ask you to predict\nor work out these figures yourself.\n\n"
             )
     return "".join(parts).rstrip("\n") + "\n"
 

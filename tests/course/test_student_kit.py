@@ -175,17 +175,20 @@ def test_the_kits_library_depends_only_on_what_it_imports():
     assert {"numpy", "torch", "jupyterlab"} <= pinned
 
 
-def test_the_kit_holds_chapter_08s_measured_figures_until_its_deadline():
-    # 08's written answers ask for predictions of what docs/verdicts.md measured: a kit built
-    # before 08's deadline carries the page without them, one built after it the page whole
+def test_the_kit_holds_the_figures_written_answers_ask_for_until_their_deadlines():
+    # 08's and 09's written answers ask students to predict or work out what docs/verdicts.md
+    # measured: a kit built before such a chapter's deadline carries the page without its
+    # section, one built after it the section whole
     page = (REPO / "docs" / "verdicts.md").read_text()
-    section = page.split("## Chapter 08\n")[1].split("\n## Chapter")[0]
-    figures = set(re.findall(r"\d+\.\d{3,}|\d+\.\d %", section))
-    assert len(figures) > 20, figures  # the section holds the verdicts' figures
     early = kit_module.kit_verdicts(page, ["01_bigram_counting", "07_attention"])
-    assert not {figure for figure in figures if figure in early}
-    assert "## Chapter 08\nIn the kit issued after chapter 08's deadline" in early.replace(
-        "\n\n", "\n"
-    )
-    assert "## Chapter 07" in early and "## Chapter 09" in early and "2.0406" in early
-    assert kit_module.kit_verdicts(page, ["07_attention", "08_gpt"]) == page
+    for chapter in ("08", "09"):
+        section = page.split(f"## Chapter {chapter}\n")[1].split("\n## Chapter")[0]
+        figures = set(re.findall(r"\d+\.\d{3,}|\d+\.\d %", section))
+        assert len(figures) > 5, figures  # the section holds the verdicts' figures
+        assert not {figure for figure in figures if figure in early}, chapter
+        heading = f"## Chapter {chapter}\nIn the kit issued after chapter {chapter}'s deadline"
+        assert heading in early.replace("\n\n", "\n")
+    assert "## Chapter 07" in early and "2.0406" in early
+    middle = kit_module.kit_verdicts(page, ["07_attention", "08_gpt"])
+    assert "2.0052" in middle and "3.3498" not in middle
+    assert kit_module.kit_verdicts(page, ["07_attention", "08_gpt", "09_tokenization"]) == page
