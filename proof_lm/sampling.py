@@ -124,7 +124,7 @@ def generate_names(
     context = torch.tensor([start] * count, dtype=torch.int64, device=device).reshape(
         count, len(start)
     )
-    if grow and hasattr(model, "block_size"):
+    if grow and getattr(model, "block_size", None) is not None:
         if len(start) > model.block_size:
             raise ValueError(
                 f"the prompt has {len(prompt)} characters; after '.' this GPT reads at most "

@@ -190,6 +190,12 @@ def bigram_loss_and_grad_checks(rng: np.random.Generator) -> list[Check]:
             "an integer table: the gradient is still floats",
         ),
         _judge_bigram(rng.normal(size=(1, 1)), np.zeros(3, int), np.zeros(3, int), "V = 1"),
+        _judge_bigram(
+            rng.normal(0, 1, (4, 4)) + 1e6 * np.eye(4),
+            rng.integers(0, 4, 9),
+            rng.integers(0, 4, 9),
+            "table entries near 10**6, past the exponential's range in every float type",
+        ),
         # central differences over these 62,500 entries, each a loss over the batch, took about
         # 550 CPU-s on the course's machine (scaled from 1,250 entries); the checks have 30 s
         _judge_bigram(

@@ -141,6 +141,9 @@ def cross_entropy_checks(rng: np.random.Generator) -> list[Check]:
             np.array([2, 1]),
             "logits near -10**6, where every float type's exponential is 0",
         ),
+        _judge_ce(
+            np.array([[0.0, 1e6, 1e6 - 1.0]]), np.array([2]), "a first logit 10**6 below the others"
+        ),
     ]
     checks += [
         with_layout(

@@ -153,6 +153,9 @@ def softmax_checks(rng: np.random.Generator) -> list[Check]:
             None,
             "logits of +-10**6, past the exponential's range in every float type",
         ),
+        _judge_softmax(
+            np.array([0.0, 1e6, 1e6 - 1.0]), None, "a first logit 10**6 below the others"
+        ),
     ]
     checks += [
         with_layout(_judge_softmax(rng.normal(0, 3, (4, 6)), -1, "random logits (4, 6)"), layout)
