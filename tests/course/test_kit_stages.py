@@ -288,7 +288,7 @@ def test_the_training_recipe_every_kit_carries_does_not_answer_train_gpt(tmp_pat
     earned, points, hints = grade(KIT_OPTIMIZER, "learning_rate_at(step, recipe)")
     assert points > 0 and earned == 0 and "falls in a straight line" in hints
     earned, points, hints = grade(KIT_OPTIMIZER, COSINE)
-    assert earned == 0 and "gain, one number per feature outside any normalisation" in hints
+    assert earned == 0 and "a tensor of one number per feature outside any normalisation" in hints
     earned, points, hints = grade(MATRICES, "learning_rate_at(step, recipe)")
     assert earned == 0 and "falls in a straight line" in hints
     earned, points, _ = grade(MATRICES, COSINE)

@@ -22,7 +22,7 @@ from autograder.judge.check import Check, CheckFailed, describe_error
 from autograder.judge.declaration import Exercise
 from autograder.sandbox.guest import torch_probes
 from autograder.sandbox.guest.protocol import Call, Outcome
-from autograder.sandbox.guest.torch_probes import training_model
+from autograder.sandbox.guest.torch_probes import probe_parameters, training_model
 
 EXERCISE = Exercise(
     name="train_gpt",
@@ -35,7 +35,12 @@ EXERCISE = Exercise(
 )
 
 PROBE = torch_probes.train_probe
-NAMES = ("emb.weight", "norm.weight", "norm.bias", "lin.weight", "lin.bias", "mix", "gain")
+# what each check calls the probe's layers and raw tensors: drawn per check, misleading on purpose
+# (a LayerNorm called "head", a matrix called "gain"), so no list of names tells them apart
+NAME_POOL = (
+    "ln_1", "ln_f", "norm", "wte", "embed", "lm_head", "head", "proj", "c_fc", "mix", "gain",
+    "scale", "shift", "kernel", "gate", "mlp",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -47,8 +52,8 @@ class Slip:
     # which parameters decay: "matrices"; "all"; "none"; "weights" (by name: LayerNorm's gains
     # too); "linear" (nn.Linear's weight only); "layers" (the weights of nn.Linear and nn.Embedding
     # only); "convention" (all but biases by name and normalisation layers by type, Hugging
-    # Face's); "default" (the others at AdamW's default 0.01); or "l2" (Adam's penalty, in the
-    # gradient)
+    # Face's); "two_dims" (2-D tensors only); "default" (the others at AdamW's default 0.01); or
+    # "l2" (Adam's penalty, in the gradient)
     decay: str = "matrices"
     clip: str = "global"  # "global", "each" (parameter by parameter), "value", "one" or "none"
     clear: str = "before"  # when .grad is cleared: "before" backward, "never", "after" backward
@@ -116,13 +121,18 @@ SLIPS: list[tuple[Slip, str]] = [
     ),
     (
         Slip(decay="layers"),
-        "mix, a matrix that no nn.Linear or nn.Embedding holds, did not shrink: it mixes features "
-        "all the same",
+        "a matrix that no nn.Linear or nn.Embedding holds did not shrink: it mixes features all "
+        "the same",
     ),
     (
         Slip(decay="convention"),
-        "gain, one number per feature outside any normalisation layer, shrank: weight decay "
+        "a tensor of one number per feature outside any normalisation layer shrank: weight decay "
         "reached a parameter that holds one number per feature",
+    ),
+    (
+        Slip(decay="two_dims"),
+        "a stack of two weight matrices (a 3-D tensor) did not shrink: it mixes features as each "
+        "of its matrices does",
     ),
     (
         Slip(decay="linear"),
@@ -211,18 +221,20 @@ def draw_batch(
 
 
 def _optimizer(
-    model: torch.nn.Module, decay: float, peak: float, slip: Slip
+    model: torch.nn.Module, spec: dict, decay: float, peak: float, slip: Slip
 ) -> torch.optim.Optimizer:
     """The specification's AdamW on two parameter groups, or one of the optimizer slips."""
     named = dict(model.named_parameters())
-    linear = {id(model.lin.weight)}
-    layers = linear | {id(model.emb.weight)}
-    norms = {id(p) for p in model.norm.parameters()}
+    roles = probe_parameters(model, spec)
+    linear = {id(roles["lin.weight"])}
+    layers = linear | {id(roles["emb.weight"])}
+    norms = {id(roles["norm.weight"]), id(roles["norm.bias"])}
     decayed = {
         "weights": lambda n, p: n.endswith("weight"),
         "linear": lambda n, p: id(p) in linear,
         "layers": lambda n, p: id(p) in layers,
         "convention": lambda n, p: not n.endswith("bias") and id(p) not in norms,
+        "two_dims": lambda n, p: p.dim() == 2,
     }.get(slip.decay, lambda n, p: p.dim() >= 2)
     on_matrices, on_vectors = {
         "all": (decay, decay),
@@ -246,7 +258,7 @@ def train(case: dict, slip: Slip = Slip()) -> dict:
     peak = recipe["learning_rate"]
 
     def optimizer() -> torch.optim.Optimizer:
-        return _optimizer(model, recipe["weight_decay"], peak, slip)
+        return _optimizer(model, case["spec"], recipe["weight_decay"], peak, slip)
 
     adam = optimizer()
     data = torch.tensor(case["data"], dtype=torch.int64)
@@ -366,8 +378,17 @@ def _judge_returned(report: dict) -> None:
         )
 
 
-def _weights(rng: np.random.Generator, V: int, C: int) -> dict:
-    return {
+def _spec(rng: np.random.Generator) -> dict:
+    """A probe of this check's own: sizes, names and order drawn, weights set.
+
+    C is 2 or 3 and V at least C * C, so the vector lin.bias is never smaller than the matrix mix:
+    no threshold on a tensor's size separates the two kinds.
+    """
+    C = int(rng.integers(2, 4))
+    V = int(rng.integers(C * C, C * C + 5))
+    holders = ["emb", "norm", "lin", "mix", "gain", "stack"]
+    names = dict(zip(holders, rng.permutation(NAME_POOL)[: len(holders)].tolist(), strict=True))
+    weights = {
         "emb.weight": rng.normal(0, 1, (V, C)),
         "norm.weight": 1 + 0.1 * rng.normal(size=C),
         "norm.bias": 0.1 * rng.normal(size=C),
@@ -375,20 +396,31 @@ def _weights(rng: np.random.Generator, V: int, C: int) -> dict:
         "lin.bias": 0.1 * rng.normal(size=V),
         "mix": np.eye(C) + 0.2 * rng.normal(size=(C, C)),
         "gain": 1 + 0.1 * rng.normal(size=C),
+        "stack": 0.2 * rng.normal(size=(2, C, C)),
     }
+    order = [holders[i] for i in rng.permutation(len(holders))]
+    return {"vocab": V, "width": C, "names": names, "order": order, "weights": weights}
+
+
+def _shapes(spec: dict) -> dict[str, tuple[int, ...]]:
+    """Each parameter's shape, by role."""
+    return {role: np.shape(w) for role, w in spec["weights"].items()}
 
 
 def _case(
-    rng: np.random.Generator, kind: str, grads: dict | None, recipe: dict, **extra: object
+    rng: np.random.Generator,
+    spec: dict,
+    kind: str,
+    grads: dict | None,
+    recipe: dict,
+    **extra: object,
 ) -> dict:
-    V, C = 5, 3
-    spec = {"vocab": V, "width": C, "weights": _weights(rng, V, C)}
     if grads is not None:
-        spec["grads"] = grads
+        spec = spec | {"grads": grads}
     case = {
         "kind": kind,
         "spec": spec,
-        "data": rng.integers(0, V, int(rng.integers(40, 80))),
+        "data": rng.integers(0, spec["vocab"], int(rng.integers(40, 80))),
         "block_size": int(rng.integers(5, 8)),  # never batch_size: a swap of the two shows
         "recipe": {"batch_size": int(rng.integers(2, 5)), "eval_every": 10**6, "seed": 0} | recipe,
         "seed": int(rng.integers(0, 2**31)),
@@ -396,18 +428,6 @@ def _case(
         "eval_first": False,
     }
     return case | extra
-
-
-def _shapes(V: int = 5, C: int = 3) -> dict[str, tuple[int, ...]]:
-    return {
-        "emb.weight": (V, C),
-        "norm.weight": (C,),
-        "norm.bias": (C,),
-        "lin.weight": (V, C),
-        "lin.bias": (V,),
-        "mix": (C, C),
-        "gain": (C,),
-    }
 
 
 def _recipe(rng: np.random.Generator, steps: int, weight_decay: float) -> dict:
@@ -423,7 +443,13 @@ def _recipe(rng: np.random.Generator, steps: int, weight_decay: float) -> dict:
 def _rates(case: dict, path: np.ndarray) -> np.ndarray:
     """The rate of every step, read from lin.bias[0], whose gradient is the constant g: Adam moves
     it by rate * g / (|g| + eps) when the gradient never changes."""
-    offset = sum(math.prod(s) for n, s in _shapes().items() if NAMES.index(n) < 4)
+    model = training_model(case["kind"], case["spec"])
+    target = probe_parameters(model, case["spec"])["lin.bias"]
+    offset = 0
+    for p in model.parameters():
+        if p is target:
+            break
+        offset += p.numel()
     g = float(np.asarray(case["spec"]["grads"]["lin.bias"])[0][0])
     moved = path[:-1, offset] - path[1:, offset]
     return moved * (abs(g) + 1e-8) / g
@@ -431,12 +457,13 @@ def _rates(case: dict, path: np.ndarray) -> np.ndarray:
 
 def _judge_schedule(rng: np.random.Generator) -> Check:
     steps = int(rng.integers(16, 24))
-    shapes = _shapes()
+    spec = _spec(rng)
+    shapes = _shapes(spec)
     # one constant gradient per parameter, of total length 0.5 (below max_grad_norm: no clipping)
     direction = {n: rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 1, s) for n, s in shapes.items()}
     length = math.sqrt(sum(float((d**2).sum()) for d in direction.values()))
     grads = {n: np.repeat((0.5 * d / length)[None], steps, 0) for n, d in direction.items()}
-    case = _case(rng, "linear", grads, _recipe(rng, steps, 0.0))
+    case = _case(rng, spec, "linear", grads, _recipe(rng, steps, 0.0))
 
     def judge(outcomes: list[Outcome]) -> None:
         outcome = outcomes[0]
@@ -467,15 +494,48 @@ def _judge_schedule(rng: np.random.Generator) -> Check:
     )
 
 
+def _decay_symptom(case: dict, got: np.ndarray, wanted: np.ndarray) -> str | None:
+    """With zero gradients: the first tensor that shrank and should not have, or the other way
+    round, named as the probe names it (None if the decay reached exactly the right tensors)."""
+    model = training_model(case["kind"], case["spec"])
+    role_of = {id(p): role for role, p in probe_parameters(model, case["spec"]).items()}
+    start = 0
+    for name, p in model.named_parameters():
+        span = slice(start, start + p.numel())
+        start += p.numel()
+        moved, should = (bool(np.any(path[-1, span] != path[0, span])) for path in (got, wanted))
+        shape = tuple(p.shape)
+        if moved and not should:
+            return (
+                f"{name}, of shape {shape}, shrank: weight decay reached a parameter that holds "
+                "one number per feature"
+            )
+        if should and not moved:
+            kind = "an embedding table" if role_of[id(p)] == "emb.weight" else "a tensor"
+            return (
+                f"{name}, {kind} of shape {shape}, did not shrink: weight decay missed a "
+                "parameter that mixes features"
+            )
+    return None
+
+
 def _judge_decay(rng: np.random.Generator) -> Check:
     steps = int(rng.integers(10, 16))
-    grads = {n: np.zeros((steps, *s)) for n, s in _shapes().items()}
-    case = _case(rng, "linear", grads, _recipe(rng, steps, float(rng.uniform(0.5, 2.0))))
+    spec = _spec(rng)
+    grads = {n: np.zeros((steps, *s)) for n, s in _shapes(spec).items()}
+    case = _case(rng, spec, "linear", grads, _recipe(rng, steps, float(rng.uniform(0.5, 2.0))))
 
     def judge(outcomes: list[Outcome]) -> None:
+        outcome = outcomes[0]
+        if outcome.error is None and len(outcome.value["calls"]) == steps:
+            got, wanted = _path(outcome.value), _path(train(case))
+            if got is not None and not _same_path(got, wanted):
+                hint = _named_slip(case, got) or _decay_symptom(case, got, wanted)
+                if hint is not None:
+                    raise CheckFailed(hint)
         _judge_run(
             case,
-            outcomes[0],
+            outcome,
             "with zero gradients the weights did not move as AdamW's decay moves them: which "
             "weights does it shrink, and by what fraction of themselves per step?",
         )
@@ -489,14 +549,16 @@ def _judge_decay(rng: np.random.Generator) -> Check:
 
 def _judge_clipping(rng: np.random.Generator) -> Check:
     steps = int(rng.integers(12, 18))
-    shapes = _shapes()
+    spec = _spec(rng)
+    shapes = _shapes(spec)
     grads = {n: rng.normal(size=(steps, *s)) for n, s in shapes.items()}
     lengths = np.sqrt(sum((g.reshape(steps, -1) ** 2).sum(1) for g in grads.values()))
     bound = float(rng.uniform(1.3, 1.8))  # not 1: a bound of 1 whatever max_grad_norm shows
     wanted = bound * rng.uniform(0.3, 0.9, steps)  # below the bound ...
     wanted[rng.choice(steps, 4, replace=False)] = bound * rng.uniform(2, 5, 4)  # ... but 4 times
     grads = {n: g * (wanted / lengths).reshape(-1, *[1] * len(shapes[n])) for n, g in grads.items()}
-    case = _case(rng, "linear", grads, _recipe(rng, steps, 0.1), max_grad_norm=bound)
+    # no weight decay here, nor in the language model's run: the decay has a check of its own
+    case = _case(rng, spec, "linear", grads, _recipe(rng, steps, 0.0), max_grad_norm=bound)
 
     def judge(outcomes: list[Outcome]) -> None:
         _judge_run(
@@ -514,8 +576,8 @@ def _judge_clipping(rng: np.random.Generator) -> Check:
 
 
 def _judge_language_model(rng: np.random.Generator) -> Check:
-    recipe = _recipe(rng, int(rng.integers(14, 20)), 0.1) | {"learning_rate": 0.05}
-    case = _case(rng, "lm", None, recipe, eval_first=True)
+    recipe = _recipe(rng, int(rng.integers(14, 20)), 0.0) | {"learning_rate": 0.05}
+    case = _case(rng, _spec(rng), "lm", None, recipe, eval_first=True)
     case["max_grad_norm"] = 0.5
 
     def judge(outcomes: list[Outcome]) -> None:

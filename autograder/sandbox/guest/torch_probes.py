@@ -308,36 +308,66 @@ def generate_probe(
 # ---------------------------------------------------------------- train_gpt
 
 
+# the probe's parameters, by role: which layer or raw tensor holds each, and its suffix there
+PROBE_ROLES = {
+    "emb.weight": ("emb", "weight"),
+    "norm.weight": ("norm", "weight"),
+    "norm.bias": ("norm", "bias"),
+    "lin.weight": ("lin", "weight"),
+    "lin.bias": ("lin", "bias"),
+    "mix": ("mix", None),
+    "gain": ("gain", None),
+    "stack": ("stack", None),
+}
+
+
+def probe_parameters(model: object, spec: dict) -> dict:
+    """The probe's parameters by role ("emb.weight", ..., "stack"), whatever the spec names them."""
+    names = spec["names"]
+    found = {}
+    for role, (holder, suffix) in PROBE_ROLES.items():
+        owner = getattr(model, names[holder])
+        found[role] = owner if suffix is None else getattr(owner, suffix)
+    return found
+
+
 def training_model(kind: str, spec: dict) -> object:
     """A trusted model for train_gpt's checks, built alike on both sides of the wall (float64).
 
-    Both kinds hold an embedding, a LayerNorm and a linear layer, and two parameters of their own
-    that no PyTorch layer holds: `mix`, a (C, C) matrix, and `gain`, one number per feature (the
-    loop trains any model, so what a tensor is, not its module or its name, sets its decay).
-    "linear": the loss of the t-th call is sum over parameters of (spec["grads"][name][t] * p), so
+    It holds an embedding, a LayerNorm and a linear layer, and three parameters of its own that no
+    PyTorch layer holds: a (C, C) matrix "mix", a (2, C, C) stack of matrices "stack" and one
+    number per feature "gain". `spec["names"]` names each layer and raw tensor (drawn per check,
+    registered in the order `spec["order"]`), and V and C vary: the loop trains any model, so what
+    a tensor is, not its module, its name, its place or its size, sets its decay.
+    "linear": the loss of the t-th call is sum over parameters of (spec["grads"][role][t] * p), so
     each call's gradient is set by the check (constant, zero or varying); "lm": a tiny language
-    model, logits = lin(norm(emb(x)) @ mix * gain), mean cross-entropy. `spec["weights"]` sets
-    every parameter.
+    model, logits = lin(h @ mix * gain + sum_k h @ stack[k]) with h = norm(emb(x)), mean
+    cross-entropy. `spec["weights"]` sets every parameter, by role.
     model(x, y) returns (logits, loss); each call with gradients enabled (a training step's) logs
     the batch, the mode, the loss and the parameters as they stood.
     """
     import torch
     import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
-    V, C = spec["vocab"], spec["width"]
+    V, C, names = spec["vocab"], spec["width"], spec["names"]
+    makers = {
+        "emb": lambda: torch.nn.Embedding(V, C),
+        "norm": lambda: torch.nn.LayerNorm(C),
+        "lin": lambda: torch.nn.Linear(C, V),
+        "mix": lambda: torch.nn.Parameter(torch.empty(C, C)),
+        "gain": lambda: torch.nn.Parameter(torch.empty(C)),
+        "stack": lambda: torch.nn.Parameter(torch.empty(2, C, C)),
+    }
 
     class Probe(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.emb = torch.nn.Embedding(V, C)
-            self.norm = torch.nn.LayerNorm(C)
-            self.lin = torch.nn.Linear(C, V)
-            self.mix = torch.nn.Parameter(torch.empty(C, C))
-            self.gain = torch.nn.Parameter(torch.empty(C))
+            for holder in spec["order"]:
+                setattr(self, names[holder], makers[holder]())
             self.double()
             with torch.no_grad():
-                for name, p in self.named_parameters():
-                    p.copy_(torch.tensor(np.asarray(spec["weights"][name], dtype=np.float64)))
+                for role, p in probe_parameters(self, spec).items():
+                    p.copy_(torch.tensor(np.asarray(spec["weights"][role], dtype=np.float64)))
             self.log: list[dict] = []
 
         def flat(self) -> np.ndarray:
@@ -347,14 +377,17 @@ def training_model(kind: str, spec: dict) -> object:
             y = targets
             if not isinstance(y, torch.Tensor):
                 raise ValueError("this model needs the targets as well: model(x, y)")
-            logits = self.lin(self.norm(self.emb(x)) @ self.mix * self.gain)  # (B, T, V)
+            p = probe_parameters(self, spec)
+            h = getattr(self, names["norm"])(getattr(self, names["emb"])(x))  # (B, T, C)
+            h = h @ p["mix"] * p["gain"] + torch.einsum("btc,kcd->btd", h, p["stack"])
+            logits = getattr(self, names["lin"])(h)  # (B, T, V)
             if kind == "lm":
                 loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
             else:
                 t = min(len(self.log), len(spec["grads"]["emb.weight"]) - 1)
                 loss = sum(
-                    (torch.tensor(np.asarray(spec["grads"][name][t])) * p).sum()
-                    for name, p in self.named_parameters()
+                    (torch.tensor(np.asarray(spec["grads"][role][t])) * q).sum()
+                    for role, q in p.items()
                 )
             if not torch.is_grad_enabled():  # an evaluation of the student's own: not a step
                 return logits, loss

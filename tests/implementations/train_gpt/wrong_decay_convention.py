@@ -7,7 +7,7 @@ from torch import nn
 
 from proof_lm.training import Recipe
 
-EXPECT = "gain, one number per feature outside any normalisation layer, shrank"
+EXPECT = "a tensor of one number per feature outside any normalisation layer shrank"
 
 
 def train_gpt(
