@@ -78,20 +78,23 @@ def attention_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.
             {"merge": "no_transpose"} if H > 1 else None,
         ),
         (
-            "queries and keys swapped: qkv's output holds queries, keys, values in that order",
+            "queries and keys swapped: the block of qkv's outputs read as queries holds "
+            "nn.MultiheadAttention's keys, and the other way round",
             {"order": "kqv"},
         ),
         (
-            "qkv's output holds queries, keys, values in that order (got values first)",
+            "qkv's blocks read in the wrong roles: the block read as queries holds "
+            "nn.MultiheadAttention's values",
             {"order": "vkq"},
         ),
         (
-            "qkv's output holds queries, keys, values in that order (keys and values swapped)",
+            "keys and values swapped: the block of qkv's outputs read as keys holds "
+            "nn.MultiheadAttention's values, and the other way round",
             {"order": "qvk"},
         ),
         (
-            "qkv's output is three blocks of n_embd columns (all queries, then keys, then values), "
-            "not q, k, v inside each head",
+            "qkv's outputs read head by head, each head's queries, keys and values side by side: "
+            "nn.MultiheadAttention's in_proj does not lay them out so",
             {"order": "per_head"} if H > 1 else None,
         ),
         ("the output projection proj is missing", {"proj": False}),
