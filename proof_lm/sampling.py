@@ -1,4 +1,4 @@
-"""Decoding: temperature, then top-k, then top-p, then a draw from a named generator; whole names.
+"""Decoding: filters that reshape a next-token distribution, draws from a named generator; whole names.
 
 NumPy in and out, computed with PyTorch's tensor operations (imported when called); the module
 imports without PyTorch. `filter_probs` and `draw` answer chapter 05's exercises: the student kit
