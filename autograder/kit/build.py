@@ -153,13 +153,21 @@ PREDICTED = ("08_gpt", "09_tokenization")
 def kit_verdicts(page: str, released_chapters: list[str]) -> str:
     """docs/verdicts.md as a kit of this stage carries it: the section of a chapter in PREDICTED
     only once its deadline has passed (before, its heading and when it comes)."""
-    parts = re.split(r"(?m)^(?=## Chapter \d\d\n)", page)
-    for i, part in enumerate(parts):
-        number = re.match(r"## Chapter (\d\d)\n", part)
+    heading = r"## Chapter (\d\d)[ \t\r]*\n"  # a stray space or CR must not ship a section early
+    parts = re.split(r"(?m)^(?=## Chapter \d\d[ \t\r]*\n)", page)
+    numbers = [re.match(heading, part) for part in parts]
+    found = [number[1] for number in numbers if number]
+    for chapter in PREDICTED:
+        if found.count(chapter[:2]) != 1:
+            raise ValueError(
+                f"the verdicts page must have exactly one heading line '## Chapter {chapter[:2]}' "
+                f"(it has {found.count(chapter[:2])}): the kit holds that section back by it"
+            )
+    for i, number in enumerate(numbers):
         chapter = next((c for c in PREDICTED if number and c.startswith(number[1])), None)
         if chapter is not None and chapter not in released_chapters:
             parts[i] = (
-                f"{number[0]}\nIn the kit issued after chapter {number[1]}'s deadline: its written "
+                f"## Chapter {number[1]}\n\nIn the kit issued after chapter {number[1]}'s deadline: its written "
                 "answers ask you to predict\nor work out these figures yourself.\n\n"
             )
     return "".join(parts).rstrip("\n") + "\n"

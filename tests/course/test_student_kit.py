@@ -192,3 +192,21 @@ def test_the_kit_holds_the_figures_written_answers_ask_for_until_their_deadlines
     middle = kit_module.kit_verdicts(page, ["07_attention", "08_gpt"])
     assert "2.0052" in middle and "3.3498" not in middle
     assert kit_module.kit_verdicts(page, ["07_attention", "08_gpt", "09_tokenization"]) == page
+
+
+def test_a_verdicts_heading_the_kit_cannot_find_stops_the_build():
+    # the section is held back by its heading line: a trailing space or a CR still finds it, and
+    # a page where it cannot be found (renamed, doubled) stops the kit instead of shipping it
+    page = (REPO / "docs" / "verdicts.md").read_text()
+    for variant in (
+        page.replace("## Chapter 08\n", "## Chapter 08 \n"),
+        page.replace("\n", "\r\n"),
+    ):
+        kit = kit_module.kit_verdicts(variant, ["07_attention"])
+        assert "2.0052" not in kit and "3.3498" not in kit and "2.0406" in kit
+    for broken in (
+        page.replace("## Chapter 08\n", "## Chapter 8\n"),
+        page.replace("## Chapter 09\n", "## Chapter 09\n\n## Chapter 09\n"),
+    ):
+        with pytest.raises(ValueError, match="exactly one heading line"):
+            kit_module.kit_verdicts(broken, ["07_attention"])
