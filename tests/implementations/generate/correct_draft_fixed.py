@@ -11,13 +11,14 @@ EXPECT = "pass"
 def generate(
     model: nn.Module, idx: torch.Tensor, max_new_tokens: int, generator: torch.Generator
 ) -> torch.Tensor:
-    """The catalogued draft of generate, as its file's docstring says."""
+    """The catalogued draft, fixed."""
     was_training = model.training
     model.eval()  # no dropout while sampling
     for _ in range(max_new_tokens):
-        logits, _ = model(idx[:, -model.block_size :])  # (B, <= block_size, V)
-        probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, V): the prediction for the next id
+        context = idx[:, -model.block_size :]  # (B, <= block_size)
+        logits, _ = model(context)  # (B, T, V)
+        probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, V)
         next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
         idx = torch.cat([idx, next_id], dim=1)
-    model.train(was_training)  # back to the caller's mode
+    model.train(was_training)
     return idx

@@ -1,10 +1,10 @@
-"""The draft handed out in chapter 08: three bugs (no crop, the first position, the mode)."""
+"""The draft handed out in chapter 08: three bugs (a crop one short, the first position, the mode read after eval())."""
 
 import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "context not cropped"
+EXPECT = "sampled from the first position's logits"
 
 
 @torch.no_grad()
@@ -14,9 +14,11 @@ def generate(
     """The catalogued draft of generate, as its file's docstring says."""
     model.eval()  # no dropout while sampling
     for _ in range(max_new_tokens):
-        logits, _ = model(idx)  # (B, T, V)
-        probs = F.softmax(logits[:, 0, :], dim=-1)  # (B, V): the prediction for the next id
+        # the newest ids, leaving one place in the block for the id drawn next
+        context = idx[:, -(model.block_size - 1) :]  # (B, < block_size)
+        logits, _ = model(context)  # (B, T, V)
+        probs = F.softmax(logits[:, 0, :], dim=-1)  # (B, V)
         next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
         idx = torch.cat([idx, next_id], dim=1)
-    model.train()  # back to training
+    model.train(model.training)
     return idx

@@ -1,10 +1,10 @@
-"""The draft with two bugs fixed: the context is still never cropped."""
+"""The draft with two bugs fixed: the context is still cropped to block_size - 1 ids."""
 
 import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "context not cropped"
+EXPECT = "the context was cut shorter than block_size"
 
 
 @torch.no_grad()
@@ -15,9 +15,11 @@ def generate(
     was_training = model.training
     model.eval()  # no dropout while sampling
     for _ in range(max_new_tokens):
-        logits, _ = model(idx)  # (B, T, V)
-        probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, V): the prediction for the next id
+        # the newest ids, leaving one place in the block for the id drawn next
+        context = idx[:, -(model.block_size - 1) :]  # (B, < block_size)
+        logits, _ = model(context)  # (B, T, V)
+        probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, V)
         next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
         idx = torch.cat([idx, next_id], dim=1)
-    model.train(was_training)  # back to the caller's mode
+    model.train(was_training)
     return idx

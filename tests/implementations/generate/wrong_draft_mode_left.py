@@ -1,10 +1,10 @@
-"""The draft with two bugs fixed: it still leaves the model in training mode."""
+"""The draft with two bugs fixed: it still reads the mode to restore after eval() changed it."""
 
 import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "mode was not restored"
+EXPECT = "the caller's mode was not restored"
 
 
 @torch.no_grad()
@@ -14,9 +14,10 @@ def generate(
     """The catalogued draft of generate, as its file's docstring says."""
     model.eval()  # no dropout while sampling
     for _ in range(max_new_tokens):
-        logits, _ = model(idx[:, -model.block_size :])  # (B, <= block_size, V)
-        probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, V): the prediction for the next id
+        context = idx[:, -model.block_size :]  # (B, <= block_size)
+        logits, _ = model(context)  # (B, T, V)
+        probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, V)
         next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
         idx = torch.cat([idx, next_id], dim=1)
-    model.train()  # back to training
+    model.train(model.training)
     return idx
