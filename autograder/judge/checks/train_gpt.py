@@ -107,17 +107,18 @@ SLIPS: list[tuple[Slip, str]] = [
     ),
     (
         Slip(decay="all"),
-        "the biases and LayerNorm's parameters shrank too: weight decay reached parameters that "
-        "hold one number per feature",
+        "the biases and the normalisation layers' parameters shrank too: weight decay reached "
+        "parameters that hold one number per feature",
     ),
     (
         Slip(decay="weights"),
-        "LayerNorm's gains shrank: they hold one number per feature, whatever their name says",
+        "the normalisation layers' gains shrank: they hold one number per feature, whatever their "
+        "name says",
     ),
     (
         Slip(decay="default"),
-        "the biases and LayerNorm's parameters shrank a little: a parameter group without a "
-        "weight_decay of its own takes AdamW's default, 0.01",
+        "the biases and the normalisation layers' parameters shrank a little: a parameter group "
+        "without a weight_decay of its own takes AdamW's default, 0.01",
     ),
     (
         Slip(decay="layers"),
@@ -131,8 +132,8 @@ SLIPS: list[tuple[Slip, str]] = [
     ),
     (
         Slip(decay="two_dims"),
-        "a stack of two weight matrices (a 3-D tensor) did not shrink: it mixes features as each "
-        "of its matrices does",
+        "the stacks of weight matrices (3-D and 4-D tensors) did not shrink: they mix features as "
+        "each of their matrices does",
     ),
     (
         Slip(decay="linear"),
@@ -228,7 +229,7 @@ def _optimizer(
     roles = probe_parameters(model, spec)
     linear = {id(roles["lin.weight"])}
     layers = linear | {id(roles["emb.weight"])}
-    norms = {id(roles["norm.weight"]), id(roles["norm.bias"])}
+    norms = {id(roles[role]) for role in ("norm.weight", "norm.bias", "rms.weight")}
     decayed = {
         "weights": lambda n, p: n.endswith("weight"),
         "linear": lambda n, p: id(p) in linear,
@@ -381,22 +382,29 @@ def _judge_returned(report: dict) -> None:
 def _spec(rng: np.random.Generator) -> dict:
     """A probe of this check's own: sizes, names and order drawn, weights set.
 
-    C is 2 or 3 and V at least C * C, so the vector lin.bias is never smaller than the matrix mix:
-    no threshold on a tensor's size separates the two kinds.
+    C is 2 or 3 and V at least C * C, so the vector lin.bias is never smaller than the matrix
+    a.mix: no threshold on a tensor's size separates the two kinds. The boxes' slots share their
+    names across kinds (the slot that holds a vector in one box holds a matrix in the other), so
+    no list of names does either.
     """
     C = int(rng.integers(2, 4))
-    V = int(rng.integers(C * C, C * C + 5))
-    holders = ["emb", "norm", "lin", "mix", "gain", "stack"]
+    V = int(rng.integers(C * C, 120))
+    holders = ["emb", "norm", "rms", "lin", "a", "b"]
     names = dict(zip(holders, rng.permutation(NAME_POOL)[: len(holders)].tolist(), strict=True))
+    names |= dict(zip(["l1", "l2", "l3"], rng.permutation(NAME_POOL)[:3].tolist(), strict=True))
     weights = {
         "emb.weight": rng.normal(0, 1, (V, C)),
         "norm.weight": 1 + 0.1 * rng.normal(size=C),
         "norm.bias": 0.1 * rng.normal(size=C),
+        "rms.weight": 1 + 0.1 * rng.normal(size=C),
         "lin.weight": rng.normal(0, 0.5, (V, C)),
         "lin.bias": 0.1 * rng.normal(size=V),
-        "mix": np.eye(C) + 0.2 * rng.normal(size=(C, C)),
-        "gain": 1 + 0.1 * rng.normal(size=C),
-        "stack": 0.2 * rng.normal(size=(2, C, C)),
+        "a.gain": 1 + 0.1 * rng.normal(size=C),
+        "a.mix": np.eye(C) + 0.2 * rng.normal(size=(C, C)),
+        "a.stack4": 0.1 * rng.normal(size=(2, 1, C, C)),
+        "b.stack3": 0.1 * rng.normal(size=(2, C, C)),
+        "b.offset": 0.1 * rng.normal(size=C),
+        "b.shift": 0.1 * rng.normal(size=C),
     }
     order = [holders[i] for i in rng.permutation(len(holders))]
     return {"vocab": V, "width": C, "names": names, "order": order, "weights": weights}
@@ -440,6 +448,13 @@ def _recipe(rng: np.random.Generator, steps: int, weight_decay: float) -> dict:
     }
 
 
+def _constant_grads(rng: np.random.Generator, shapes: dict, steps: int) -> dict:
+    """One constant gradient per parameter, of total length 0.5 (below max_grad_norm: no clipping)."""
+    direction = {n: rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 1, s) for n, s in shapes.items()}
+    length = math.sqrt(sum(float((d**2).sum()) for d in direction.values()))
+    return {n: np.repeat((0.5 * d / length)[None], steps, 0) for n, d in direction.items()}
+
+
 def _rates(case: dict, path: np.ndarray) -> np.ndarray:
     """The rate of every step, read from lin.bias[0], whose gradient is the constant g: Adam moves
     it by rate * g / (|g| + eps) when the gradient never changes."""
@@ -459,10 +474,7 @@ def _judge_schedule(rng: np.random.Generator) -> Check:
     steps = int(rng.integers(16, 24))
     spec = _spec(rng)
     shapes = _shapes(spec)
-    # one constant gradient per parameter, of total length 0.5 (below max_grad_norm: no clipping)
-    direction = {n: rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 1, s) for n, s in shapes.items()}
-    length = math.sqrt(sum(float((d**2).sum()) for d in direction.values()))
-    grads = {n: np.repeat((0.5 * d / length)[None], steps, 0) for n, d in direction.items()}
+    grads = _constant_grads(rng, shapes, steps)
     case = _case(rng, spec, "linear", grads, _recipe(rng, steps, 0.0))
 
     def judge(outcomes: list[Outcome]) -> None:
@@ -494,27 +506,39 @@ def _judge_schedule(rng: np.random.Generator) -> Check:
     )
 
 
-def _decay_symptom(case: dict, got: np.ndarray, wanted: np.ndarray) -> str | None:
-    """With zero gradients: the first tensor that shrank and should not have, or the other way
-    round, named as the probe names it (None if the decay reached exactly the right tensors)."""
+def _decay_symptom(case: dict, got: np.ndarray) -> str | None:
+    """The first tensor that shrank and should not have, or the other way round, named as the probe
+    names it; or one that moved as neither (None if every tensor moved as its kind should).
+
+    The gradients are constant and short of the clipping bound, so each tensor's path depends only
+    on whether AdamW decays it: the runs with every tensor decayed and with none give both paths.
+    """
     model = training_model(case["kind"], case["spec"])
     role_of = {id(p): role for role, p in probe_parameters(model, case["spec"]).items()}
+    decayed, kept = (_path(train(case, Slip(decay=rule))) for rule in ("all", "none"))
     start = 0
     for name, p in model.named_parameters():
         span = slice(start, start + p.numel())
         start += p.numel()
-        moved, should = (bool(np.any(path[-1, span] != path[0, span])) for path in (got, wanted))
+        matrix = p.dim() >= 2
+        mine = got[:, span]
+        as_decayed, as_kept = (_same_path(mine, path[:, span]) for path in (decayed, kept))
         shape = tuple(p.shape)
-        if moved and not should:
+        if as_decayed and not matrix:
             return (
                 f"{name}, of shape {shape}, shrank: weight decay reached a parameter that holds "
                 "one number per feature"
             )
-        if should and not moved:
+        if as_kept and matrix:
             kind = "an embedding table" if role_of[id(p)] == "emb.weight" else "a tensor"
             return (
                 f"{name}, {kind} of shape {shape}, did not shrink: weight decay missed a "
                 "parameter that mixes features"
+            )
+        if not (as_decayed or as_kept):
+            return (
+                f"{name}, of shape {shape}, moved as neither AdamW's step with decay nor its step "
+                "without: where in the update does AdamW's decay act?"
             )
     return None
 
@@ -522,26 +546,27 @@ def _decay_symptom(case: dict, got: np.ndarray, wanted: np.ndarray) -> str | Non
 def _judge_decay(rng: np.random.Generator) -> Check:
     steps = int(rng.integers(10, 16))
     spec = _spec(rng)
-    grads = {n: np.zeros((steps, *s)) for n, s in _shapes(spec).items()}
+    grads = _constant_grads(rng, _shapes(spec), steps)
     case = _case(rng, spec, "linear", grads, _recipe(rng, steps, float(rng.uniform(0.5, 2.0))))
 
     def judge(outcomes: list[Outcome]) -> None:
         outcome = outcomes[0]
         if outcome.error is None and len(outcome.value["calls"]) == steps:
-            got, wanted = _path(outcome.value), _path(train(case))
-            if got is not None and not _same_path(got, wanted):
-                hint = _named_slip(case, got) or _decay_symptom(case, got, wanted)
+            got = _path(outcome.value)
+            if got is not None and not _same_path(got, _path(train(case))):
+                hint = _named_slip(case, got) or _decay_symptom(case, got)
                 if hint is not None:
                     raise CheckFailed(hint)
         _judge_run(
             case,
             outcome,
-            "with zero gradients the weights did not move as AdamW's decay moves them: which "
-            "weights does it shrink, and by what fraction of themselves per step?",
+            "the weights did not move as AdamW's steps with weight decay move them: which weights "
+            "does it shrink, and by what fraction of themselves per step?",
         )
 
     return Check(
-        "weight decay on the matrices only (zero gradients: the decay alone moves the weights)",
+        "weight decay on the tensors that mix features only (constant gradients, each tensor's "
+        "path set by whether it decays)",
         [_call(case)],
         judge,
     )

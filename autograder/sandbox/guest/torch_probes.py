@@ -308,55 +308,72 @@ def generate_probe(
 # ---------------------------------------------------------------- train_gpt
 
 
-# the probe's parameters, by role: which layer or raw tensor holds each, and its suffix there
+# the probe's parameters, by role: the layer or box that holds each, and its attribute there ("l1",
+# "l2", "l3" are slots of a box, whose names the spec draws: each names a vector in one box and a
+# matrix or a stack of matrices in the other)
 PROBE_ROLES = {
     "emb.weight": ("emb", "weight"),
     "norm.weight": ("norm", "weight"),
     "norm.bias": ("norm", "bias"),
+    "rms.weight": ("rms", "weight"),
     "lin.weight": ("lin", "weight"),
     "lin.bias": ("lin", "bias"),
-    "mix": ("mix", None),
-    "gain": ("gain", None),
-    "stack": ("stack", None),
+    "a.gain": ("a", "l1"),
+    "a.mix": ("a", "l2"),
+    "a.stack4": ("a", "l3"),
+    "b.stack3": ("b", "l1"),
+    "b.offset": ("b", "l2"),
+    "b.shift": ("b", "l3"),
 }
 
 
 def probe_parameters(model: object, spec: dict) -> dict:
-    """The probe's parameters by role ("emb.weight", ..., "stack"), whatever the spec names them."""
+    """The probe's parameters by role ("emb.weight", ..., "b.shift"), whatever the spec names them."""
     names = spec["names"]
     found = {}
-    for role, (holder, suffix) in PROBE_ROLES.items():
+    for role, (holder, attribute) in PROBE_ROLES.items():
         owner = getattr(model, names[holder])
-        found[role] = owner if suffix is None else getattr(owner, suffix)
+        found[role] = getattr(owner, names.get(attribute, attribute))
     return found
 
 
 def training_model(kind: str, spec: dict) -> object:
     """A trusted model for train_gpt's checks, built alike on both sides of the wall (float64).
 
-    It holds an embedding, a LayerNorm and a linear layer, and three parameters of its own that no
-    PyTorch layer holds: a (C, C) matrix "mix", a (2, C, C) stack of matrices "stack" and one
-    number per feature "gain". `spec["names"]` names each layer and raw tensor (drawn per check,
-    registered in the order `spec["order"]`), and V and C vary: the loop trains any model, so what
-    a tensor is, not its module, its name, its place or its size, sets its decay.
+    It holds an embedding, a LayerNorm, an RMSNorm and a linear layer, and two boxes of raw
+    tensors that no PyTorch layer holds: a (C, C) matrix, stacks of matrices (2, C, C) and
+    (2, 1, C, C), and three vectors of one number per feature. `spec["names"]` names each layer,
+    box and slot (drawn per check; a slot's name is a vector in one box and a matrix in the
+    other), the layers and boxes are registered in the order `spec["order"]`, and V and C vary:
+    the loop trains any model, so what a tensor is, not its module, its name, its place or its
+    size, sets its decay.
     "linear": the loss of the t-th call is sum over parameters of (spec["grads"][role][t] * p), so
     each call's gradient is set by the check (constant, zero or varying); "lm": a tiny language
-    model, logits = lin(h @ mix * gain + sum_k h @ stack[k]) with h = norm(emb(x)), mean
-    cross-entropy. `spec["weights"]` sets every parameter, by role.
-    model(x, y) returns (logits, loss); each call with gradients enabled (a training step's) logs
-    the batch, the mode, the loss and the parameters as they stood.
+    model whose logits are lin(h @ mix * gain + the stacks' products + offset + shift) with
+    h = rms(norm(emb(idx))), mean cross-entropy. `spec["weights"]` sets every parameter, by role.
+    model(idx, targets) returns (logits, loss), as a GPT does; each call with gradients enabled (a
+    training step's) logs the batch, the mode, the loss and the parameters as they stood.
     """
     import torch
     import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 
     V, C, names = spec["vocab"], spec["width"], spec["names"]
+    shapes = {role: np.shape(w) for role, w in spec["weights"].items()}
+
+    def box(roles: list[str]) -> torch.nn.Module:
+        held = torch.nn.Module()
+        for role in roles:
+            slot = names[PROBE_ROLES[role][1]]
+            setattr(held, slot, torch.nn.Parameter(torch.empty(shapes[role])))
+        return held
+
     makers = {
         "emb": lambda: torch.nn.Embedding(V, C),
         "norm": lambda: torch.nn.LayerNorm(C),
+        "rms": lambda: torch.nn.RMSNorm(C),
         "lin": lambda: torch.nn.Linear(C, V),
-        "mix": lambda: torch.nn.Parameter(torch.empty(C, C)),
-        "gain": lambda: torch.nn.Parameter(torch.empty(C)),
-        "stack": lambda: torch.nn.Parameter(torch.empty(2, C, C)),
+        "a": lambda: box(["a.gain", "a.mix", "a.stack4"]),
+        "b": lambda: box(["b.stack3", "b.offset", "b.shift"]),
     }
 
     class Probe(torch.nn.Module):
@@ -373,13 +390,20 @@ def training_model(kind: str, spec: dict) -> object:
         def flat(self) -> np.ndarray:
             return torch.cat([p.detach().flatten() for p in self.parameters()]).cpu().numpy()
 
-        def forward(self, x: torch.Tensor, targets: object = None) -> tuple:
+        def forward(self, idx: torch.Tensor, targets: object = None) -> tuple:
             y = targets
             if not isinstance(y, torch.Tensor):
-                raise ValueError("this model needs the targets as well: model(x, y)")
+                raise ValueError("this model needs the targets as well: model(idx, targets)")
             p = probe_parameters(self, spec)
-            h = getattr(self, names["norm"])(getattr(self, names["emb"])(x))  # (B, T, C)
-            h = h @ p["mix"] * p["gain"] + torch.einsum("btc,kcd->btd", h, p["stack"])
+            layer = {holder: getattr(self, names[holder]) for holder in ("emb", "norm", "rms")}
+            h = layer["rms"](layer["norm"](layer["emb"](idx)))  # (B, T, C)
+            h = (
+                h @ p["a.mix"] * p["a.gain"]
+                + torch.einsum("btc,kcd->btd", h, p["b.stack3"])
+                + torch.einsum("btc,kjcd->btd", h, p["a.stack4"])
+                + p["b.offset"]
+                + p["b.shift"]
+            )
             logits = getattr(self, names["lin"])(h)  # (B, T, V)
             if kind == "lm":
                 loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
@@ -393,7 +417,7 @@ def training_model(kind: str, spec: dict) -> object:
                 return logits, loss
             self.log.append(
                 {
-                    "x": _to_plain(x),
+                    "x": _to_plain(idx),
                     "y": _to_plain(y),
                     "params": self.flat(),
                     "mode": self.training,

@@ -19,7 +19,7 @@ def train_gpt(
     max_grad_norm: float = 1.0,
 ) -> list[float]:
     """Train model on get_batch windows of data: AdamW, warm-up then cosine, clipping; each step's loss."""
-    norms = (nn.LayerNorm, nn.BatchNorm1d)
+    norms = (nn.LayerNorm, nn.BatchNorm1d, nn.BatchNorm2d, nn.GroupNorm, nn.RMSNorm)
     kept_ids = {id(p) for m in model.modules() if isinstance(m, norms) for p in m.parameters()}
     kept_ids |= {id(p) for name, p in model.named_parameters() if name.endswith("bias")}
     decayed = [p for p in model.parameters() if id(p) not in kept_ids]

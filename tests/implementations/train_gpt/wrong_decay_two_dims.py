@@ -7,7 +7,7 @@ from torch import nn
 
 from proof_lm.training import Recipe
 
-EXPECT = "a stack of two weight matrices (a 3-D tensor) did not shrink"
+EXPECT = "the stacks of weight matrices (3-D and 4-D tensors) did not shrink"
 
 
 def train_gpt(
