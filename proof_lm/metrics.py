@@ -19,10 +19,7 @@ def nats_to_bits(nats: float) -> float:
 
 
 def bits_per_character(nats_per_token: float, tokens: int, characters: int) -> float:
-    """A mean loss over `tokens` predicted tokens that spell `characters` characters, in bits per character.
-
-    The one figure that compares models under different tokenizers (chapter 09).
-    """
+    """A mean loss over `tokens` predicted tokens that spell `characters` characters, in bits per character."""
     if tokens < 1 or characters < 1:
         raise ValueError(f"need at least one token and one character, got {tokens}, {characters}")
     return nats_to_bits(nats_per_token * tokens / characters)
