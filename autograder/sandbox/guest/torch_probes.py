@@ -359,6 +359,11 @@ def training_model(kind: str, spec: dict) -> object:
 
     V, C, names = spec["vocab"], spec["width"], spec["names"]
     shapes = {role: np.shape(w) for role, w in spec["weights"].items()}
+    if kind != "lm":  # each call's gradient, as tensors once
+        grads = {
+            role: torch.tensor(np.asarray(g, dtype=np.float64)) for role, g in spec["grads"].items()
+        }
+        steps = len(grads["emb.weight"])
 
     def box(roles: list[str]) -> torch.nn.Module:
         held = torch.nn.Module()
@@ -395,24 +400,22 @@ def training_model(kind: str, spec: dict) -> object:
             if not isinstance(y, torch.Tensor):
                 raise ValueError("this model needs the targets as well: model(idx, targets)")
             p = probe_parameters(self, spec)
-            layer = {holder: getattr(self, names[holder]) for holder in ("emb", "norm", "rms")}
-            h = layer["rms"](layer["norm"](layer["emb"](idx)))  # (B, T, C)
-            h = (
-                h @ p["a.mix"] * p["a.gain"]
-                + torch.einsum("btc,kcd->btd", h, p["b.stack3"])
-                + torch.einsum("btc,kjcd->btd", h, p["a.stack4"])
-                + p["b.offset"]
-                + p["b.shift"]
-            )
-            logits = getattr(self, names["lin"])(h)  # (B, T, V)
             if kind == "lm":
-                loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
-            else:
-                t = min(len(self.log), len(spec["grads"]["emb.weight"]) - 1)
-                loss = sum(
-                    (torch.tensor(np.asarray(spec["grads"][role][t])) * q).sum()
-                    for role, q in p.items()
+                layer = {holder: getattr(self, names[holder]) for holder in ("emb", "norm", "rms")}
+                h = layer["rms"](layer["norm"](layer["emb"](idx)))  # (B, T, C)
+                h = (
+                    h @ p["a.mix"] * p["a.gain"]
+                    + torch.einsum("btc,kcd->btd", h, p["b.stack3"])
+                    + torch.einsum("btc,kjcd->btd", h, p["a.stack4"])
+                    + p["b.offset"]
+                    + p["b.shift"]
                 )
+                logits = getattr(self, names["lin"])(h)  # (B, T, V)
+                loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+            else:  # the loss alone sets the gradients: the logits are not computed
+                logits = torch.zeros(*idx.shape, V, dtype=torch.float64)
+                t = min(len(self.log), steps - 1)
+                loss = sum((grads[role][t] * q).sum() for role, q in p.items())
             if not torch.is_grad_enabled():  # an evaluation of the student's own: not a step
                 return logits, loss
             self.log.append(
