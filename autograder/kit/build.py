@@ -17,6 +17,7 @@ need only `proof_lm`, NumPy and PyTorch, so students grade nothing themselves wi
 
 import argparse
 import ast
+import itertools
 import re
 import shutil
 import sys
@@ -154,7 +155,8 @@ def kit_verdicts(page: str, released_chapters: list[str]) -> str:
     """docs/verdicts.md as a kit of this stage carries it: the section of a chapter in PREDICTED
     only once its deadline has passed (before, its heading and when it comes)."""
     heading = r"## Chapter (\d\d)[ \t\r]*\n"  # a stray space or CR must not ship a section early
-    parts = re.split(r"(?m)^(?=## Chapter \d\d[ \t\r]*\n)", page)
+    starts = [0] + [m.start() for m in re.finditer(rf"(?m)^{heading}", page)] + [len(page)]
+    parts = [page[a:b] for a, b in itertools.pairwise(starts)]  # empty ones join to ""
     numbers = [re.match(heading, part) for part in parts]
     found = [number[1] for number in numbers if number]
     for chapter in PREDICTED:
