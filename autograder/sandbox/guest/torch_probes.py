@@ -249,6 +249,7 @@ def _toy_model(W: np.ndarray, U: np.ndarray, block_size: int) -> object:
             super().__init__()
             self.block_size = block_size
             self.anchor = torch.nn.Parameter(torch.zeros(1))
+            self.drop = torch.nn.Dropout(0.0)  # a child, as a GPT's dropout layers are
             self.W, self.U = torch.tensor(W), torch.tensor(U)
             self.log: list[dict] = []
 
@@ -256,7 +257,7 @@ def _toy_model(W: np.ndarray, U: np.ndarray, block_size: int) -> object:
             self.log.append(
                 {
                     "ids": idx.detach().cpu().to(torch.int64).numpy().copy(),
-                    "training": self.training,
+                    "training": any(m.training for m in self.modules()),
                     "grad": torch.is_grad_enabled(),
                 }
             )
@@ -268,6 +269,12 @@ def _toy_model(W: np.ndarray, U: np.ndarray, block_size: int) -> object:
             return self.W[idx] + self.U[idx[:, :1]], None
 
     return ToyLM()
+
+
+def _mode(model: object) -> bool | None:
+    """The model's mode, when it and every module it holds agree on it (None when they do not)."""
+    modes = {m.training for m in model.modules()}
+    return modes.pop() if len(modes) == 1 else None
 
 
 def generate_probe(
@@ -298,7 +305,7 @@ def generate_probe(
                 "contexts": [entry["ids"] for entry in log],
                 "training": [entry["training"] for entry in log],
                 "grad": [entry["grad"] for entry in log],
-                "mode_after": model.training,
+                "mode_after": _mode(model),
                 "idx_after": _to_plain(start),
             }
         )
