@@ -159,6 +159,10 @@ def kit_verdicts(page: str, released_chapters: list[str]) -> str:
     parts = [page[a:b] for a, b in itertools.pairwise(starts)]  # empty ones join to ""
     numbers = [re.match(heading, part) for part in parts]
     found = [number[1] for number in numbers if number]
+    if found != sorted(set(found)):  # a heading out of order would end a held section early
+        raise ValueError(
+            f"the verdicts page's chapter headings must be unique and in order: {found}"
+        )
     for chapter in PREDICTED:
         if found.count(chapter[:2]) != 1:
             raise ValueError(
@@ -172,7 +176,12 @@ def kit_verdicts(page: str, released_chapters: list[str]) -> str:
                 f"## Chapter {number[1]}\n\nIn the kit issued after chapter {number[1]}'s deadline: its written "
                 "answers ask you to predict\nor work out these figures yourself.\n\n"
             )
-    return "".join(parts).rstrip("\n") + "\n"
+    kit = "".join(parts).rstrip("\n") + "\n"
+    held = [c[:2] for c in PREDICTED if c not in released_chapters]
+    for number in held:  # a held chapter named anywhere but its own heading's placeholder
+        if len(re.findall(rf"(?i)chapter\W{{0,3}}0?{int(number)}\b", kit)) != 2:
+            raise ValueError(f"the verdicts page names chapter {number} outside its own section")
+    return kit
 
 
 def build_kit(

@@ -207,6 +207,10 @@ def test_a_verdicts_heading_the_kit_cannot_find_stops_the_build():
     for broken in (
         page.replace("## Chapter 08\n", "## Chapter 8\n"),
         page.replace("## Chapter 09\n", "## Chapter 09\n\n## Chapter 09\n"),
+        # a later heading quoted inside chapter 08's section would end it early
+        page.replace("## Chapter 08\n", "## Chapter 08\n\n```\n## Chapter 07\n```\n"),
+        # chapter 08's figures under another heading, or under a heading in another form
+        page.replace("## Chapter 08\n", " ## Chapter 08\n- chapter 08: 2.0052\n\n## Chapter 08\n"),
     ):
-        with pytest.raises(ValueError, match="exactly one heading line"):
+        with pytest.raises(ValueError, match=r"heading|outside its own section"):
             kit_module.kit_verdicts(broken, ["07_attention"])
