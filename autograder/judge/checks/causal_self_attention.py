@@ -78,8 +78,8 @@ def attention_diagnoses(x: torch.Tensor, w: dict, H: int) -> list[tuple[str, np.
             {"merge": "no_transpose"} if H > 1 else None,
         ),
         (
-            "queries and keys swapped: the block of qkv's outputs read as queries holds "
-            "nn.MultiheadAttention's keys, and the other way round",
+            "queries and keys read from blocks of qkv's outputs that nn.MultiheadAttention "
+            "gives other roles",
             {"order": "kqv"},
         ),
         (

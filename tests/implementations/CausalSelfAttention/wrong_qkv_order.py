@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the PyTorch convention
 from torch import nn
 
-EXPECT = "queries and keys swapped"
+EXPECT = "queries and keys read from blocks"
 
 
 class CausalSelfAttention(nn.Module):
