@@ -3,11 +3,16 @@
 `autograder` holds only `autograder.sandbox.guest`, whole, what of it answers the exercises refusing
 (GRADER_ANSWERS); `proof_lm` has what answers them cut out (LIBRARY_ANSWERS); for a NumPy exercise
 PyTorch's folders are covered by the guest's stand-in (`autograder/sandbox/guest/no_torch/`), whose
-every use raises `NoPyTorch`. The real files are not mounted, so no import trick can reach them."""
+every use raises `NoPyTorch`, and arbitrary-precision arithmetic (`decimal`, `mpmath`, `sympy`) by
+`autograder/sandbox/guest/no_precision/`, whose every use raises `NoExtendedPrecision`. The real
+files are not mounted, so no import trick can reach them."""
 
 import atexit
 import functools
+import importlib.machinery
 import importlib.util
+import os
+import re
 import shutil
 import sys
 import tempfile
@@ -18,8 +23,12 @@ from autograder.judge.answer_key import GRADER_ANSWERS, LIBRARY_ANSWERS
 from autograder.judge.exercises import EXERCISES
 from autograder.judge.source_cut import refusing_stub, without_definitions
 from autograder.paths import GUEST, REPO
+from autograder.sandbox.host import bwrap
 
 NO_TORCH = GUEST / "no_torch" / "__init__.py"  # the package that stands in for PyTorch
+NO_PRECISION = GUEST / "no_precision" / "__init__.py"  # and for decimal, mpmath and sympy
+PRECISION_FILE = re.compile(r"_?(py)?decimal\b.*\.(py|pyc|so)")  # the standard library's decimals
+PRECISION_PACKAGES = ("mpmath", "sympy")
 
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 
@@ -126,15 +135,43 @@ def _no_torch() -> Path:
 
 
 @functools.cache
+def _no_precision() -> Path:
+    """A folder holding only the package that stands in for decimal, mpmath and sympy."""
+    target = _root() / "no-precision"
+    target.mkdir(mode=0o755, exist_ok=True)
+    shutil.copyfile(NO_PRECISION, target / "__init__.py")
+    (target / "__init__.py").chmod(0o644)
+    return target
+
+
+def _spec(name: str) -> importlib.machinery.ModuleSpec | None:
+    """Where module `name` is installed (found without importing it)."""
+    return importlib.util.find_spec(name) if name not in sys.modules else sys.modules[name].__spec__
+
+
+@functools.cache
+def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Every copy of the decimals (`decimal`, `_pydecimal`, `_decimal`: source, compiled or
+    extension) and every `mpmath` or `sympy` folder in what a sandbox sees of the host (the
+    system's folders and the Python installation: another Python's copy loads by its path too),
+    as files and folders, found once per process."""
+    seen = bwrap.view()
+    files, folders = [], []
+    for root in sorted({source for source, _ in seen.system + seen.readonly}):
+        for folder, names, filenames in os.walk(root):
+            for name in [n for n in names if n in PRECISION_PACKAGES]:
+                folders.append(os.path.join(folder, name))
+                names.remove(name)
+            files += [os.path.join(folder, f) for f in filenames if PRECISION_FILE.fullmatch(f)]
+    return tuple(files), tuple(folders)
+
+
+@functools.cache
 def torch_folders() -> tuple[str, ...]:
     """Where PyTorch's packages are installed (found without importing them)."""
     found = []
     for name in ("torch", "functorch", "torchgen"):
-        spec = (
-            importlib.util.find_spec(name)
-            if name not in sys.modules
-            else sys.modules[name].__spec__
-        )
+        spec = _spec(name)
         if spec is not None and spec.submodule_search_locations:
             found += [str(Path(p).resolve()) for p in spec.submodule_search_locations]
     return tuple(found)
@@ -142,8 +179,8 @@ def torch_folders() -> tuple[str, ...]:
 
 def mounts(exercises: str | tuple[str, ...]) -> list[tuple[Path, str]]:
     """Read-only binds for grading `exercises` (one, or several graded by one process): the two
-    packages above and the data folder, and for NumPy exercises the stand-in over every PyTorch
-    package folder (mounted last: it covers them). Exercises graded together share an environment:
+    packages above and the data folder, and for NumPy exercises the stand-ins over every
+    arbitrary-precision module and PyTorch package folder (mounted last: they cover them). Exercises graded together share an environment:
     all PyTorch or all NumPy."""
     names = _names(exercises)
     numpy = {name not in EXERCISES or not EXERCISES[name].torch for name in names}
@@ -156,5 +193,8 @@ def mounts(exercises: str | tuple[str, ...]) -> list[tuple[Path, str]]:
             (REPO / "data", str(REPO / "data")),
         ]
         if numpy == {True}:
+            files, folders = precision_copies()
+            binds += [(_no_precision() / "__init__.py", file) for file in files]
+            binds += [(_no_precision(), folder) for folder in folders]
             binds += [(_no_torch(), folder) for folder in torch_folders()]
         return binds

@@ -68,6 +68,26 @@ NO_PYTORCH = (
 )
 
 
+NO_PRECISION_CELL = (
+    "a cell that uses decimal, mpmath or sympy failed: NumPy exercises are graded without "
+    "arbitrary-precision arithmetic"
+)
+
+
+NO_PRECISION = (
+    "arbitrary-precision arithmetic (decimal, mpmath, sympy) is not available while a NumPy "
+    "exercise is graded (the course's rules: NumPy exercises use NumPy only); the notebook's "
+    "visible tests say when a function reaches it"
+)
+
+
+# what a NumPy exercise's sandbox lacks: the stand-in's error, the report's note, the cell's note
+ABSENT = (
+    ("NoPyTorch", NO_PYTORCH, NO_PYTORCH_CELL),
+    ("NoExtendedPrecision", NO_PRECISION, NO_PRECISION_CELL),
+)
+
+
 def judge(checks: list[Check], outcomes: list[Outcome]) -> list[CheckResult]:
     """Apply each check's judge to its slice of the outcomes."""
     results, position = [], 0
@@ -246,8 +266,9 @@ def judge_answers(
     errors = [o.error_bases for o in answers.outcomes] + [
         p.outcome.error_bases for p in answers.problems
     ]
-    if any("NoPyTorch" in bases for bases in errors):
-        report.notes.append(NO_PYTORCH)
+    for error, note, _ in ABSENT:
+        if any(error in bases for bases in errors):
+            report.notes.append(note)
     if not answers.found:
         report.notes.append(f"no function named {exercise.name} is defined")
         report.results.append(
@@ -255,10 +276,11 @@ def judge_answers(
         )
         return
     report.results = judge(checks, answers.outcomes)
-    if any("NoPyTorch" in p.outcome.error_bases for p in answers.problems):
-        for result in report.results:  # a name left undefined by a cell that imports PyTorch
-            if not result.passed and "NameError" in result.hint:
-                result.hint += f" ({NO_PYTORCH_CELL})"
+    for error, _, cell in ABSENT:
+        if any(error in p.outcome.error_bases for p in answers.problems):
+            for result in report.results:  # a name left undefined by a cell that imports it
+                if not result.passed and "NameError" in result.hint:
+                    result.hint += f" ({cell})"
 
 
 def collect_answers(

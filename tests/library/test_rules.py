@@ -1,11 +1,12 @@
-"""proof_lm.rules: the visible tests' warning that a NumPy exercise's function reaches PyTorch."""
+"""proof_lm.rules: the visible tests' warning that a NumPy exercise's function reaches PyTorch or
+arbitrary-precision arithmetic."""
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F  # noqa: N812
 
-from proof_lm.rules import numpy_only, pytorch_reached
+from proof_lm.rules import absent_reached, numpy_only
 
 T = torch.ones(1)
 
@@ -54,6 +55,22 @@ def closure():
     return inner
 
 
+def in_decimals(x):
+    from decimal import Decimal
+
+    return float(Decimal(x).exp())
+
+
+def _mpmath_helper(x):
+    import mpmath
+
+    return mpmath.exp(x)
+
+
+def through_mpmath(x):
+    return float(_mpmath_helper(x))
+
+
 def recursive(x):
     return x if x < 1 else recursive(x - 1)
 
@@ -69,10 +86,12 @@ def recursive(x):
         (a_tensor_global, ["T"]),
         (through_a_class, ["F"]),
         (closure(), ["t"]),
+        (in_decimals, ["decimal"]),
+        (through_mpmath, ["mpmath"]),
     ],
 )
-def test_what_reaches_pytorch_is_named(fn, names):
-    assert pytorch_reached(fn) == names
+def test_what_reaches_pytorch_or_extended_precision_is_named(fn, names):
+    assert list(absent_reached(fn)) == names
 
 
 def test_numpy_only_says_the_rule_before_hand_in():
@@ -81,3 +100,8 @@ def test_numpy_only_says_the_rule_before_hand_in():
         AssertionError, match="direct reaches PyTorch through torch: NumPy exercises"
     ):
         numpy_only(direct)
+    with pytest.raises(
+        AssertionError,
+        match="in_decimals reaches arbitrary-precision arithmetic through decimal: NumPy exercises",
+    ):
+        numpy_only(in_decimals)

@@ -1,0 +1,73 @@
+"""Stands in for arbitrary-precision arithmetic while a NumPy exercise is graded: it is not there.
+
+NumPy exercises are graded in NumPy's floating point: a softmax written as the definition in
+50-digit decimals never overflows, and a difference of two row losses in them keeps every digit,
+so `decimal`, `mpmath` and `sympy` would pass a derive exercise without its derivation.
+`autograder.judge.mounted` mounts this file, read-only, over the standard library's `decimal` and
+`_pydecimal` modules and its `_decimal` extension (which then fails to load), and as the
+`__init__.py` of the `mpmath` and `sympy` package folders. Each module it stands in for has one
+name, `Decimal`, a class that cannot be made (so `fractions` and `statistics`, which import the
+name, still work); every other use raises NoExtendedPrecision. Imported under its own name (it is
+part of the guest, copied whole) it only defines these names.
+"""
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+ROOTS = ("decimal", "_pydecimal", "mpmath", "sympy")  # the modules it stands in for
+MESSAGE = (
+    "arbitrary-precision arithmetic (decimal, mpmath, sympy) is not available: NumPy exercises "
+    "are graded in NumPy's floating point (the course's rules)"
+)
+
+
+class NoExtendedPrecision(ImportError):
+    """Arbitrary-precision arithmetic was used while a NumPy exercise was graded."""
+
+
+class Absent(types.ModuleType):
+    """A module that is not there: every attribute it lacks raises NoExtendedPrecision."""
+
+    def __getattr__(self, name: str) -> object:
+        """Refuse every attribute but dunders (which stay absent for Python's own machinery)."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NoExtendedPrecision(MESSAGE)
+
+
+class Decimal:
+    """The name `fractions` and `statistics` import (for `isinstance`): making one raises."""
+
+    def __new__(cls, *args: object, **kwargs: object) -> "Decimal":
+        """Refuse: there are no decimals here."""
+        raise NoExtendedPrecision(MESSAGE)
+
+
+class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds every module under ROOTS as an Absent one."""
+
+    def find_spec(
+        self, name: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        """A spec of an Absent package for any module under ROOTS; None for the rest."""
+        if name.partition(".")[0] in ROOTS:
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        """An Absent module with no folder to search."""
+        module = Absent(spec.name)
+        module.__path__ = []
+        module.Decimal = Decimal
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        """Nothing to run: the module is absent."""
+
+
+if __name__ in ROOTS:  # mounted over one of them
+    sys.meta_path.insert(0, Finder())
+    sys.modules[__name__].__class__ = Absent
+    __path__ = []

@@ -1,0 +1,89 @@
+"""Arbitrary-precision arithmetic is not in a NumPy exercise's sandbox: every copy refuses to load.
+
+A softmax written as the definition in 50-digit decimals never overflows and a difference of two
+row losses in them keeps every digit: `decimal`, `mpmath` and `sympy` would pass a derive exercise
+without its derivation. The attack reaches for each copy the sandbox could see: by import, and by
+path (the Python's own source, compiled and extension files, and those of every other Python in
+the system's folders), and `fractions` and `statistics`, which import `decimal`'s name, still work.
+"""
+
+import sys
+from pathlib import Path
+
+from autograder.judge import mounted
+from autograder.judge.exercises import get_exercise
+from autograder.judge.runner import check_source
+
+ATTACK = """
+import importlib, importlib.machinery, importlib.util
+
+def load(path):
+    if path.endswith(".pyc"):
+        loader = importlib.machinery.SourcelessFileLoader("copy", path)
+    elif path.endswith(".so"):
+        loader = importlib.machinery.ExtensionFileLoader("_decimal", path)
+    elif path.endswith(".py"):
+        loader = importlib.machinery.SourceFileLoader("copy", path)
+    else:  # a package folder
+        loader = importlib.machinery.SourceFileLoader("copy", path + "/__init__.py")
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+LOADED = []
+for path in {paths!r}:
+    try:  # what loads must compute: the stand-in itself loads, and refuses
+        module = load(path)
+        (getattr(module, "mpf", None) or getattr(module, "Decimal", None) or module.Symbol)(2)
+        LOADED.append(path)
+    except BaseException:
+        pass
+for name in ("decimal", "_decimal", "_pydecimal", "mpmath", "sympy"):
+    try:
+        module = importlib.import_module(name)
+        (getattr(module, "mpf", None) or getattr(module, "Decimal", None) or module.Symbol)(2)
+        LOADED.append(name)
+    except BaseException:
+        pass
+import fractions, statistics
+WORKS = str(fractions.Fraction(1, 3) + 1) + " " + str(statistics.mean([1, 2]))
+
+def softmax(logits, axis=-1):
+    raise ValueError("loaded " + repr(LOADED) + "; works " + WORKS)
+"""
+
+
+def test_no_copy_of_arbitrary_precision_loads_in_a_numpy_sandbox():
+    files, folders = mounted.precision_copies()
+    own = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    assert str((own / "_pydecimal.py").resolve()) in files
+    assert any(Path(f).name.startswith("_decimal.") and f.endswith(".so") for f in files)
+    assert any(Path(f).name == "mpmath" for f in folders)
+    report = check_source(get_exercise("softmax"), [ATTACK.format(paths=files + folders)], seed=1)
+    hint = report.results[0].hint
+    assert "loaded []; works 4/3 1.5" in hint, hint
+
+
+def test_a_softmax_in_decimals_earns_nothing_and_says_why():
+    source = (
+        "from decimal import Decimal, getcontext\n"
+        "import numpy as np\n"
+        "getcontext().prec = 50\n"
+        "def softmax(logits, axis=-1):\n"
+        "    x = np.moveaxis(np.asarray(logits, dtype=float), axis, -1)\n"
+        "    e = [[Decimal(float(v)).exp() for v in row] for row in x.reshape(-1, x.shape[-1])]\n"
+        "    p = np.array([[float(v / sum(row)) for v in row] for row in e]).reshape(x.shape)\n"
+        "    return np.moveaxis(p, -1, axis)\n"
+    )
+    report = check_source(get_exercise("softmax"), [source], seed=1)
+    assert report.earned == 0
+    assert any("arbitrary-precision arithmetic" in note for note in report.notes), report.notes
+    assert "graded without arbitrary-precision arithmetic" in report.results[0].hint
+
+
+def test_pytorch_exercises_keep_sympy():
+    # PyTorch imports sympy for its compiler: only a NumPy exercise's binds cover it
+    _, folders = mounted.precision_copies()
+    assert all(inside not in folders for _, inside in mounted.mounts("GPT"))
+    assert {inside for _, inside in mounted.mounts("softmax")} >= set(folders)
