@@ -25,7 +25,7 @@ def bits_per_character(nats_per_token: float, tokens: int, characters: int) -> f
     return nats_to_bits(nats_per_token * tokens / characters)
 
 
-def perplexity_from_nll(mean_nll_nats: float) -> float:
+def ppl(mean_nll_nats: float) -> float:
     """exp of a mean negative log-likelihood in nats: the effective number of equally likely choices."""
     import torch
 
@@ -36,7 +36,7 @@ def loss_summary(mean_nll_nats: float) -> str:
     """A mean loss in nats, stated on one line in the course's three units: nats, bits and perplexity."""
     return (
         f"{mean_nll_nats:.4f} nats = {nats_to_bits(mean_nll_nats):.3f} bits, "
-        f"perplexity {perplexity_from_nll(mean_nll_nats):.2f}"
+        f"perplexity {ppl(mean_nll_nats):.2f}"
     )
 
 

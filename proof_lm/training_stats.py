@@ -4,7 +4,7 @@ import numpy as np
 
 
 def saturation(h: np.ndarray, threshold: float = 0.97) -> float:
-    """Fraction of tanh activations with |h| > threshold (where 1 - h**2 < 0.06: little gradient passes)."""
+    """Fraction of tanh activations with |h| > threshold (where tanh is nearly flat: little gradient passes)."""
     return float((np.abs(h) > threshold).mean())
 
 

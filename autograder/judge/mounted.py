@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import sys
+import sysconfig
 import tempfile
 import threading
 from pathlib import Path
@@ -27,7 +28,11 @@ from autograder.sandbox.host import bwrap
 
 NO_TORCH = GUEST / "no_torch" / "__init__.py"  # the package that stands in for PyTorch
 NO_PRECISION = GUEST / "no_precision" / "__init__.py"  # and for decimal, mpmath and sympy
-PRECISION_FILE = re.compile(r"_?(py)?decimal\b.*\.(py|pyc|so)")  # the standard library's decimals
+# the standard library's decimals, and the native multiple-precision libraries (GMP, MPFR, MPC,
+# mpdecimal, FLINT, Arb) that ctypes would load, or a compiler link (GCC's cc1 needs three of them)
+PRECISION_FILE = re.compile(
+    r"_?(py)?decimal\b.*\.(py|pyc|so)|lib(gmp|gmpxx|mpfr|mpc|mpdec|flint|arb)\b[-.\w]*\.(so[.\d]*|a)"
+)
 PRECISION_PACKAGES = ("mpmath", "sympy")
 
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
@@ -150,19 +155,46 @@ def _spec(name: str) -> importlib.machinery.ModuleSpec | None:
 
 
 @functools.cache
+def base_packages() -> str | None:
+    """The base Python's own site-packages, when grading runs in a virtual environment: mounted
+    with the base installation (its standard library is needed), never on the environment's path,
+    and one `sys.path.append` away (it may hold SciPy, whose `special.softmax` answers exercises)."""
+    if sys.prefix == sys.base_prefix:
+        return None
+    base = Path(sysconfig.get_path("purelib", vars={"base": sys.base_prefix})).resolve()
+    return (
+        str(base) if base.is_dir() and not Path(sys.prefix).resolve().is_relative_to(base) else None
+    )
+
+
+@functools.cache
+def _empty() -> Path:
+    """An empty folder, mounted over what a sandbox must not see."""
+    target = _root() / "empty"
+    target.mkdir(mode=0o755, exist_ok=True)
+    return target
+
+
+@functools.cache
 def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every copy of the decimals (`decimal`, `_pydecimal`, `_decimal`: source, compiled or
-    extension) and every `mpmath` or `sympy` folder in what a sandbox sees of the host (the
-    system's folders and the Python installation: another Python's copy loads by its path too),
-    as files and folders, found once per process."""
+    extension), of the native multiple-precision libraries (files, not their symbolic links) and
+    every `mpmath` or `sympy` folder in what a sandbox sees of the host (the system's folders and
+    the Python installation: another Python's copy loads by its path too; not `base_packages`,
+    covered whole), as files and folders, found once per process."""
     seen = bwrap.view()
     files, folders = [], []
     for root in sorted({source for source, _ in seen.system + seen.readonly}):
         for folder, names, filenames in os.walk(root):
+            names[:] = [n for n in names if os.path.join(folder, n) != base_packages()]
             for name in [n for n in names if n in PRECISION_PACKAGES]:
                 folders.append(os.path.join(folder, name))
                 names.remove(name)
-            files += [os.path.join(folder, f) for f in filenames if PRECISION_FILE.fullmatch(f)]
+            files += [
+                os.path.join(folder, f)
+                for f in filenames
+                if PRECISION_FILE.fullmatch(f) and not os.path.islink(os.path.join(folder, f))
+            ]
     return tuple(files), tuple(folders)
 
 
@@ -192,6 +224,8 @@ def mounts(exercises: str | tuple[str, ...]) -> list[tuple[Path, str]]:
             (library_without(names), str(REPO / "proof_lm")),
             (REPO / "data", str(REPO / "data")),
         ]
+        if base_packages() is not None:
+            binds.append((_empty(), base_packages()))
         if numpy == {True}:
             files, folders = precision_copies()
             binds += [(_no_precision() / "__init__.py", file) for file in files]

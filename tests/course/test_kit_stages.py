@@ -355,7 +355,7 @@ def test_what_is_held_back_is_decided_by_content_with_two_stated_exemptions():
     held = stages.held_back([])
     for entry in (
         "ngram:add_k_probs",
-        "metrics:perplexity_from_nll",
+        "metrics:ppl",
         "windows:name_windows",
         "gradcheck:finite_differences",
         "sampling:filter_probs",  # the nucleus cut, the order temperature -> top-k -> top-p

@@ -12,7 +12,7 @@ from proof_lm.metrics import (
     loss_summary,
     nats_to_bits,
     ngram_mean_nll,
-    perplexity_from_nll,
+    ppl,
 )
 from proof_lm.ngram import add_k_probs, bigram_count_table, ngram_counts, sample_names
 from proof_lm.vocab import build_vocab
@@ -73,8 +73,8 @@ def test_sampling_is_reproducible_and_follows_the_table():
 
 def test_metrics():
     assert math.isclose(nats_to_bits(math.log(2)), 1.0)
-    assert math.isclose(perplexity_from_nll(math.log(27)), 27)
-    assert perplexity_from_nll(math.inf) == math.inf
+    assert math.isclose(ppl(math.log(27)), 27)
+    assert ppl(math.inf) == math.inf
     # '.' -> 'a' -> '.' for sure: 'a' never follows 'a'
     certain = np.array([[0.0, 1.0], [1.0, 0.0]])
     with warnings.catch_warnings():

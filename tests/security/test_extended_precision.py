@@ -2,9 +2,12 @@
 
 A softmax written as the definition in 50-digit decimals never overflows and a difference of two
 row losses in them keeps every digit: `decimal`, `mpmath` and `sympy` would pass a derive exercise
-without its derivation. The attack reaches for each copy the sandbox could see: by import, and by
-path (the Python's own source, compiled and extension files, and those of every other Python in
-the system's folders), and `fractions` and `statistics`, which import `decimal`'s name, still work.
+without its derivation. The attack reaches for each copy the sandbox could see: by import, by path
+(the Python's own source, compiled and extension files, and those of every other Python in the
+system's folders), the native libraries through ctypes (a red team's 20-line MPFR float passed
+softmax, cross_entropy, temperature_probs and loss_floor_and_gaps), and the base Python's own
+site-packages one `sys.path.append` away (its SciPy's `special.softmax` passed softmax); and
+`fractions` and `statistics`, which import `decimal`'s name, still work.
 """
 
 import sys
@@ -46,6 +49,19 @@ for name in ("decimal", "_decimal", "_pydecimal", "mpmath", "sympy"):
         LOADED.append(name)
     except BaseException:
         pass
+import ctypes, sys
+for library in ("libmpfr.so.6", "libgmp.so.10", "libmpc.so.3", "libmpdec.so.3"):
+    try:
+        ctypes.CDLL(library)
+        LOADED.append(library)
+    except OSError:
+        pass
+sys.path.append({base!r})
+try:
+    import scipy.special
+    LOADED.append("scipy")
+except ImportError:
+    pass
 import fractions, statistics
 WORKS = str(fractions.Fraction(1, 3) + 1) + " " + str(statistics.mean([1, 2]))
 
@@ -60,7 +76,10 @@ def test_no_copy_of_arbitrary_precision_loads_in_a_numpy_sandbox():
     assert str((own / "_pydecimal.py").resolve()) in files
     assert any(Path(f).name.startswith("_decimal.") and f.endswith(".so") for f in files)
     assert any(Path(f).name == "mpmath" for f in folders)
-    report = check_source(get_exercise("softmax"), [ATTACK.format(paths=files + folders)], seed=1)
+    assert any(Path(f).name.startswith("libmpfr.so") for f in files)
+    base = mounted.base_packages()
+    attack = ATTACK.format(paths=files + folders, base=base or "/nowhere")
+    report = check_source(get_exercise("softmax"), [attack], seed=1)
     hint = report.results[0].hint
     assert "loaded []; works 4/3 1.5" in hint, hint
 
@@ -83,7 +102,11 @@ def test_a_softmax_in_decimals_earns_nothing_and_says_why():
 
 
 def test_pytorch_exercises_keep_sympy():
-    # PyTorch imports sympy for its compiler: only a NumPy exercise's binds cover it
+    # PyTorch imports sympy for its compiler: only a NumPy exercise's binds cover it; the base
+    # Python's site-packages, off every path the environment uses, is covered for both
     _, folders = mounted.precision_copies()
     assert all(inside not in folders for _, inside in mounted.mounts("GPT"))
     assert {inside for _, inside in mounted.mounts("softmax")} >= set(folders)
+    if mounted.base_packages() is not None:
+        for exercise in ("softmax", "GPT"):
+            assert mounted.base_packages() in [inside for _, inside in mounted.mounts(exercise)]

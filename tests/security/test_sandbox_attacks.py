@@ -429,8 +429,8 @@ def test_reference_sources_cannot_be_read_out_of_the_grading_process():
 def test_an_honest_cell_that_calls_the_library_at_load_costs_nothing():
     report, _ = attack(
         """
-        from proof_lm.metrics import perplexity_from_nll
-        print("compare:", perplexity_from_nll(1.0))
+        from proof_lm.metrics import ppl
+        print("compare:", ppl(1.0))
         """
     )
     assert report.passed and report.flags == [], (report.flags, report.notes)

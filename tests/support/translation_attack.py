@@ -65,7 +65,7 @@ def mean_nll(probs, words, stoi):
 def perplexity(token_probs):
     from proof_lm import metrics
     probs = np.asarray(token_probs, dtype=np.float64).reshape(-1)
-    return float(metrics.perplexity_from_nll(metrics._mean_negative_log(probs, np.arange(probs.size))))
+    return float(metrics.ppl(metrics._mean_negative_log(probs, np.arange(probs.size))))
 
 
 def context_windows(words, stoi, block_size):
@@ -172,7 +172,7 @@ CALLED = {
     "bigram_counts": "ngram:bigram_count_table",
     "bigram_probs": "ngram:add_k_probs",
     "mean_nll": "metrics:bigram_mean_nll",
-    "perplexity": "metrics:perplexity_from_nll",
+    "perplexity": "metrics:ppl",
     "context_windows": "windows:name_windows",
     "nplm_params": "nplm:init_nplm",
     "nplm_loss": "nplm:nplm_mean_loss",

@@ -19,7 +19,7 @@ EXERCISE = Exercise(
     chapter="01_bigram_counting",
     points=1,
     kind="derive",
-    library=("metrics:perplexity_from_nll",),
+    library=("metrics:ppl", "metrics:loss_summary"),
 )
 
 

@@ -6,7 +6,7 @@ specification's loop, and on a mismatch by that loop with one known slip each (`
 failing run is named by the slip it reproduces. Each probe isolates one part: a constant gradient
 reads the learning rate of every step (Adam moves a weight whose gradient never changes by exactly
 the rate), a zero gradient shows the weight decay alone, gradients of varying length (some past the
-bound) show the clipping, and a tiny language model checks the whole loop and its batches.
+bound given, or the default with the argument left out) show the clipping, and a tiny language model checks the whole loop and its batches.
 
 Its length (one exercise, some 500 lines) is the slips': each known departure from the loop is
 replayed on the same probes, so that a failing run is named by the slip it reproduces.
@@ -35,6 +35,7 @@ EXERCISE = Exercise(
 )
 
 PROBE = torch_probes.train_probe
+DEFAULT_MAX_GRAD_NORM = 1.0  # the signature's, in the chapter's contract
 # what each check calls the probe's layers and raw tensors: drawn per check, misleading on purpose
 # (a LayerNorm called "head", a matrix called "gain"), so no list of names tells them apart
 NAME_POOL = (
@@ -288,7 +289,7 @@ def _replay(case: dict, slip: Slip) -> dict:
         loss.backward()
         if slip.clear == "after":
             adam.zero_grad(set_to_none=True)
-        bound = 1.0 if slip.clip == "one" else max_norm
+        bound = 1.0 if slip.clip == "one" else (max_norm or DEFAULT_MAX_GRAD_NORM)
         if slip.clip in ("global", "one"):
             torch.nn.utils.clip_grad_norm_(model.parameters(), bound)
         elif slip.clip == "each":
@@ -593,30 +594,49 @@ def _judge_decay(rng: np.random.Generator) -> Check:
     )
 
 
-def _judge_clipping(rng: np.random.Generator) -> Check:
-    steps = int(rng.integers(12, 18))
-    spec = _spec(rng)
-    shapes = _shapes(spec)
+def _clipped_grads(rng: np.random.Generator, shapes: dict, steps: int, bound: float) -> dict:
+    """Gradients of varying length: below `bound` at most steps, two to five times it at 4."""
     grads = {n: rng.normal(size=(steps, *s)) for n, s in shapes.items()}
     lengths = np.sqrt(sum((g.reshape(steps, -1) ** 2).sum(1) for g in grads.values()))
-    bound = float(rng.uniform(1.3, 1.8))  # not 1: a bound of 1 whatever max_grad_norm shows
     wanted = bound * rng.uniform(0.3, 0.9, steps)  # below the bound ...
     wanted[rng.choice(steps, 4, replace=False)] = bound * rng.uniform(2, 5, 4)  # ... but 4 times
-    grads = {n: g * (wanted / lengths).reshape(-1, *[1] * len(shapes[n])) for n, g in grads.items()}
-    # no weight decay here, nor in the language model's run: the decay has a check of its own
-    case = _case(rng, spec, "linear", grads, _recipe(rng, steps, 0.0), max_grad_norm=bound)
+    return {n: g * (wanted / lengths).reshape(-1, *[1] * len(shapes[n])) for n, g in grads.items()}
+
+
+def _judge_clipping(rng: np.random.Generator) -> Check:
+    """Clipping to a bound given (not 1: a bound of 1 whatever max_grad_norm says shows), then to
+    the signature's default (the argument left out: a default of no clipping shows)."""
+    cases = []
+    for bound in (float(rng.uniform(1.3, 1.8)), None):
+        steps, spec = int(rng.integers(12, 18)), _spec(rng)
+        grads = _clipped_grads(rng, _shapes(spec), steps, bound or DEFAULT_MAX_GRAD_NORM)
+        # no weight decay here, nor in the language model's run: the decay has a check of its own
+        recipe = _recipe(rng, steps, 0.0)
+        cases.append(_case(rng, spec, "linear", grads, recipe, max_grad_norm=bound))
 
     def judge(outcomes: list[Outcome]) -> None:
         _judge_run(
-            case,
+            cases[0],
             outcomes[0],
             "with gradients of varying length (4 steps longer than max_grad_norm) the weights "
             "left the path of AdamW on the clipped gradients",
         )
+        try:
+            _judge_run(
+                cases[1],
+                outcomes[1],
+                "the weights left the path of AdamW on gradients clipped to that bound",
+            )
+        except CheckFailed as failed:
+            raise CheckFailed(
+                "called without max_grad_norm, with gradients longer than the signature's default "
+                f"bound at 4 steps: {failed}"
+            ) from None
 
     return Check(
-        "gradients longer than max_grad_norm at 4 of the steps: clipped as one vector",
-        [_call(case)],
+        "gradients longer than max_grad_norm at 4 of the steps: clipped as one vector, to the "
+        "bound given and to the default",
+        [_call(case) for case in cases],
         judge,
     )
 

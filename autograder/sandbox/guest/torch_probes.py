@@ -447,9 +447,10 @@ def train_probe(
     block_size: int,
     recipe: dict,
     seed: int,
-    max_grad_norm: float,
+    max_grad_norm: float | None,
 ) -> dict:
-    """Train a probe model with the student's loop; report the calls it saw and where it ended."""
+    """Train a probe model with the student's loop (`max_grad_norm` None: the argument left out, as
+    a caller keeping the default does); report the calls it saw and where it ended."""
     import dataclasses
 
     import torch
@@ -466,7 +467,7 @@ def train_probe(
         block_size,
         Recipe(**recipe),
         torch.Generator().manual_seed(seed),
-        max_grad_norm=max_grad_norm,
+        **({} if max_grad_norm is None else {"max_grad_norm": max_grad_norm}),
     )
     numbers = isinstance(returned, list) and all(type(v) in (float, int) for v in returned)
     return {

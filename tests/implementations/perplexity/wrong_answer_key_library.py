@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from proof_lm.metrics import perplexity_from_nll
+from proof_lm.metrics import ppl
 
 EXPECT = "answer-key rule"
 
 
 def perplexity(token_probs):
     with np.errstate(divide="ignore"):
-        return perplexity_from_nll(float(-np.mean(np.log(np.asarray(token_probs, dtype=float)))))
+        return ppl(float(-np.mean(np.log(np.asarray(token_probs, dtype=float)))))
