@@ -130,21 +130,11 @@ def _cut(package: Path, answers: dict[str, tuple[str, ...]], exercises: tuple[st
 
 
 @functools.cache
-def _no_torch() -> Path:
-    """A folder holding only the package that stands in for PyTorch (the guest's `no_torch`)."""
-    target = _root() / "no-torch"
+def _stand_in(package: Path) -> Path:
+    """A folder holding only `package`, one of the guest's stand-ins (`no_torch`, `no_precision`)."""
+    target = _root() / package.parent.name
     target.mkdir(mode=0o755, exist_ok=True)
-    shutil.copyfile(NO_TORCH, target / "__init__.py")
-    (target / "__init__.py").chmod(0o644)
-    return target
-
-
-@functools.cache
-def _no_precision() -> Path:
-    """A folder holding only the package that stands in for decimal, mpmath and sympy."""
-    target = _root() / "no-precision"
-    target.mkdir(mode=0o755, exist_ok=True)
-    shutil.copyfile(NO_PRECISION, target / "__init__.py")
+    shutil.copyfile(package, target / "__init__.py")
     (target / "__init__.py").chmod(0o644)
     return target
 
@@ -228,7 +218,7 @@ def mounts(exercises: str | tuple[str, ...]) -> list[tuple[Path, str]]:
             binds.append((_empty(), base_packages()))
         if numpy == {True}:
             files, folders = precision_copies()
-            binds += [(_no_precision() / "__init__.py", file) for file in files]
-            binds += [(_no_precision(), folder) for folder in folders]
-            binds += [(_no_torch(), folder) for folder in torch_folders()]
+            binds += [(_stand_in(NO_PRECISION) / "__init__.py", file) for file in files]
+            binds += [(_stand_in(NO_PRECISION), folder) for folder in folders]
+            binds += [(_stand_in(NO_TORCH), folder) for folder in torch_folders()]
         return binds

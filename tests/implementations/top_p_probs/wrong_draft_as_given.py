@@ -13,7 +13,8 @@ def temperature_probs(logits, temperature):
 
 def top_p_probs(logits: np.ndarray, p: float, temperature: float = 1.0) -> np.ndarray:
     """A colleague's top-p: it runs, and it is wrong (three bugs)."""
-    probs = temperature_probs(logits, 1.0)
+    probs = np.exp(logits - np.max(logits))  # the distribution, its largest term exp(0)
+    probs = probs / probs.sum()
     order = np.argsort(probs)
     mass = np.cumsum(probs[order])
     keep = np.union1d(order[mass < p], order[:1])

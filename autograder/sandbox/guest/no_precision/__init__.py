@@ -11,10 +11,9 @@ name, still work); every other use raises NoExtendedPrecision. Imported under it
 part of the guest, copied whole) it only defines these names.
 """
 
-import importlib.abc
-import importlib.machinery
 import sys
-import types
+
+from autograder.sandbox.guest import no_torch
 
 ROOTS = ("decimal", "_pydecimal", "mpmath", "sympy")  # the modules it stands in for
 MESSAGE = (
@@ -27,16 +26,6 @@ class NoExtendedPrecision(ImportError):
     """Arbitrary-precision arithmetic was used while a NumPy exercise was graded."""
 
 
-class Absent(types.ModuleType):
-    """A module that is not there: every attribute it lacks raises NoExtendedPrecision."""
-
-    def __getattr__(self, name: str) -> object:
-        """Refuse every attribute but dunders (which stay absent for Python's own machinery)."""
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise NoExtendedPrecision(MESSAGE)
-
-
 class Decimal:
     """The name `fractions` and `statistics` import (for `isinstance`): making one raises."""
 
@@ -45,26 +34,16 @@ class Decimal:
         raise NoExtendedPrecision(MESSAGE)
 
 
-class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class Absent(no_torch.Absent):
+    """A module that is not there: every attribute it lacks but `Decimal` raises NoExtendedPrecision."""
+
+    error, message, Decimal = NoExtendedPrecision, MESSAGE, Decimal
+
+
+class Finder(no_torch.Finder):
     """Finds every module under ROOTS as an Absent one."""
 
-    def find_spec(
-        self, name: str, path: object = None, target: object = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        """A spec of an Absent package for any module under ROOTS; None for the rest."""
-        if name.partition(".")[0] in ROOTS:
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        """An Absent module with no folder to search."""
-        module = Absent(spec.name)
-        module.__path__ = []
-        module.Decimal = Decimal
-        return module
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        """Nothing to run: the module is absent."""
+    roots, absent = ROOTS, Absent
 
 
 if __name__ in ROOTS:  # mounted over one of them

@@ -24,29 +24,36 @@ class NoPyTorch(ImportError):
 
 
 class Absent(types.ModuleType):
-    """A PyTorch module that is not there: every attribute it lacks raises NoPyTorch."""
+    """A PyTorch module that is not there: every attribute it lacks raises `error` (the guest's
+    `no_precision` stands in for other modules with another error)."""
+
+    error: type[ImportError] = NoPyTorch
+    message = MESSAGE
 
     def __getattr__(self, name: str) -> object:
         """Refuse every attribute but dunders (which stay absent for Python's own machinery)."""
         if name.startswith("__"):
             raise AttributeError(name)
-        raise NoPyTorch(MESSAGE)
+        raise self.error(self.message)
 
 
 class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds every PyTorch module as an Absent one."""
+    """Finds every module under `roots` as an `absent` one."""
+
+    roots = ROOTS
+    absent = Absent
 
     def find_spec(
         self, name: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
-        """A spec of an Absent package for any module under ROOTS; None for the rest."""
-        if name.partition(".")[0] in ROOTS:
+        """A spec of an absent package for any module under `roots`; None for the rest."""
+        if name.partition(".")[0] in self.roots:
             return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        """An Absent module with no folder to search."""
-        module = Absent(spec.name)
+        """An absent module with no folder to search."""
+        module = self.absent(spec.name)
         module.__path__ = []
         return module
 
