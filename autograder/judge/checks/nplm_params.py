@@ -2,7 +2,8 @@
 
 Each configuration is asked at budgets its widths fit exactly, one parameter below, and one below
 the next width's count (the off-by-ones of the edge), with and without direct connections, with a
-tied output layer (which no model of the course builds), at budgets up to 10**18 (a width no
+tied output layer (which no model of the course builds), with the embedding as wide as the hidden
+layer (`d=None`: a count quadratic in the width, solved in integers), at budgets up to 10**18 (a width no
 model could be built with, and past float64's integers: widths past 2**53 a float64 rounds down,
 at the budget they fit exactly, and widths it holds, one parameter below), a budget no width fits,
 and arguments that describe no model. The reference is the count of the contract's arrays,
@@ -32,9 +33,12 @@ EXERCISE = Exercise(
 )
 
 
-def nplm_count(V: int, d: int, n: int, direct: bool, tied: bool) -> Count:
+def nplm_count(V: int, d: int | None, n: int, direct: bool, tied: bool) -> Count:
     """The number of parameters of the contract's model as a function of its hidden width: E, W1,
-    b1, W2 and b2 (W4 into E's space instead of W2 when tied), and W3 with direct connections."""
+    b1, W2 and b2 (W4 into E's space instead of W2 when tied), and W3 with direct connections.
+    `d` None: the embedding as wide as the hidden layer (a quadratic in the width)."""
+    if d is None:
+        return lambda w: nplm_count(V, w, n, direct, tied)(w)
     context = (n - 1) * d
 
     def count(dh: int) -> int:
@@ -44,8 +48,15 @@ def nplm_count(V: int, d: int, n: int, direct: bool, tied: bool) -> Count:
     return count
 
 
-def _miscounts(V: int, d: int, n: int, direct: bool, tied: bool) -> list[tuple[str, Count]]:
-    """The known miscounts, each as a count of the width, named by what it gets wrong."""
+def _miscounts(V: int, d: int | None, n: int, direct: bool, tied: bool) -> list[tuple[str, Count]]:
+    """The known miscounts, each as a count of the width, named by what it gets wrong (with `d`
+    None, the same miscounts with the embedding as wide as the hidden layer)."""
+    if d is None:
+        named = [hint for hint, _ in _miscounts(V, 1, n, direct, tied)]
+        return [
+            (hint, lambda w, i=i: _miscounts(V, w, n, direct, tied)[i][1](w))
+            for i, hint in enumerate(named)
+        ]
     right = nplm_count(V, d, n, direct, tied)
     longer = nplm_count(V, d, n + 1, direct, tied)  # n symbols read instead of n - 1
     found = [
@@ -98,7 +109,7 @@ def _miscounts(V: int, d: int, n: int, direct: bool, tied: bool) -> list[tuple[s
     return found
 
 
-def _call(V: int, d: int, n: int, budget: int, direct: bool, tied: bool, style: int) -> Call:
+def _call(V: int, d: int | None, n: int, budget: int, direct: bool, tied: bool, style: int) -> Call:
     """The call in one of the contract's styles: positional, `direct` by keyword, or with `tied`."""
     if tied:
         return Call((V, d, n, budget), {"direct": direct, "tied": True})
@@ -108,7 +119,7 @@ def _call(V: int, d: int, n: int, budget: int, direct: bool, tied: bool, style: 
 
 
 def _at(
-    V: int, d: int, n: int, direct: bool, tied: bool, budget: int, what: str, style: int = 0
+    V: int, d: int | None, n: int, direct: bool, tied: bool, budget: int, what: str, style: int = 0
 ) -> Check:
     call = _call(V, d, n, budget, direct, tied, style)
     count = nplm_count(V, d, n, direct, tied)
@@ -117,7 +128,7 @@ def _at(
 
 
 def _edges(
-    V: int, d: int, n: int, direct: bool, tied: bool, dh: int, what: str, style: int = 0
+    V: int, d: int | None, n: int, direct: bool, tied: bool, dh: int, what: str, style: int = 0
 ) -> list[Check]:
     """The budgets at the edges of width dh: its count, one less, and one below the next width's."""
     count = nplm_count(V, d, n, direct, tied)
@@ -139,6 +150,34 @@ def _float_rounds(width: int, below: bool) -> int:
     while not (float(width) < width if below else float(width) == width):
         width -= 1  # (an int and a float compare exactly)
     return width
+
+
+def _square_checks(rng: np.random.Generator) -> list[Check]:
+    """d None, the embedding as wide as the hidden layer: a count quadratic in the width, at the
+    edges of a width for small and random configurations, and at budgets up to 10**18 (one short
+    of a width's count, the quadratic formula in floats gives that width: measured 200 of 200)."""
+    checks = [
+        *_edges(27, None, 4, False, False, 20, "d = None (d = dh), characters: V=27, n=4"),
+        *_edges(16383, None, 5, True, True, 40, "d = None, Brown's V and n, direct and tied", 1),
+    ]
+    for index in range(2):
+        V, _, n = _random_config(rng)
+        direct, tied = bool(index % 2), bool(rng.integers(2))
+        what = f"d = None, V={V}, n={n}, direct={direct}, tied={tied}"
+        checks += _edges(V, None, n, direct, tied, int(rng.integers(1, 300)), what, index)
+    for index in range(3):  # budgets of 10**17 to 10**18: widths of a hundred million
+        V, _, n = _random_config(rng)
+        direct, tied = bool(index % 2), index == 2
+        count = nplm_count(V, None, n, direct, tied)
+        budget = int(rng.integers(10**17, 10**18))
+        wide = widest(count, budget, 1)
+        what = f"d = None, V={V}, n={n}, direct={direct}, tied={tied}, width {wide:,}"
+        checks += [
+            _at(V, None, n, direct, tied, count(wide), f"{what}: a budget it fits exactly"),
+            _at(V, None, n, direct, tied, count(wide + 1) - 1, f"{what}: one short of the next"),
+            _at(V, None, n, direct, tied, budget, f"{what}: a budget of {budget:,}"),
+        ]
+    return checks
 
 
 def _random_config(rng: np.random.Generator) -> tuple[int, int, int]:
@@ -187,6 +226,7 @@ def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
             _at(*config, count(down), f"{what}: width {down:,} fits exactly"),
             _at(*config, count(up) - 1, f"{what}: one short of width {up:,}"),
         ]
+    checks += _square_checks(rng)
     small = nplm_count(27, 10, 4, False, False)
     checks += [
         _at(27, 10, 4, False, False, small(1) - 1, "a budget one short of a single hidden unit"),

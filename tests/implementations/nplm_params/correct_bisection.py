@@ -1,4 +1,5 @@
-"""The count as a function, inverted by bisection in integers; NumPy integers returned."""
+"""The count as a function (of the width alone when d is None), inverted by bisection in
+integers; NumPy integers returned."""
 
 import numpy as np
 
@@ -6,14 +7,15 @@ EXPECT = "pass"
 
 
 def nplm_params(V, d, n, budget, direct=False, tied=False):
-    if min(V, d) < 1 or n < 2:
+    if V < 1 or (d is not None and d < 1) or n < 2:
         raise ValueError("no such model")
 
     def count(dh):
-        embedding = V * d
-        hidden = (n - 1) * d * dh + dh
-        output = (dh * d if tied else dh * V) + V
-        return embedding + hidden + output + (V * (n - 1) * d if direct else 0)
+        d_ = dh if d is None else d
+        embedding = V * d_
+        hidden = (n - 1) * d_ * dh + dh
+        output = (dh * d_ if tied else dh * V) + V
+        return embedding + hidden + output + (V * (n - 1) * d_ if direct else 0)
 
     if count(1) > budget:
         raise ValueError("the budget is below one hidden unit's model")
