@@ -1,7 +1,7 @@
-"""Chapter 08's GPT, GPT-2 style, with the module names of the chapter's contract (as nanoGPT names them).
+"""Chapter 08's GPT, GPT-2 style, with the module names of the chapter's contract.
 
 `tok_emb` + `pos_emb` -> `drop` -> `blocks` -> `ln_f` -> `head`; attention projects with `qkv`
-(queries, keys, values side by side) and then `proj`. How a block arranges its norms and residual
+and then `proj`. How a block arranges its norms and residual
 additions, how the weights start and how the head is tied are the chapter's exercises. Later chapters
 (09: the GPT on BPE ids) and the benchmarks use this model; the chapter's students write their own.
 """

@@ -357,7 +357,8 @@ def training_model(kind: str, spec: dict) -> object:
     "linear": the loss of the t-th call is sum over parameters of (spec["grads"][role][t] * p), so
     each call's gradient is set by the check (constant, zero or varying); "lm": a tiny language
     model whose logits are lin(h @ mix * gain + the stacks' products + offset + shift) with
-    h = rms(norm(emb(idx))), mean cross-entropy. `spec["weights"]` sets every parameter, by role.
+    h = rms(norm(emb(idx))), mean cross-entropy, lin's weight tied to emb's (a loop that collects
+    a tied tensor twice, walking the modules, steps it twice). `spec["weights"]` sets every parameter, by role.
     model(idx, targets) returns (logits, loss), as a GPT does; each call with gradients enabled (a
     training step's) logs the batch, the mode, the loss and the parameters as they stood.
     """
@@ -397,6 +398,8 @@ def training_model(kind: str, spec: dict) -> object:
             with torch.no_grad():
                 for role, p in probe_parameters(self, spec).items():
                     p.copy_(torch.tensor(np.asarray(spec["weights"][role], dtype=np.float64)))
+            if kind == "lm":  # tied, as a GPT's head and embedding are: one tensor, one step
+                getattr(self, names["lin"]).weight = getattr(self, names["emb"]).weight
             self.log: list[dict] = []
 
         def flat(self) -> np.ndarray:

@@ -20,9 +20,12 @@ def train_gpt(
 ) -> list[float]:
     """Train model on get_batch windows of data: AdamW, warm-up then cosine, clipping; each step's loss."""
     per_feature = ("gain", "scale", "shift", "norm", "ln_1", "ln_f", "bias")
-    decayed, kept = [], []
+    decayed, kept, seen = [], [], set()
     for m in model.modules():
         for name, p in m.named_parameters(recurse=False):
+            if id(p) in seen:  # a tied tensor, met in its second module
+                continue
+            seen.add(id(p))
             if isinstance(m, (nn.Linear, nn.Embedding)):
                 (decayed if name == "weight" else kept).append(p)
             elif isinstance(m, nn.LayerNorm):
