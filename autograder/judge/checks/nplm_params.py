@@ -10,6 +10,8 @@ and arguments that describe no model. The reference is the count of the contract
 inverted exactly by bisection (`parameter_budget_shared`).
 """
 
+import math
+
 import numpy as np
 
 from autograder.judge.check import Check
@@ -152,10 +154,22 @@ def _float_rounds(width: int, below: bool) -> int:
     return width
 
 
+# the quadratic formula in float64, as a student may first write it, for a w^2 + b w + c <= B
+FLOAT_ROOTS = (
+    lambda a, b, c, B: math.floor(
+        (-b + math.sqrt(float(b) * b + 4.0 * a * (float(B) - c))) / (2 * a)
+    ),
+    lambda a, b, c, B: math.floor(-b / (2 * a) + math.sqrt((b / (2 * a)) ** 2 + (B - c) / a)),
+)
+
+
 def _square_checks(rng: np.random.Generator) -> list[Check]:
     """d None, the embedding as wide as the hidden layer: a count quadratic in the width, at the
     edges of a width for small and random configurations, and at budgets up to 10**18 (one short
-    of a width's count, the quadratic formula in floats gives that width: measured 200 of 200)."""
+    of a width's count, the quadratic formula in floats gives that width: measured 200 of 200),
+    the largest discriminant (past 2**64), an exact-fit budget each FLOAT_ROOTS form lands below
+    (a red team's: corrected downwards only, they passed 86 and 84 seeds of 100), a budget below
+    one unit and arguments no model has."""
     checks = [
         *_edges(27, None, 4, False, False, 20, "d = None (d = dh), characters: V=27, n=4"),
         *_edges(16383, None, 5, True, True, 40, "d = None, Brown's V and n, direct and tied", 1),
@@ -177,6 +191,33 @@ def _square_checks(rng: np.random.Generator) -> list[Check]:
             _at(V, None, n, direct, tied, count(wide + 1) - 1, f"{what}: one short of the next"),
             _at(V, None, n, direct, tied, budget, f"{what}: a budget of {budget:,}"),
         ]
+    # the largest discriminant within 10**18 (n = 8, direct and tied: b*b + 4a(budget - c) is past
+    # 2**64, where an integer square root started too low, or NumPy's, goes wrong)
+    count = nplm_count(4999, None, 8, True, True)
+    wide = widest(count, 10**18, 1) - 1
+    what = f"d = None, V=4999, n=8, direct and tied, width {wide:,}"
+    checks += [
+        _at(4999, None, 8, True, True, count(wide), f"{what}: a budget it fits exactly"),
+        _at(4999, None, 8, True, True, count(wide + 1) - 1, f"{what}: one short of the next"),
+    ]
+    for form in FLOAT_ROOTS:  # a budget a width fits exactly, where a float formula lands below
+        for _ in range(1000):  # about 20 draws each (measured); bounded all the same
+            V, _, n = _random_config(rng)
+            direct, tied = bool(rng.integers(2)), bool(rng.integers(2))
+            count = nplm_count(V, None, n, direct, tied)
+            wide = int(rng.integers(10**8, widest(count, 10**18, 1)))
+            a, b, c = n - 1 + tied, V + 1 + (not tied) * V + direct * (n - 1) * V, V
+            if form(a, b, c, count(wide)) < wide:
+                break
+        what = f"d = None, V={V}, n={n}, direct={direct}, tied={tied}, width {wide:,}"
+        checks.append(_at(V, None, n, direct, tied, count(wide), f"{what}: it fits exactly"))
+    small = nplm_count(27, None, 4, False, False)
+    checks.append(_at(27, None, 4, False, False, small(1) - 1, "d = None: one short of one unit"))
+    for args, hint in [
+        ((27, None, 1, 10**6, False), "n = 1 with d = None: a model of order 1 reads no symbol"),
+        ((0, None, 4, 10**6, False), "V = 0 with d = None: an empty vocabulary"),
+    ]:
+        checks.append(bad_input_check(f"arguments no model has: {hint}", Call(args), hint))
     return checks
 
 
