@@ -1,14 +1,12 @@
-"""Each gap as the difference of two row losses, in 50-digit decimals: a difference of two nearly
-equal numbers keeps its digits there, so it would pass without the relative entropy. A NumPy
-exercise's sandbox has no decimals."""
+"""Each gap as the difference of two row losses, in decimals (28 digits): a difference of two
+nearly equal numbers keeps its digits there, so it would pass without the relative entropy. A
+NumPy exercise's sandbox has no decimals."""
 
-from decimal import Decimal, getcontext
+from decimal import Decimal
 
 import numpy as np
 
 EXPECT = "arbitrary-precision arithmetic"
-
-getcontext().prec = 50
 
 
 def loss_floor_and_gaps(N, P):
