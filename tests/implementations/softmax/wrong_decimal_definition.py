@@ -1,5 +1,6 @@
-"""The definition as read, in decimals (28 digits, and exponents far past any float's): exp never overflows there, so it would pass every
-case a derived form passes, without the derivation. A NumPy exercise's sandbox has no decimals."""
+"""The definition as read, in decimals, whose exponents reach far past any float's: exp never
+overflows there, so it would pass every case a derived form passes, without the derivation. A
+NumPy exercise's sandbox has no decimals."""
 
 from decimal import Decimal
 
