@@ -181,16 +181,7 @@ def _square_checks(rng: np.random.Generator) -> list[Check]:
         checks += _edges(V, None, n, direct, tied, int(rng.integers(1, 300)), what, index)
     for index in range(3):  # budgets of 10**17 to 10**18: widths of a hundred million
         V, _, n = _random_config(rng)
-        direct, tied = bool(index % 2), index == 2
-        count = nplm_count(V, None, n, direct, tied)
-        budget = int(rng.integers(10**17, 10**18))
-        wide = widest(count, budget, 1)
-        what = f"d = None, V={V}, n={n}, direct={direct}, tied={tied}, width {wide:,}"
-        checks += [
-            _at(V, None, n, direct, tied, count(wide), f"{what}: a budget it fits exactly"),
-            _at(V, None, n, direct, tied, count(wide + 1) - 1, f"{what}: one short of the next"),
-            _at(V, None, n, direct, tied, budget, f"{what}: a budget of {budget:,}"),
-        ]
+        checks += _large_budget(rng, V, None, n, bool(index % 2), index == 2)
     # the largest discriminant within 10**18 (n = 8, direct and tied: b*b + 4a(budget - c) is past
     # 2**64, where an integer square root started too low, or NumPy's, goes wrong)
     count = nplm_count(4999, None, 8, True, True)
@@ -221,6 +212,22 @@ def _square_checks(rng: np.random.Generator) -> list[Check]:
     return checks
 
 
+def _large_budget(
+    rng: np.random.Generator, V: int, d: int | None, n: int, direct: bool, tied: bool
+) -> list[Check]:
+    """A budget of 10**17 to 10**18, and the budgets its width fits exactly and one short of the
+    next width's count."""
+    count = nplm_count(V, d, n, direct, tied)
+    budget = int(rng.integers(10**17, 10**18))
+    wide = widest(count, budget, 1)
+    what = f"V={V}, d={d}, n={n}, direct={direct}, tied={tied}, width {wide:,}"
+    return [
+        _at(V, d, n, direct, tied, count(wide), f"{what}: a budget it fits exactly"),
+        _at(V, d, n, direct, tied, count(wide + 1) - 1, f"{what}: one short of the next width"),
+        _at(V, d, n, direct, tied, budget, f"{what}: a budget of {budget:,}"),
+    ]
+
+
 def _random_config(rng: np.random.Generator) -> tuple[int, int, int]:
     return int(rng.integers(2, 5000)), int(rng.integers(1, 64)), int(rng.integers(2, 9))
 
@@ -244,16 +251,7 @@ def nplm_params_checks(rng: np.random.Generator) -> list[Check]:
         checks += _edges(V, d, n, direct, tied, dh, what, style=index % 2)
     for index in range(4):  # widths in the trillions: no model could be built, a float64 rounds
         V, d, n = _random_config(rng)
-        direct, tied = bool(index % 2), index == 3
-        dh = nplm_count(V, d, n, direct, tied)
-        budget = int(rng.integers(10**17, 10**18))
-        wide = widest(dh, budget, 1)
-        what = f"V={V}, d={d}, n={n}, direct={direct}, tied={tied}, width {wide:,}"
-        checks += [
-            _at(V, d, n, direct, tied, dh(wide), f"{what}: a budget it fits exactly"),
-            _at(V, d, n, direct, tied, dh(wide + 1) - 1, f"{what}: one short of the next width"),
-            _at(V, d, n, direct, tied, budget, f"{what}: a budget of {budget:,}"),
-        ]
+        checks += _large_budget(rng, V, d, n, bool(index % 2), index == 3)
     # widths past 2**53, which a float64 holds only to a multiple of 2 or more
     for index in range(4):
         V, d, n = int(rng.integers(2, 40)), int(rng.integers(1, 9)), int(rng.integers(2, 4))
