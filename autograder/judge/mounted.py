@@ -34,6 +34,10 @@ PRECISION_FILE = re.compile(
     r"_?(py)?decimal\b.*\.(py|pyc|so)|lib(gmp|gmpxx|mpfr|mpc|mpdec|flint|arb)\b[-.\w]*\.(so[.\d]*|a)"
 )
 PRECISION_PACKAGES = ("mpmath", "sympy")
+# another interpreter's library, loaded by ctypes into the grading process, computes in its own
+# arbitrary precision (a red team ran another Python's `_decimal` so): every copy but the grading
+# Python's own
+INTERPRETER_FILE = re.compile(r"lib(python[\d.]*m?|perl)\b[-.\w]*\.(so[.\d]*|a)")
 
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 
@@ -168,7 +172,8 @@ def _empty() -> Path:
 @functools.cache
 def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every copy of the decimals (`decimal`, `_pydecimal`, `_decimal`: source, compiled or
-    extension), of the native multiple-precision libraries (files, not their symbolic links) and
+    extension), of the native multiple-precision libraries and of other interpreters' libraries
+    (INTERPRETER_FILE; files, not their symbolic links) and
     every `mpmath` or `sympy` folder in what a sandbox sees of the host (the system's folders and
     the Python installation: another Python's copy loads by its path too; not `base_packages`,
     covered whole), as files and folders, found once per process."""
@@ -180,10 +185,12 @@ def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
             for name in [n for n in names if n in PRECISION_PACKAGES]:
                 folders.append(os.path.join(folder, name))
                 names.remove(name)
+            own = Path(folder).is_relative_to(Path(sys.base_prefix).resolve())
             files += [
                 os.path.join(folder, f)
                 for f in filenames
-                if PRECISION_FILE.fullmatch(f) and not os.path.islink(os.path.join(folder, f))
+                if (PRECISION_FILE.fullmatch(f) or (not own and INTERPRETER_FILE.fullmatch(f)))
+                and not os.path.islink(os.path.join(folder, f))
             ]
     return tuple(files), tuple(folders)
 

@@ -49,10 +49,11 @@ for name in ("decimal", "_decimal", "_pydecimal", "mpmath", "sympy"):
         LOADED.append(name)
     except BaseException:
         pass
-import ctypes, sys
-for library in ("libmpfr.so.6", "libgmp.so.10", "libmpc.so.3", "libmpdec.so.3"):
-    try:
-        ctypes.CDLL(library)
+import ctypes, os, sys
+libraries = [p for p in {paths!r} if "/lib" in p and ".so" in p.rsplit("/", 1)[-1]]
+for library in ("libmpfr.so.6", "libgmp.so.10", "libmpc.so.3", "libmpdec.so.3", *libraries):
+    try:  # another Python's libpython, loaded apart, would run its own _decimal
+        ctypes.CDLL(library, mode=os.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0))
         LOADED.append(library)
     except OSError:
         pass
