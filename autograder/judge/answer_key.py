@@ -10,7 +10,8 @@ sandbox mounts (`autograder.judge.mounted`) and held back from the student kit u
 (`autograder.kit.stages`). `tests/security/test_answer_keys.py` derives these tables by calling
 everything on each exercise's check inputs, and fails when an answer is missing from them.
 
-Each table is read from the exercises' declarations (`library`, `grader`, `refuse_attention` in
+Each table is read from the exercises' declarations (`library`, `grader`, `refuse_attention`,
+`refuse_schedules` in
 their check modules, `autograder.judge.declaration`).
 """
 
@@ -33,3 +34,10 @@ GRADER_ANSWERS: dict[str, tuple[str, ...]] = {
 ATTENTION_EXERCISES = frozenset(
     name for name, exercise in EXERCISES.items() if exercise.refuse_attention
 )
+# Chapter 08's exercises whose answer a shaped schedule of PyTorch's would be (train_gpt's warm-up
+# and cosine): refused inside the grading process (`answer_guard.refuse_schedules`).
+SCHEDULE_EXERCISES = frozenset(
+    name for name, exercise in EXERCISES.items() if exercise.refuse_schedules
+)
+# Graded in a process where something of PyTorch is refused (and no program may start).
+REFUSING = ATTENTION_EXERCISES | SCHEDULE_EXERCISES

@@ -200,10 +200,10 @@ def check_each(
 
 def environments(exercises: list[Exercise]) -> list[list[Exercise]]:
     """`exercises` in groups graded by one process each, in order: one group per environment
-    (NumPy or PyTorch; PyTorch's attention layers refused or not)."""
+    (NumPy or PyTorch; parts of PyTorch refused or not, `answer_key.REFUSING`)."""
     groups: dict[tuple[bool, bool], list[Exercise]] = {}
     for exercise in exercises:
-        key = (exercise.torch, exercise.name in answer_key.ATTENTION_EXERCISES)
+        key = (exercise.torch, exercise.name in answer_key.REFUSING)
         groups.setdefault(key, []).append(exercise)
     return list(groups.values())
 
@@ -239,7 +239,7 @@ def grade_run(
     freest = [
         index
         for index, group in enumerate(groups)
-        if group[0].torch and group[0].name not in answer_key.ATTENTION_EXERCISES
+        if group[0].torch and group[0].name not in answer_key.REFUSING
     ]
     shown_by = (freest or [0])[0] if show else -1  # the group whose process keeps what cells show
     by_name, shown = {}, []

@@ -181,8 +181,13 @@ def opening(exercises: list[Exercise], sources: list[str], checks: list[list[Che
         "probes": sorted(
             {c.probe for each in checks for check in each for c in check.calls if c.probe}
         ),
-        "refuse_attention": any(e.name in answer_key.ATTENTION_EXERCISES for e in exercises),
-        "label": ", ".join(e.name for e in exercises),
+        # the exercises each refusal names ("" when none of `exercises` needs it)
+        "refuse_attention": ", ".join(
+            e.name for e in exercises if e.name in answer_key.ATTENTION_EXERCISES
+        ),
+        "refuse_schedules": ", ".join(
+            e.name for e in exercises if e.name in answer_key.SCHEDULE_EXERCISES
+        ),
         "one_process": False,
         "show": False,  # keep what each cell shows (`autograder.sandbox.guest.outputs`)
     }

@@ -87,6 +87,8 @@ def test_a_check_module_declares_what_the_tables_read(name):
     assert answer_key.LIBRARY_ANSWERS.get(name, ()) == exercise.library
     assert (name in answer_key.ATTENTION_EXERCISES) == exercise.refuse_attention
     assert not exercise.refuse_attention or exercise.torch
+    assert (name in answer_key.SCHEDULE_EXERCISES) == exercise.refuse_schedules
+    assert not exercise.refuse_schedules or exercise.torch
 
 
 def test_the_shared_modules_declare_nothing():

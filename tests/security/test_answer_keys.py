@@ -364,6 +364,7 @@ class CausalSelfAttention(nn.Module):
         return self.resid_dropout(self.proj(y.transpose(1, 2).reshape(B, T, C)))
 """
 
+SCHEDULE_SET_UP = "opt = torch.optim.AdamW(nn.Linear(2, 2).parameters(), lr=0.1)\n"
 # each must end in AnswerKeyError (or a PyTorch error quoting it); none may print an answer
 GUARD_ATTEMPTS = {
     "sfdp_pattern_18": SFDP_PATTERN + SFDP_CALL,
@@ -420,6 +421,41 @@ GUARD_ATTEMPTS = {
     ),
     "onnx_op": (  # loaded with what optimizers load: a custom op, whose Python function is refused
         "import torch.onnx.ops\nprint(torch.ops.onnx.Attention.opset23(q, k, v, is_causal=True)[0])"
+    ),
+    # train_gpt's schedule: PyTorch's shaped schedules, however reached
+    "cosine_schedule": SCHEDULE_SET_UP
+    + "print(torch.optim.lr_scheduler.CosineAnnealingLR(opt, 10, 0.01).get_last_lr())",
+    "warmup_then_cosine": SCHEDULE_SET_UP
+    + (
+        "from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR\n"
+        "parts = [LinearLR(opt, 0.25, total_iters=3), CosineAnnealingLR(opt, 16, 0.01)]\n"
+        "print(SequentialLR(opt, parts, milestones=[4]).get_last_lr())"
+    ),
+    "schedule_subclass": SCHEDULE_SET_UP
+    + (
+        "class Mine(torch.optim.lr_scheduler.CosineAnnealingWarmRestarts):\n    pass\n"
+        "print(Mine(opt, 16).get_last_lr())"
+    ),
+    "closed_form_by_hand": SCHEDULE_SET_UP
+    + (
+        "from torch.optim.lr_scheduler import CosineAnnealingLR\n"
+        "mine = object.__new__(CosineAnnealingLR)\n"
+        "mine.__dict__.update(optimizer=opt, base_lrs=[0.1], last_epoch=3, T_max=16, eta_min=0.01)\n"
+        "print(CosineAnnealingLR._get_closed_form_lr(mine))"
+    ),
+    "swa_cosine": SCHEDULE_SET_UP
+    + "print(torch.optim.swa_utils.SWALR(opt, 0.01, 5, 'cos').get_last_lr())",
+    "schedule_reload": SCHEDULE_SET_UP
+    + (
+        "import torch.optim.lr_scheduler as schedules\n"
+        "print(importlib.reload(schedules).CosineAnnealingLR(opt, 10).get_last_lr())"
+    ),
+    "schedule_source_by_hand": SCHEDULE_SET_UP
+    + (
+        "import torch.optim.lr_scheduler as schedules\n"
+        "space = {'__name__': 'mine'}\n"
+        "exec(compile(open(schedules.__file__).read(), schedules.__file__, 'exec'), space)\n"
+        "print(space['CosineAnnealingLR'](opt, 10).get_last_lr())"
     ),
     "gc_for_the_seal": "print(len(gc.get_objects()))",
     "gc_referents": "print(gc.get_referents(sys))",

@@ -31,6 +31,7 @@ EXERCISE = Exercise(
     kind="derive",
     library=("text_training:train_on_text",),
     probe_only=True,
+    refuse_schedules=True,
     given_in_text=("get_batch(data,block_size,recipe.batch_size,generator)",),
 )
 

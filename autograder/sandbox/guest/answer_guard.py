@@ -46,6 +46,7 @@ import os
 import sys
 import types
 import warnings
+from types import MappingProxyType
 
 TABLE = os.path.join(os.path.dirname(__file__), "torch_refused.json")
 # Where PyTorch keeps compiled or exported forms of attention, as folders of its package: refused
@@ -59,6 +60,13 @@ REFUSED_PACKAGES = ("_inductor", "onnx", "export", "_export", "testing/_internal
 PRELOADED = ("torch._dynamo", "torch.utils.flop_counter")
 INTROSPECTION = frozenset(
     ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
+)
+# Chapter 08's train_gpt: the schedule is derived, so PyTorch's shaped schedules refuse (a warm-up
+# LinearLR and a CosineAnnealingLR joined by SequentialLR are the answer); those that follow the
+# student's own function, and ReduceLROnPlateau, which follows a measured loss, stay free.
+SCHEDULE_MODULES = ("torch.optim.lr_scheduler", "torch.optim.swa_utils")
+FREE_SCHEDULES = frozenset(
+    ("LRScheduler", "_LRScheduler", "LambdaLR", "MultiplicativeLR", "ReduceLROnPlateau")
 )
 SKIPPED_KEYS = frozenset(
     ("Meta",)
@@ -78,9 +86,17 @@ def _message(name: str, exercise: str) -> str:
     )
 
 
-def _refuser(name: str, exercise: str) -> object:
-    """A function that raises AnswerKeyError naming `name`."""
-    text = _message(name, exercise)
+def _schedule_message(name: str, exercise: str) -> str:
+    return (
+        f"{name} is one of PyTorch's finished learning-rate schedules, which {exercise} may not use "
+        "(the course's rule: the schedule is the exercise; LambdaLR and MultiplicativeLR, which "
+        "follow a function of your own, stay free). Write it yourself"
+    )
+
+
+def _refuser(name: str, exercise: str, message: object = _message) -> object:
+    """A function that raises AnswerKeyError with `message(name, exercise)`."""
+    text = message(name, exercise)
 
     def refused(*args: object, **kwargs: object) -> None:
         raise AnswerKeyError(text)
@@ -117,7 +133,7 @@ def _lookup(module: object, qualname: str) -> object:
     return value
 
 
-def _refuse_class(cls: type, exercise: str) -> None:
+def _refuse_class(cls: type, exercise: str, message: object = _message) -> None:
     """Every method of `cls`'s own, and its `__init__` and `forward`, raise AnswerKeyError."""
     name = f"{cls.__module__}.{cls.__qualname__}"
     own = [key for key, value in vars(cls).items() if callable(getattr(value, "__func__", value))]
@@ -125,7 +141,7 @@ def _refuse_class(cls: type, exercise: str) -> None:
         value = vars(cls).get(key)
         if value is not None and not callable(getattr(value, "__func__", value)):
             continue
-        refused = _refuser(f"{name}.{key}", exercise)
+        refused = _refuser(f"{name}.{key}", exercise, message)
         setattr(cls, key, staticmethod(refused) if isinstance(value, staticmethod) else refused)
 
 
@@ -200,6 +216,43 @@ def install(exercise: str) -> None:
     # kept alive by an audit hook made of C functions: no Python frame ever holds the seal
     sys.addaudithook(functools.partial(dict.get, {"seal": registrations, "code": kept}))
     sys.addaudithook(_refusing_hook(exercise, root, frozenset(files)))
+
+
+def refuse_schedules(exercise: str) -> None:
+    """Refuse PyTorch's finished learning-rate schedules from now on (every subclass of
+    `LRScheduler` in `SCHEDULE_MODULES` but `FREE_SCHEDULES`), and any new run of their files' code
+    (a reload, or a file compiled by hand under its own name)."""
+    import importlib
+
+    from torch.optim.lr_scheduler import LRScheduler
+
+    files = {}  # each module's file: the module's name
+    for module_name in SCHEDULE_MODULES:
+        module = importlib.import_module(module_name)
+        files[os.path.realpath(module.__file__)] = module_name
+        for value in list(vars(module).values()):
+            if (
+                isinstance(value, type)
+                and value.__module__ == module_name
+                and issubclass(value, LRScheduler)
+                and value.__name__ not in FREE_SCHEDULES
+            ):
+                _refuse_class(value, exercise, _schedule_message)
+    sys.addaudithook(_file_hook(MappingProxyType(files), exercise))
+
+
+def _file_hook(files: MappingProxyType, exercise: str) -> object:
+    """An audit hook that refuses running code compiled from `files` (the schedules' modules)."""
+    realpath = os.path.realpath
+
+    def hook(event: str, args: tuple) -> None:
+        if event in ("exec", "code.__new__"):
+            where = getattr(args[0], "co_filename", None) if event == "exec" else args[1]
+            if isinstance(where, str) and realpath(where) in files:
+                name = f"the code of {files[realpath(where)]}"
+                raise AnswerKeyError(_schedule_message(name, exercise))
+
+    return hook
 
 
 def _not_compiled(model: object = None, **options: object) -> object:

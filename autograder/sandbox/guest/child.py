@@ -194,12 +194,13 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
         outbox.flush()
 
     opening = pickle.loads(read_frame(inbox))  # written by the trusted parent
-    if opening["refuse_attention"]:
-        if (
-            sys.platform == "linux"
-        ):  # no program started: a fresh Python would run without the guard
-            seccomp.install(seccomp.EXEC)
-        answer_guard.install(opening["label"])  # before any student code
+    attention, schedules = opening["refuse_attention"], opening["refuse_schedules"]
+    if (attention or schedules) and sys.platform == "linux":
+        seccomp.install(seccomp.EXEC)  # no program started: a fresh Python would run unguarded
+    if schedules:
+        answer_guard.refuse_schedules(schedules)  # before any student code
+    if attention:
+        answer_guard.install(attention)
     one_process = opening["one_process"]
     if one_process and sys.platform == "linux":
         seccomp.install(seccomp.PROCESSES)  # a timed run: no process or thread but this one
