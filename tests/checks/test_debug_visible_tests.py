@@ -12,6 +12,7 @@ from autograder.judge.references import reference_solutions
 
 # The chapters held to this so far, with the demonstration cells each exercise's visible tests read.
 DEMOS = {
+    "bigram_counts": (),
     "mean_nll": (),
     "context_windows": ("context_windows_draft", "context_windows_draft_check"),
     "nplm_loss": (),
@@ -23,6 +24,7 @@ DEMOS = {
     "sgd_train": (),
     "batchnorm_forward": (),
     "causal_attention": (),
+    "multi_head_attention": (),
     "layer_norm": (),
     "bpe_train": (),
     "bpe_encode": ("demo_008",),

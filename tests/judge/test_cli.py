@@ -24,7 +24,7 @@ def test_list_shows_exercises_chapters_and_points():
         "chapter": "01_bigram_counting",
         "points": 2,
         "extra": False,
-        "kind": "implement",
+        "kind": "debug",
     } in rows
     kinds = {row["exercise"]: row["kind"] for row in rows}
     assert (

@@ -22,6 +22,7 @@ EXERCISE = Exercise(
     name="bigram_counts",
     chapter="01_bigram_counting",
     points=2,
+    kind="debug",
     library=("ngram:bigram_count_table", "ngram:ngram_counts", "ngram:_ngram_codes"),
 )
 

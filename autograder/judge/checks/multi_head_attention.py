@@ -30,6 +30,7 @@ EXERCISE = Exercise(
     name="multi_head_attention",
     chapter="07_attention",
     points=3,
+    kind="debug",
     library=("gpt2:CausalSelfAttention",),
 )
 
@@ -122,6 +123,11 @@ def _judge_mha(
             "positions and heads are mixed: a head does not see each position's own D columns "
             "of it (try your split on np.arange)",
             variant_mha(x, W, H, split="reshape", merge="reshape"),
+        ),
+        (
+            "positions and heads are mixed: a head does not see each position's own D columns "
+            "of it (try your split on np.arange)",
+            variant_mha(x, W, H, split="reshape"),
         ),
         (
             "the heads are split right but merged in the wrong order: the merge must undo the "

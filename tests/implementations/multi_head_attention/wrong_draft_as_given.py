@@ -1,0 +1,28 @@
+"""The draft as handed out: heads split and merged by a plain reshape, and the softmax shifted by
+one maximum over every head of a position."""
+
+import math
+
+import numpy as np
+
+EXPECT = "positions and heads are mixed"
+
+
+def multi_head_attention(
+    x: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, Wo: np.ndarray, n_heads: int
+) -> np.ndarray:
+    """A colleague's multi_head_attention: it runs, and it is wrong (three bugs)."""
+    if x.ndim != 3:
+        raise ValueError(f"expected x of shape (B, T, C), got {x.shape}")
+    B, T, C = x.shape
+    if any(W.shape != (C, C) for W in (Wq, Wk, Wv, Wo)):
+        raise ValueError(f"each weight must be (C, C) = ({C}, {C})")
+    if n_heads < 1 or C % n_heads:
+        raise ValueError(f"C = {C} must be a multiple of n_heads = {n_heads}")
+    D = C // n_heads
+    q, k, v = (np.reshape(x @ W, (B, n_heads, T, D)) for W in (Wq, Wk, Wv))
+    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(D)
+    scores = np.where(np.tri(T, dtype=bool), scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=(1, 3), keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return (weights @ v).reshape(B, T, C) @ Wo
