@@ -10,6 +10,8 @@ site-packages one `sys.path.append` away (its SciPy's `special.softmax` passed s
 `fractions` and `statistics`, which import `decimal`'s name, still work.
 """
 
+import json
+import platform
 import sys
 from pathlib import Path
 
@@ -111,3 +113,71 @@ def test_pytorch_exercises_keep_sympy():
     if mounted.base_packages() is not None:
         assert mounted.base_packages() in [inside for _, inside in mounted.mounts("softmax")]
         assert mounted.base_packages() in [inside for _, inside in mounted.mounts("GPT")]
+
+
+# Every way a submission might start another program (where another interpreter, `bc` or `perl`
+# would compute in arbitrary precision, or a fresh Python run without a refusal), and what came of it
+PROGRAMS = """
+import ctypes, json, mmap, os, platform, subprocess, sys
+def _started():
+    seen = {}
+    try:
+        done = subprocess.run([sys.executable, "-c", "print('ran')"], capture_output=True, text=True)
+        seen["subprocess"] = done.stdout.strip() or done.returncode
+    except OSError as error:
+        seen["subprocess"] = type(error).__name__
+    seen["system"] = os.waitstatus_to_exitcode(os.system("true"))
+    ways = {"execv": lambda: os.execv(sys.executable, [sys.executable, "-c", "pass"])}
+    if platform.machine() == "x86_64":  # the system call itself, on each ABI (7: it returned)
+        libc = ctypes.CDLL(None, use_errno=True)
+        ways["execve"] = lambda: libc.syscall(59, b"/bin/true", None, None)
+        ways["execveat"] = lambda: libc.syscall(322, -100, b"/bin/true", None, None, 0)
+        ways["x32 execve"] = lambda: libc.syscall(0x40000000 | 520, b"/bin/true", None, None)
+
+        def i386(number):  # mov eax, number; int 0x80; ret
+            code = bytes([0xB8]) + number.to_bytes(4, "little") + bytes([0xCD, 0x80, 0xC3])
+            page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+            page.write(code)
+            address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+            return ctypes.CFUNCTYPE(ctypes.c_int)(address)()
+
+        ways["i386 execve"] = lambda: i386(11)
+    for name, way in ways.items():
+        pid = os.fork()
+        if pid == 0:
+            try:
+                way()
+            finally:
+                os._exit(7)
+        seen[name] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return "started " + json.dumps(seen, sort_keys=True)
+"""
+
+
+def _started(exercise: str) -> dict:
+    """What each way of starting a program came to, as grading `exercise` reports it."""
+    source = PROGRAMS + f"def {exercise}(*args, **kwargs):\n    raise ValueError(_started())\n"
+    report = check_source(get_exercise(exercise), [source], seed=1)
+    hint = report.results[0].hint
+    return (
+        json.loads(hint.split("started ", 1)[1].split("}", 1)[0] + "}")
+        if "started " in hint
+        else {}
+    )
+
+
+def _assert_killed(seen: dict) -> None:
+    """Every way was tried, and seccomp killed each (SIGSYS)."""
+    assert seen and set(seen.values()) == {-31}, seen
+    assert "execv" in seen and (platform.machine() != "x86_64" or "i386 execve" in seen), seen
+
+
+def test_no_program_starts_where_an_exercise_refuses_something():
+    # a NumPy exercise (a red team's softmax through another Python's _decimal earned 2/2 before)
+    # and the PyTorch environment that refuses attention and schedules: the process that tries is
+    # killed, so a forked copy never runs on; the free PyTorch environment may start programs
+    _assert_killed(_started("softmax"))
+    _assert_killed(_started("train_gpt"))
+    free = _started("get_batch")
+    assert free["execv"] == 0 and free["subprocess"] == "ran" and free["system"] == 0, free
+    assert -31 not in free.values() and free.get("execve", 0) == 0, free  # the kill is the filter's

@@ -194,9 +194,9 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
         outbox.flush()
 
     opening = pickle.loads(read_frame(inbox))  # written by the trusted parent
+    if opening["no_programs"] and sys.platform == "linux":  # before any student code
+        seccomp.install(seccomp.EXEC, kill=True)
     attention, schedules = opening["refuse_attention"], opening["refuse_schedules"]
-    if (attention or schedules) and sys.platform == "linux":
-        seccomp.install(seccomp.EXEC)  # no program started: a fresh Python would run unguarded
     if schedules:
         answer_guard.refuse_schedules(schedules)  # before any student code
     if attention:

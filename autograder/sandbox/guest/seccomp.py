@@ -27,8 +27,10 @@ ABIS = {
     "x86_64": [(0xC000003E, (248, 249, 250), True), (0x40000003, (286, 287, 288), False)],
     "aarch64": [(0xC00000B7, (217, 218, 219), False), (0x40000028, (309, 310, 311), False)],
 }
-# execve and execveat on the same ABIs, in the same order: what the grading process of an attention
-# exercise refuses once it runs (a fresh Python it started would run without the answer-key guard)
+# execve and execveat on the same ABIs, in the same order: what a grading process that refuses
+# something refuses (a fresh Python it started would run without the answer-key guard, and a
+# NumPy exercise's sandbox has no arbitrary precision, which another interpreter on the machine
+# has); the caller is killed, so a forked copy whose exec failed never runs on as a grader
 EXEC = {"x86_64": [(59, 322), (11, 358)], "aarch64": [(221, 281), (11, 387)]}
 # clone, clone3, fork and vfork (aarch64 has only the first two): what a timed run refuses, threads
 # included, so that all its work is done by the one process whose CPU time the kernel hands to the
@@ -43,9 +45,10 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def program(machine: str | None = None, refused: dict | None = None) -> bytes:
+def program(machine: str | None = None, refused: dict | None = None, kill: bool = False) -> bytes:
     """The filter for `machine` (this one by default), as the kernel's array of sock_filter:
-    refusing the key-management calls, or the calls `refused` names per ABI (EXEC)."""
+    refusing the key-management calls, or the calls `refused` names per ABI (EXEC), with EPERM
+    or, with `kill`, by killing the calling process."""
     machine = machine or platform.machine()
     if machine not in ABIS:
         raise ValueError(f"no seccomp filter for {machine!r}; known: {', '.join(ABIS)}")
@@ -63,7 +66,7 @@ def program(machine: str | None = None, refused: dict | None = None) -> bytes:
         labels[f"arch{number + 1}"] = len(code)
     code.append((RET_K, 0, 0, RET_KILL_PROCESS))  # an architecture not listed
     labels["deny"] = len(code)
-    code.append((RET_K, 0, 0, RET_ERRNO | errno.EPERM))
+    code.append((RET_K, 0, 0, RET_KILL_PROCESS if kill else RET_ERRNO | errno.EPERM))
     out = b""
     for at, (op, true, false, k) in enumerate(code):
         jumps = [labels[j] - at - 1 if isinstance(j, str) else j for j in (true, false)]
@@ -71,10 +74,10 @@ def program(machine: str | None = None, refused: dict | None = None) -> bytes:
     return out
 
 
-def install(refused: dict | None = None) -> None:
+def install(refused: dict | None = None, kill: bool = False) -> None:
     """Set no_new_privs and load the filter (see `program`) into this process (and all it will start)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    code = program(refused=refused)
+    code = program(refused=refused, kill=kill)
     filter_ = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(filter_.raw) // 8, ctypes.cast(filter_, ctypes.c_void_p))
     for call, args in (
