@@ -1,6 +1,6 @@
 """F.scaled_dot_product_attention in a fresh Python the submission starts, where no guard is
 installed. What this entry proves is that the grading process of an attention exercise starts no
-program (execve refused: "Operation not permitted"); with the filter removed it fails otherwise
+program (execve kills the child that calls it: SIGSYS); with the filter removed it fails otherwise
 (one interpreter per call runs past the time limit), so the expected hint is the refusal's."""
 
 import subprocess
@@ -9,7 +9,7 @@ import sys
 import torch
 from torch import nn
 
-EXPECT = "Operation not permitted"
+EXPECT = "died with <Signals.SIGSYS: 31>"
 
 SCRIPT = (
     "import io, sys, torch, torch.nn.functional as F\n"
