@@ -46,7 +46,6 @@ import os
 import sys
 import types
 import warnings
-from types import MappingProxyType
 
 TABLE = os.path.join(os.path.dirname(__file__), "torch_refused.json")
 # Where PyTorch keeps compiled or exported forms of attention, as folders of its package: refused
@@ -220,16 +219,14 @@ def install(exercise: str) -> None:
 
 def refuse_schedules(exercise: str) -> None:
     """Refuse PyTorch's finished learning-rate schedules from now on (every subclass of
-    `LRScheduler` in `SCHEDULE_MODULES` but `FREE_SCHEDULES`), and any new run of their files' code
-    (a reload, or a file compiled by hand under its own name)."""
+    `LRScheduler` in `SCHEDULE_MODULES` but `FREE_SCHEDULES`), and their files: no file of those
+    names (source or compiled) opens, compiles or runs again, so their code cannot be rebuilt."""
     import importlib
 
     from torch.optim.lr_scheduler import LRScheduler
 
-    files = {}  # each module's file: the module's name
     for module_name in SCHEDULE_MODULES:
         module = importlib.import_module(module_name)
-        files[os.path.realpath(module.__file__)] = module_name
         for value in list(vars(module).values()):
             if (
                 isinstance(value, type)
@@ -238,19 +235,31 @@ def refuse_schedules(exercise: str) -> None:
                 and value.__name__ not in FREE_SCHEDULES
             ):
                 _refuse_class(value, exercise, _schedule_message)
-    sys.addaudithook(_file_hook(MappingProxyType(files), exercise))
+    stems = frozenset(name.rsplit(".", 1)[1] for name in SCHEDULE_MODULES)
+    sys.addaudithook(_file_hook(stems, exercise))
 
 
-def _file_hook(files: MappingProxyType, exercise: str) -> object:
-    """An audit hook that refuses running code compiled from `files` (the schedules' modules)."""
-    realpath = os.path.realpath
+def _file_hook(stems: frozenset, exercise: str) -> object:
+    """An audit hook that refuses the schedules' files by name, wherever they are and whatever the
+    path says (a symbolic link, a relative path, `__pycache__`'s compiled copy): opening one (a
+    PermissionError, which tracebacks and linecache take in their stride), compiling or running
+    code that names one."""
+    basename, fspath = os.path.basename, os.fsdecode
+
+    def stem(path: object) -> str | None:
+        if isinstance(path, str | bytes):
+            return basename(fspath(path)).split(".", 1)[0]
+        return None
 
     def hook(event: str, args: tuple) -> None:
-        if event in ("exec", "code.__new__"):
+        if event == "open" and stem(args[0]) in stems:
+            raise PermissionError(
+                _schedule_message(f"the file {basename(fspath(args[0]))}", exercise)
+            )
+        if event in ("exec", "code.__new__", "compile"):
             where = getattr(args[0], "co_filename", None) if event == "exec" else args[1]
-            if isinstance(where, str) and realpath(where) in files:
-                name = f"the code of {files[realpath(where)]}"
-                raise AnswerKeyError(_schedule_message(name, exercise))
+            if stem(where) in stems:
+                raise AnswerKeyError(_schedule_message(f"the code of {basename(where)}", exercise))
 
     return hook
 
