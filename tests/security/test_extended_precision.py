@@ -172,10 +172,11 @@ def _assert_killed(seen: dict) -> None:
     assert "execv" in seen and (platform.machine() != "x86_64" or "i386 execve" in seen), seen
 
 
-def test_no_program_starts_where_an_exercise_refuses_something():
+def test_execve_kills_its_caller_where_an_exercise_refuses_something():
     # a NumPy exercise (a red team's softmax through another Python's _decimal earned 2/2 before)
     # and the PyTorch environment that refuses attention and schedules: the process that tries is
-    # killed, so a forked copy never runs on; the free PyTorch environment may start programs
+    # killed, so a forked copy never runs on; the free PyTorch environment may start programs.
+    # A program loaded by hand, with no execve, is not covered (docs/security.md: open)
     _assert_killed(_started("softmax"))
     _assert_killed(_started("train_gpt"))
     free = _started("get_batch")
