@@ -39,5 +39,5 @@ ATTENTION_EXERCISES = frozenset(
 SCHEDULE_EXERCISES = frozenset(
     name for name, exercise in EXERCISES.items() if exercise.refuse_schedules
 )
-# Graded in a process where something of PyTorch is refused (and no program may start).
+# Graded in a process where something of PyTorch is refused (and no program may be exec'd).
 REFUSING = ATTENTION_EXERCISES | SCHEDULE_EXERCISES

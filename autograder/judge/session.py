@@ -188,8 +188,8 @@ def opening(exercises: list[Exercise], sources: list[str], checks: list[list[Che
         "refuse_schedules": ", ".join(
             e.name for e in exercises if e.name in answer_key.SCHEDULE_EXERCISES
         ),
-        # no program may start: a NumPy exercise's sandbox has no arbitrary precision and a fresh
-        # Python would run without a refusal; PyTorch's free environment may compile
+        # no execve: a NumPy exercise's sandbox has no arbitrary precision and a fresh Python would
+        # run without a refusal; PyTorch's free environment may compile
         "no_programs": any(not e.torch or e.name in answer_key.REFUSING for e in exercises),
         "one_process": False,
         "show": False,  # keep what each cell shows (`autograder.sandbox.guest.outputs`)

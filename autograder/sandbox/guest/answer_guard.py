@@ -86,6 +86,7 @@ def _message(name: str, exercise: str) -> str:
 
 
 def _schedule_message(name: str, exercise: str) -> str:
+    """The note when `name`, a schedule of PyTorch's or its file, is refused while `exercise` is graded."""
     return (
         f"{name} is one of PyTorch's finished learning-rate schedules, which {exercise} may not use "
         "(the course's rule: the schedule is the exercise; LambdaLR and MultiplicativeLR, which "
