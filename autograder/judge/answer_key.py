@@ -35,7 +35,7 @@ ATTENTION_EXERCISES = frozenset(
     name for name, exercise in EXERCISES.items() if exercise.refuse_attention
 )
 # Chapter 08's exercises whose answer a shaped schedule of PyTorch's would be (train_gpt's warm-up
-# and cosine): refused inside the grading process (`answer_guard.refuse_schedules`).
+# and cosine): cut from the sandbox's copy of PyTorch's schedule modules (`mounted.schedules_cut`).
 SCHEDULE_EXERCISES = frozenset(
     name for name, exercise in EXERCISES.items() if exercise.refuse_schedules
 )

@@ -58,7 +58,7 @@ class Exercise:
     # exemptions, autograder.kit.stages)
     parameter_count: bool = False
     refuse_attention: bool = False  # PyTorch's finished attention layers refuse while it is graded
-    refuse_schedules: bool = False  # PyTorch's shaped learning-rate schedules refuse while graded
+    refuse_schedules: bool = False  # PyTorch's shaped learning-rate schedules cut from its sandbox
     probe_only: bool = False  # its checks call it only through probes, never with plain arguments
     # plain calls from the chapter's worked examples, for the search for what answers an exercise
     # whose checks go through probes (tests/support/answer_search.py)

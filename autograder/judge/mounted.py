@@ -4,9 +4,12 @@
 (GRADER_ANSWERS); `proof_lm` has what answers them cut out (LIBRARY_ANSWERS); for a NumPy exercise
 PyTorch's folders are covered by the guest's stand-in (`autograder/sandbox/guest/no_torch/`), whose
 every use raises `NoPyTorch`, and arbitrary-precision arithmetic (`decimal`, `mpmath`, `sympy`) by
-`autograder/sandbox/guest/no_precision/`, whose every use raises `NoExtendedPrecision`. The real
+`autograder/sandbox/guest/no_precision/`, whose every use raises `NoExtendedPrecision`; for an
+exercise that derives its learning-rate schedule, PyTorch's shaped schedules are cut from a copy of
+their modules (`schedules_cut`). The real
 files are not mounted, so no import trick can reach them."""
 
+import ast
 import atexit
 import functools
 import importlib.machinery
@@ -20,7 +23,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from autograder.judge.answer_key import GRADER_ANSWERS, LIBRARY_ANSWERS
+from autograder.judge.answer_key import GRADER_ANSWERS, LIBRARY_ANSWERS, SCHEDULE_EXERCISES
 from autograder.judge.exercises import EXERCISES
 from autograder.judge.source_cut import refusing_stub, without_definitions
 from autograder.paths import GUEST, REPO
@@ -38,6 +41,12 @@ PRECISION_PACKAGES = ("mpmath", "sympy")
 # arbitrary precision (a red team ran another Python's `_decimal` so): every copy but the grading
 # Python's own
 INTERPRETER_FILE = re.compile(r"lib(python[\d.]*m?|perl)\b[-.\w]*\.(so[.\d]*|a)")
+
+# PyTorch's learning-rate schedules, for an exercise that derives its own (train_gpt): every public
+# class built on LRScheduler in these files (PyTorch's package folder) is cut from the sandbox's copy,
+# but those that follow a function of the student's own, and ReduceLROnPlateau, which follows a loss
+SCHEDULE_FILES = ("optim/lr_scheduler.py", "optim/swa_utils.py")
+FREE_SCHEDULES = frozenset(("LRScheduler", "LambdaLR", "MultiplicativeLR", "ReduceLROnPlateau"))
 
 BUILDING = threading.Lock()  # grading threads may ask for the same copy at once
 
@@ -170,6 +179,53 @@ def _empty() -> Path:
 
 
 @functools.cache
+def _empty_file() -> Path:
+    """An empty file, mounted over a compiled copy a sandbox must not read (Python compiles the
+    source mounted beside it instead)."""
+    target = _root() / "empty.pyc"
+    target.touch(mode=0o644)
+    return target
+
+
+def _shaped_schedules(tree: ast.Module) -> set[str]:
+    """The public classes of a module that build on LRScheduler, but FREE_SCHEDULES."""
+    shaped: set[str] = set()
+    for node in tree.body:
+        bases = {b.id for b in getattr(node, "bases", ()) if isinstance(b, ast.Name)}
+        if (
+            isinstance(node, ast.ClassDef)
+            and not node.name.startswith("_")
+            and node.name not in FREE_SCHEDULES
+            and bases & {"LRScheduler", *shaped}
+        ):
+            shaped.add(node.name)
+    return shaped
+
+
+@functools.cache
+def schedules_cut(names: tuple[str, ...]) -> tuple[tuple[Path, str], ...]:
+    """Binds for grading `names`: PyTorch's schedule modules with the shaped schedules cut out
+    (each a refusing stand-in), and an empty file over each compiled copy of them."""
+    target = _root() / f"schedules-{'+'.join(names)}"
+    target.mkdir(mode=0o755)
+    stub = STUB.replace("{EXERCISE}", ", ".join(names))
+    binds = []
+    for folder in torch_folders():
+        for relative in SCHEDULE_FILES:
+            real = Path(folder) / relative
+            if not real.is_file():
+                continue
+            source = real.read_text()
+            copy = target / real.name
+            copy.write_text(without_definitions(source, _shaped_schedules(ast.parse(source)), stub))
+            copy.chmod(0o644)
+            binds.append((copy, str(real)))
+            compiled = sorted((real.parent / "__pycache__").glob(f"{real.stem}.*.pyc"))
+            binds += [(_empty_file(), str(path)) for path in compiled]
+    return tuple(binds)
+
+
+@functools.cache
 def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every copy of the decimals (`decimal`, `_pydecimal`, `_decimal`: source, compiled or
     extension), of the native multiple-precision libraries and of other interpreters' libraries
@@ -223,6 +279,8 @@ def mounts(exercises: str | tuple[str, ...]) -> list[tuple[Path, str]]:
         ]
         if base_packages() is not None:
             binds.append((_empty(), base_packages()))
+        if any(name in SCHEDULE_EXERCISES for name in names):
+            binds += schedules_cut(names)
         if numpy == {True}:
             files, folders = precision_copies()
             binds += [(_stand_in(NO_PRECISION) / "__init__.py", file) for file in files]

@@ -181,12 +181,9 @@ def opening(exercises: list[Exercise], sources: list[str], checks: list[list[Che
         "probes": sorted(
             {c.probe for each in checks for check in each for c in check.calls if c.probe}
         ),
-        # the exercises each refusal names ("" when none of `exercises` needs it)
+        # the exercises the attention guard names ("" when none of `exercises` needs it)
         "refuse_attention": ", ".join(
             e.name for e in exercises if e.name in answer_key.ATTENTION_EXERCISES
-        ),
-        "refuse_schedules": ", ".join(
-            e.name for e in exercises if e.name in answer_key.SCHEDULE_EXERCISES
         ),
         # no execve: a NumPy exercise's sandbox has no arbitrary precision and a fresh Python would
         # run without a refusal; PyTorch's free environment may compile

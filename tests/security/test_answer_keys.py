@@ -364,16 +364,6 @@ class CausalSelfAttention(nn.Module):
         return self.resid_dropout(self.proj(y.transpose(1, 2).reshape(B, T, C)))
 """
 
-SCHEDULE_SET_UP = "opt = torch.optim.AdamW(nn.Linear(2, 2).parameters(), lr=0.1)\n"
-SCHEDULE_REBUILT = (
-    "import builtins, importlib.util, marshal, types\n"
-    "import torch.optim.lr_scheduler as L\n"
-    "code = {code}\n"
-    "bodies = {{c.co_name: c for c in code.co_consts if isinstance(c, types.CodeType)}}\n"
-    "body = types.FunctionType(bodies['CosineAnnealingLR'], dict(vars(L)), 'CosineAnnealingLR')\n"
-    "Cosine = builtins.__build_class__(body, 'CosineAnnealingLR', L.LRScheduler)\n"
-    "print(Cosine(opt, 10, 0.01).get_last_lr())"
-)
 # each must end in AnswerKeyError (or a PyTorch error quoting it); none may print an answer
 GUARD_ATTEMPTS = {
     "sfdp_pattern_18": SFDP_PATTERN + SFDP_CALL,
@@ -431,57 +421,6 @@ GUARD_ATTEMPTS = {
     "onnx_op": (  # loaded with what optimizers load: a custom op, whose Python function is refused
         "import torch.onnx.ops\nprint(torch.ops.onnx.Attention.opset23(q, k, v, is_causal=True)[0])"
     ),
-    # train_gpt's schedule: PyTorch's shaped schedules, however reached
-    "cosine_schedule": SCHEDULE_SET_UP
-    + "print(torch.optim.lr_scheduler.CosineAnnealingLR(opt, 10, 0.01).get_last_lr())",
-    "warmup_then_cosine": SCHEDULE_SET_UP
-    + (
-        "from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR\n"
-        "parts = [LinearLR(opt, 0.25, total_iters=3), CosineAnnealingLR(opt, 16, 0.01)]\n"
-        "print(SequentialLR(opt, parts, milestones=[4]).get_last_lr())"
-    ),
-    "schedule_subclass": SCHEDULE_SET_UP
-    + (
-        "class Mine(torch.optim.lr_scheduler.CosineAnnealingWarmRestarts):\n    pass\n"
-        "print(Mine(opt, 16).get_last_lr())"
-    ),
-    "closed_form_by_hand": SCHEDULE_SET_UP
-    + (
-        "from torch.optim.lr_scheduler import CosineAnnealingLR\n"
-        "mine = object.__new__(CosineAnnealingLR)\n"
-        "mine.__dict__.update(optimizer=opt, base_lrs=[0.1], last_epoch=3, T_max=16, eta_min=0.01)\n"
-        "print(CosineAnnealingLR._get_closed_form_lr(mine))"
-    ),
-    "swa_cosine": SCHEDULE_SET_UP
-    + "print(torch.optim.swa_utils.SWALR(opt, 0.01, 5, 'cos').get_last_lr())",
-    "schedule_reload": SCHEDULE_SET_UP
-    + (
-        "import torch.optim.lr_scheduler as schedules\n"
-        "print(importlib.reload(schedules).CosineAnnealingLR(opt, 10).get_last_lr())"
-    ),
-    "schedule_source_by_hand": SCHEDULE_SET_UP
-    + (
-        "import torch.optim.lr_scheduler as schedules\n"
-        "space = {'__name__': 'mine'}\n"
-        "exec(compile(open(schedules.__file__).read(), schedules.__file__, 'exec'), space)\n"
-        "print(space['CosineAnnealingLR'](opt, 10).get_last_lr())"
-    ),
-    # a red team's: the classes rebuilt from the file's code, never exec'd as a module (a class body
-    # through __build_class__, from the source compiled under its own name or from the .pyc), and
-    # the loader's code renamed before it runs
-    "schedule_class_rebuilt": SCHEDULE_SET_UP
-    + SCHEDULE_REBUILT.format(code="compile(open(L.__file__).read(), L.__file__, 'exec')"),
-    "schedule_class_from_pyc": SCHEDULE_SET_UP
-    + SCHEDULE_REBUILT.format(
-        code="marshal.loads(open(importlib.util.cache_from_source(L.__file__), 'rb').read()[16:])"
-    ),
-    "schedule_code_renamed": SCHEDULE_SET_UP
-    + (
-        "import torch.optim.lr_scheduler as L, types\n"
-        "code = L.__spec__.loader.get_code(L.__name__).replace(co_filename='x')\n"
-        "M = types.ModuleType('mine')\nM.__package__ = 'torch.optim'\nexec(code, M.__dict__)\n"
-        "print(M.CosineAnnealingLR(opt, 10).get_last_lr())"
-    ),
     "gc_for_the_seal": "print(len(gc.get_objects()))",
     "gc_referents": "print(gc.get_referents(sys))",
     "settrace": "sys.settrace(lambda *a: None)\nprint('traced')",
@@ -500,8 +439,9 @@ def guarded_attempts(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]
 def test_the_attention_guard_refuses_every_way_in(attempt, guarded_attempts):
     done = guarded_attempts[attempt]
     assert done.returncode != 0 and done.stdout == "", (done.stdout, done.stderr[-800:])
-    refused = ("AnswerKeyError", "finished attention", "finished learning-rate schedules")
-    assert any(word in done.stderr for word in refused), done.stderr[-800:]
+    assert "AnswerKeyError" in done.stderr or "finished attention" in done.stderr, done.stderr[
+        -800:
+    ]
 
 
 def test_the_fused_attention_pattern_answers_without_the_guard(tmp_path):

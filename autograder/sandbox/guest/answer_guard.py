@@ -60,13 +60,6 @@ PRELOADED = ("torch._dynamo", "torch.utils.flop_counter")
 INTROSPECTION = frozenset(
     ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile")
 )
-# Chapter 08's train_gpt: the schedule is derived, so PyTorch's shaped schedules refuse (a warm-up
-# LinearLR and a CosineAnnealingLR joined by SequentialLR are the answer); those that follow the
-# student's own function, and ReduceLROnPlateau, which follows a measured loss, stay free.
-SCHEDULE_MODULES = ("torch.optim.lr_scheduler", "torch.optim.swa_utils")
-FREE_SCHEDULES = frozenset(
-    ("LRScheduler", "_LRScheduler", "LambdaLR", "MultiplicativeLR", "ReduceLROnPlateau")
-)
 SKIPPED_KEYS = frozenset(
     ("Meta",)
 )  # shapes only, no values: left alone (fake tensors keep working)
@@ -85,18 +78,9 @@ def _message(name: str, exercise: str) -> str:
     )
 
 
-def _schedule_message(name: str, exercise: str) -> str:
-    """The note when `name`, a schedule of PyTorch's or its file, is refused while `exercise` is graded."""
-    return (
-        f"{name} is one of PyTorch's finished learning-rate schedules, which {exercise} may not use "
-        "(the course's rule: the schedule is the exercise; LambdaLR and MultiplicativeLR, which "
-        "follow a function of your own, stay free). Write it yourself"
-    )
-
-
-def _refuser(name: str, exercise: str, message: object = _message) -> object:
-    """A function that raises AnswerKeyError with `message(name, exercise)`."""
-    text = message(name, exercise)
+def _refuser(name: str, exercise: str) -> object:
+    """A function that raises AnswerKeyError naming `name`."""
+    text = _message(name, exercise)
 
     def refused(*args: object, **kwargs: object) -> None:
         raise AnswerKeyError(text)
@@ -133,7 +117,7 @@ def _lookup(module: object, qualname: str) -> object:
     return value
 
 
-def _refuse_class(cls: type, exercise: str, message: object = _message) -> None:
+def _refuse_class(cls: type, exercise: str) -> None:
     """Every method of `cls`'s own, and its `__init__` and `forward`, raise AnswerKeyError."""
     name = f"{cls.__module__}.{cls.__qualname__}"
     own = [key for key, value in vars(cls).items() if callable(getattr(value, "__func__", value))]
@@ -141,7 +125,7 @@ def _refuse_class(cls: type, exercise: str, message: object = _message) -> None:
         value = vars(cls).get(key)
         if value is not None and not callable(getattr(value, "__func__", value)):
             continue
-        refused = _refuser(f"{name}.{key}", exercise, message)
+        refused = _refuser(f"{name}.{key}", exercise)
         setattr(cls, key, staticmethod(refused) if isinstance(value, staticmethod) else refused)
 
 
@@ -216,53 +200,6 @@ def install(exercise: str) -> None:
     # kept alive by an audit hook made of C functions: no Python frame ever holds the seal
     sys.addaudithook(functools.partial(dict.get, {"seal": registrations, "code": kept}))
     sys.addaudithook(_refusing_hook(exercise, root, frozenset(files)))
-
-
-def refuse_schedules(exercise: str) -> None:
-    """Refuse PyTorch's finished learning-rate schedules from now on (every subclass of
-    `LRScheduler` in `SCHEDULE_MODULES` but `FREE_SCHEDULES`), and their files: no file of those
-    names (source or compiled) opens, compiles or runs again, so their code cannot be rebuilt."""
-    import importlib
-
-    from torch.optim.lr_scheduler import LRScheduler
-
-    for module_name in SCHEDULE_MODULES:
-        module = importlib.import_module(module_name)
-        for value in list(vars(module).values()):
-            if (
-                isinstance(value, type)
-                and value.__module__ == module_name
-                and issubclass(value, LRScheduler)
-                and value.__name__ not in FREE_SCHEDULES
-            ):
-                _refuse_class(value, exercise, _schedule_message)
-    stems = frozenset(name.rsplit(".", 1)[1] for name in SCHEDULE_MODULES)
-    sys.addaudithook(_file_hook(stems, exercise))
-
-
-def _file_hook(stems: frozenset, exercise: str) -> object:
-    """An audit hook that refuses the schedules' files by name, wherever they are and whatever the
-    path says (a symbolic link, a relative path, `__pycache__`'s compiled copy): opening one (a
-    PermissionError, which tracebacks and linecache take in their stride), compiling or running
-    code that names one."""
-    basename, fspath = os.path.basename, os.fsdecode
-
-    def stem(path: object) -> str | None:
-        if isinstance(path, str | bytes):
-            return basename(fspath(path)).split(".", 1)[0]
-        return None
-
-    def hook(event: str, args: tuple) -> None:
-        if event == "open" and stem(args[0]) in stems:
-            raise PermissionError(
-                _schedule_message(f"the file {basename(fspath(args[0]))}", exercise)
-            )
-        if event in ("exec", "code.__new__", "compile"):
-            where = getattr(args[0], "co_filename", None) if event == "exec" else args[1]
-            if stem(where) in stems:
-                raise AnswerKeyError(_schedule_message(f"the code of {basename(where)}", exercise))
-
-    return hook
 
 
 def _not_compiled(model: object = None, **options: object) -> object:

@@ -196,11 +196,8 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
     opening = pickle.loads(read_frame(inbox))  # written by the trusted parent
     if opening["no_programs"] and sys.platform == "linux":  # before any student code
         seccomp.install(seccomp.EXEC, kill=True)
-    attention, schedules = opening["refuse_attention"], opening["refuse_schedules"]
-    if schedules:
-        answer_guard.refuse_schedules(schedules)  # before any student code
-    if attention:
-        answer_guard.install(attention)
+    if opening["refuse_attention"]:
+        answer_guard.install(opening["refuse_attention"])
     one_process = opening["one_process"]
     if one_process and sys.platform == "linux":
         seccomp.install(seccomp.PROCESSES)  # a timed run: no process or thread but this one

@@ -1,7 +1,7 @@
 """The schedule taken from PyTorch: a LinearLR warm-up, then CosineAnnealingLR, joined by SequentialLR.
 
 Its rates are the specification's (the same loop passes when nothing is refused), but the schedule
-is the exercise's derivation, and PyTorch's shaped schedules refuse while train_gpt is graded.
+is the exercise's derivation, and PyTorch's shaped schedules are cut from its sandbox.
 """
 
 import torch
@@ -10,7 +10,7 @@ from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
 
 from proof_lm.training import Recipe
 
-EXPECT = "finished learning-rate schedules"
+EXPECT = "implements the exercise being graded"
 
 
 def train_gpt(
