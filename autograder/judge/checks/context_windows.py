@@ -1,4 +1,4 @@
-"""Hidden checks for chapter 03's `context_windows`: the visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies, '.' at an id other than 0.
+"""Hidden checks for chapter 03's `context_windows`: the name emma, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies, '.' at an id other than 0.
 
 The reference is makemore's rolling-context loop.
 """
@@ -89,10 +89,10 @@ def _judge_windows(words: list[str], stoi: dict[str, int], block_size: int, what
 
 
 def context_windows_checks(rng: np.random.Generator) -> list[Check]:
-    """The visible example, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies, '.' at an id other than 0."""
+    """The name emma, one-letter names, long names, block sizes 1 to 8, shuffled vocabularies, '.' at an id other than 0."""
     alphabet = alphabet_vocab()
     checks = [
-        _judge_windows(["emma"], alphabet, 3, "the visible example 'emma', block size 3"),
+        _judge_windows(["emma"], alphabet, 3, "the name 'emma', block size 3"),
         _judge_windows(
             ["a", "b", "ab"], {".": 0, "a": 1, "b": 2}, 2, "one-letter names, block size 2"
         ),
