@@ -71,8 +71,8 @@ DECODE_DIAGNOSES = [
     ("invalid UTF-8 vanished: the contract shows each bad sequence as '\ufffd'", "ignore"),
     ("the bytes were decoded with another encoding than UTF-8", "latin1"),
     (
-        "a merge's bytes came out in the wrong order: the merge (a, b) stands for the bytes of a "
-        "followed by the bytes of b",
+        "a merge's bytes came out in the wrong order: the text of a merged id is not the text "
+        "encoding replaced with it",
         "reversed",
     ),
     (

@@ -1,6 +1,6 @@
 """The draft handed out in chapter 09: three bugs (merge order, negative ids, per-token decoding)."""
 
-EXPECT = "the bytes of a followed by the bytes of b"
+EXPECT = "the text encoding replaced with it"
 
 
 def bpe_decode(ids: list[int], merges: list[tuple[int, int]]) -> str:

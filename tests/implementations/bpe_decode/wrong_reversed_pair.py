@@ -1,6 +1,6 @@
 """Joins a merge's parts in the wrong order."""
 
-EXPECT = "followed by"
+EXPECT = "came out in the wrong order"
 
 
 def bpe_decode(ids, merges):
