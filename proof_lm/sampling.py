@@ -110,13 +110,46 @@ def generate_names(
     Each next id is `next_token(logits (V,), generator, temperature, top_k, top_p)` when given
     (chapter 05's `sample_next`), else drawn by `torch.multinomial` from the policy's distribution.
     """
-    import torch
-
     _check_policy(temperature, top_k, top_p)
     unknown = sorted(set(prompt) - set(itos[1:]))
     if unknown:
         raise ValueError(f"the prompt has characters {unknown} outside the vocabulary")
+    was_training = model.training  # handed back as it came: sampling reads the model
     model.eval()
+    try:
+        return _sample_names(
+            model,
+            itos,
+            block_size,
+            count,
+            generator,
+            temperature,
+            top_k,
+            top_p,
+            max_length,
+            prompt,
+            next_token,
+        )
+    finally:
+        model.train(was_training)
+
+
+def _sample_names(
+    model: torch.nn.Module,
+    itos: list[str],
+    block_size: int | None,
+    count: int,
+    generator: Generator,
+    temperature: float,
+    top_k: int | None,
+    top_p: float | None,
+    max_length: int,
+    prompt: str,
+    next_token: NextToken | None,
+) -> list[str]:
+    """generate_names' loop, on a model already in evaluation mode."""
+    import torch
+
     device = next(model.parameters()).device
     grow = block_size is None
     prompt_ids = [itos.index(ch) for ch in prompt]
@@ -158,5 +191,4 @@ def generate_names(
             break
         kept = context if grow else context[:, 1:]
         context = torch.cat([kept, torch.as_tensor(picks, device=device)[:, None]], dim=1)
-    model.train()
     return ["".join(name) for name in chars]

@@ -148,3 +148,25 @@ def test_generate_names_feeds_a_gpt_the_whole_name_so_far():
     with pytest.raises(ValueError, match="reads at most 5"):
         generate_names(model, itos, None, 1, np.random.default_rng(0), prompt="e" * 6)
     assert seen[:4] == [2, 3, 4, 5][: len(seen[:4])]
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_generate_names_hands_the_model_back_in_its_own_mode(training):
+    stoi, itos = build_vocab(NAMES)
+    torch.manual_seed(5)
+    model = TinyGPT(len(stoi), 6, 8, 1, 2)
+    model.train(training)
+    modes = []
+    forward = model.forward
+
+    def spy(ids: torch.Tensor) -> torch.Tensor:
+        modes.append(model.training)
+        return forward(ids)
+
+    model.forward = spy
+    generate_names(model, itos, None, 3, np.random.default_rng(0))
+    assert modes and not any(modes), "a forward pass ran with dropout on"
+    assert model.training is training
+    with pytest.raises(ValueError):  # a bad prompt after the mode is set: still handed back
+        generate_names(model, itos, None, 1, np.random.default_rng(0), prompt="e" * 6)
+    assert model.training is training
