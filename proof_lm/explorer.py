@@ -1,5 +1,6 @@
 """An interactive sampling explorer: sliders for temperature, top-k and top-p over a model and a prompt."""
 
+import copy
 from collections.abc import Callable
 
 import numpy as np
@@ -44,9 +45,8 @@ class SamplingExplorer:
         """P(next symbol | prompt) after temperature, top-k and top-p, as the sampler's draws share it."""
         ids = [0] * self.block_size + [self.itos.index(ch) for ch in prompt if ch in self.itos[1:]]
         context = torch.tensor([ids[-self.block_size :]])
-        self.model.eval()
-        logits = self.model(context)[0].double().cpu().numpy()
-        self.model.train()
+        reader = copy.deepcopy(self.model).eval()  # no dropout; the caller's model keeps its mode
+        logits = reader(context)[0].double().cpu().numpy()
         rng = np.random.default_rng(self.seed)
         picks = [
             self.sample_next(logits, rng, temperature, top_k, top_p) for _ in range(self.draws)

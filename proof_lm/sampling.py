@@ -8,6 +8,7 @@ holds them back until its deadline, and `generate_names` does not need them then
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import TYPE_CHECKING
 
@@ -109,47 +110,15 @@ def generate_names(
     which the last position's are used; a name stops when it fills the model's `block_size`.
     Each next id is `next_token(logits (V,), generator, temperature, top_k, top_p)` when given
     (chapter 05's `sample_next`), else drawn by `torch.multinomial` from the policy's distribution.
+    The model is read through a copy in evaluation mode: the caller's keeps its mode.
     """
+    import torch
+
     _check_policy(temperature, top_k, top_p)
     unknown = sorted(set(prompt) - set(itos[1:]))
     if unknown:
         raise ValueError(f"the prompt has characters {unknown} outside the vocabulary")
-    was_training = model.training  # handed back as it came: sampling reads the model
-    model.eval()
-    try:
-        return _sample_names(
-            model,
-            itos,
-            block_size,
-            count,
-            generator,
-            temperature,
-            top_k,
-            top_p,
-            max_length,
-            prompt,
-            next_token,
-        )
-    finally:
-        model.train(was_training)
-
-
-def _sample_names(
-    model: torch.nn.Module,
-    itos: list[str],
-    block_size: int | None,
-    count: int,
-    generator: Generator,
-    temperature: float,
-    top_k: int | None,
-    top_p: float | None,
-    max_length: int,
-    prompt: str,
-    next_token: NextToken | None,
-) -> list[str]:
-    """generate_names' loop, on a model already in evaluation mode."""
-    import torch
-
+    model = copy.deepcopy(model).eval()  # sampling reads a copy: the caller's model keeps its mode
     device = next(model.parameters()).device
     grow = block_size is None
     prompt_ids = [itos.index(ch) for ch in prompt]

@@ -5,6 +5,7 @@ step trains on windows drawn by `get_batch`; AdamW with a warm-up and a cosine t
 time spent (chapter 08's schedule); dev loss on consecutive or sliding windows of the dev sequence.
 """
 
+import copy
 import math
 import time
 from collections.abc import Callable
@@ -42,15 +43,15 @@ def text_loss(
     one ends at the end of `data`), the first window counts all its predictions and every later one
     only those no earlier window made, its last `stride` or fewer, so each id after the first
     window's is read with at least `block_size - stride` ids before it. `max_tokens` limits the
-    evaluation to the start of `data`. The model's mode is restored.
+    evaluation to the start of `data`. A copy of the model in evaluation mode is measured: the
+    caller's model is not touched.
     """
     if data.dim() != 1 or len(data) < 2 or block_size < 1:
         raise ValueError("expected a 1-D sequence of at least 2 ids and block_size >= 1")
     if stride is not None and not 1 <= stride <= block_size:
         raise ValueError(f"stride must be in 1..block_size={block_size}, got {stride}")
     data = data[:max_tokens] if max_tokens else data
-    was_training = model.training
-    model.eval()
+    model = copy.deepcopy(model).eval()  # no dropout acts; the caller's model keeps its mode
     device = next(model.parameters()).device
     count = len(data) - 1  # ids predicted: data[1:]
     width = min(block_size, count)
@@ -70,7 +71,6 @@ def text_loss(
             logits.flatten(0, 1), data[offsets[rows] + 1].to(device).flatten(), reduction="none"
         )
         total += losses[counted[rows].flatten().to(device)].sum().item()
-    model.train(was_training)
     return total / count
 
 

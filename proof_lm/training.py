@@ -3,6 +3,7 @@
 All of them draw minibatches with `minibatches` and take steps with `optimisation_step`.
 """
 
+import copy
 import math
 import time
 from collections.abc import Iterator
@@ -183,8 +184,9 @@ def evaluate(
     """Mean cross-entropy of a model on a whole dataset, in nats per predicted token.
 
     Logits may be (B, V) for targets (B,) or (B, T, V) for targets (B, T); targets of -100 are skipped.
+    A copy of the model in evaluation mode is measured: the caller's model keeps its mode.
     """
-    model.eval()
+    model = copy.deepcopy(model).eval()  # no dropout acts; the caller's model keeps its mode
     device = next(model.parameters()).device
     total = 0.0
     for start in range(0, len(targets), batch_size):
@@ -192,7 +194,6 @@ def evaluate(
         y = targets[start : start + batch_size].to(device)
         logits = model(x)
         total += F.cross_entropy(logits.flatten(0, -2), y.flatten(), reduction="sum").item()
-    model.train()
     return total / int((targets != -100).sum())
 
 

@@ -144,6 +144,17 @@ def test_text_loss_predicts_every_id_after_the_first_once():
     assert text_loss(uniform, data, 3, max_tokens=5) == pytest.approx(math.log(7))
 
 
+@pytest.mark.parametrize("training", [True, False])
+def test_text_loss_measures_the_model_without_dropout_and_leaves_its_mode(training):
+    torch.manual_seed(0)
+    model = GPT(7, 4, 8, 2, 1, dropout=0.5).train(training)
+    data = torch.randint(0, 7, (40,), generator=torch.Generator().manual_seed(1))
+    measured = [text_loss(model, data, 4) for _ in range(2)]
+    assert model.training is training
+    model.eval()
+    assert measured == [text_loss(model, data, 4)] * 2, "dropout acted while the loss was measured"
+
+
 def test_train_on_text_learns_a_repeating_text_within_its_budget():
     torch.manual_seed(0)
     data = torch.tensor([0, 1, 2, 3, 4, 5] * 60)
