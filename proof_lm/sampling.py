@@ -46,7 +46,8 @@ def filter_probs(
 
     _check_policy(temperature, top_k, top_p)
     logits = torch.as_tensor(np.ascontiguousarray(logits, dtype=np.float64))
-    probs = torch.softmax(logits / temperature, dim=-1)
+    shifted = logits - logits.max(dim=-1, keepdim=True).values  # before the division: finite
+    probs = torch.softmax(shifted / temperature, dim=-1)
     ranked, order = torch.sort(probs, dim=-1, descending=True, stable=True)  # most likely first
     keep = torch.ones_like(ranked, dtype=torch.bool)
     if top_k is not None:  # every token at least as likely as the k-th: ties at the cut stay

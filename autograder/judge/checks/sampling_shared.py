@@ -22,10 +22,10 @@ WORKED = np.array([2.0, 1.0, 0.1])
 
 
 def reference_temperature(logits: np.ndarray, temperature: float) -> np.ndarray:
-    """softmax(logits / temperature) by a loop."""
-    scaled = [float(z) / temperature for z in logits]
-    top = max(scaled)
-    exps = [math.exp(z - top) for z in scaled]
+    """softmax(logits / temperature) by a loop, shifted before the division: every step finite
+    for any finite logits at any positive temperature (the others' exponents go to -inf)."""
+    top = max(float(z) for z in logits)
+    exps = [math.exp((float(z) - top) / temperature) for z in logits]
     total = math.fsum(exps)
     return np.array([e / total for e in exps])
 

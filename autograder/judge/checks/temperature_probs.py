@@ -1,4 +1,4 @@
-"""Hidden checks for chapter 05's `temperature_probs`: the worked table, random logits and temperatures, logits of +-1000, tiny temperatures, bad ones."""
+"""Hidden checks for chapter 05's `temperature_probs`: the worked table, random logits and temperatures, logits of +-1000, tiny temperatures down to the smallest float64, bad ones."""
 
 import numpy as np
 
@@ -48,7 +48,7 @@ def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Che
 
 
 def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
-    """The worked table, random logits and temperatures, logits of +-1000, tiny temperatures, bad ones."""
+    """The worked table, random logits and temperatures, logits of +-1000, tiny temperatures down to the smallest float64, bad ones."""
     checks = [
         _temperature_check(WORKED, t, f"the worked table, temperature {t}") for t in (1.0, 0.5, 2.0)
     ]
@@ -93,6 +93,13 @@ def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
             rng.integers(-1000, 1001, 6), 300.0, "integer logits of +-1000 at temperature 300"
         ),
         _temperature_check(np.array([1.5]), 0.7, "a single logit (V = 1)"),
+        _temperature_check(WORKED, 1e-306, "the worked logits at temperature 1e-306"),
+        _temperature_check(
+            rng.uniform(-1000, 1000, 6), 1e-310, "logits of +-1000 at temperature 1e-310"
+        ),
+        _temperature_check(
+            np.array([2.0, -1.0, 2.0, 0.5]), 5e-324, "two tied favourites at temperature 5e-324"
+        ),
     ]
     checks += [
         with_layout(

@@ -1,4 +1,4 @@
-"""Log-sum-exp written as a Python loop over the logits."""
+"""Log-sum-exp written as a Python loop over the logits, each shifted by the largest before the division."""
 
 import math
 
@@ -10,7 +10,7 @@ EXPECT = "pass"
 def temperature_probs(logits, temperature):
     if temperature <= 0:
         raise ValueError("the temperature must be > 0")
-    scaled = [float(z) / temperature for z in logits]
-    top = max(scaled)
-    log_total = top + math.log(sum(math.exp(z - top) for z in scaled))
+    top = max(float(z) for z in logits)
+    scaled = [(float(z) - top) / temperature for z in logits]  # each <= 0, the largest 0
+    log_total = math.log(sum(math.exp(z) for z in scaled))
     return np.array([math.exp(z - log_total) for z in scaled])

@@ -1,8 +1,8 @@
-"""Equivalent: the softmax raised to 1/temperature, renormalised, computed in log space."""
+"""The softmax raised to 1/temperature in log space, divided before its max is taken out: every log-probability below 0 goes to -inf at a tiny temperature."""
 
 import numpy as np
 
-EXPECT = "pass"
+EXPECT = "not numerically stable"
 
 
 def temperature_probs(logits, temperature):

@@ -1,8 +1,8 @@
-"""Divides and exponentiates in float32, returns float32 probabilities."""
+"""Divides and exponentiates in float32: a temperature near the smallest float64 is 0 in float32."""
 
 import numpy as np
 
-EXPECT = "pass"
+EXPECT = "not numerically stable"
 
 
 def temperature_probs(logits, temperature):
