@@ -34,7 +34,8 @@ class SamplingExplorer:
         seed: int = 0,
         draws: int = 2000,
     ):
-        self.model, self.itos, self.block_size = model, itos, block_size
+        self.model = copy.deepcopy(model).eval()  # no dropout; the caller keeps its mode
+        self.itos, self.block_size = itos, block_size
         self.sample_next, self.samples, self.seed, self.draws = sample_next, samples, seed, draws
         self.figure: Figure | None = None  # the widget's current drawing
 
@@ -45,8 +46,7 @@ class SamplingExplorer:
         """P(next symbol | prompt) after temperature, top-k and top-p, as the sampler's draws share it."""
         ids = [0] * self.block_size + [self.itos.index(ch) for ch in prompt if ch in self.itos[1:]]
         context = torch.tensor([ids[-self.block_size :]])
-        reader = copy.deepcopy(self.model).eval()  # no dropout; the caller's model keeps its mode
-        logits = reader(context)[0].double().cpu().numpy()
+        logits = self.model(context)[0].double().cpu().numpy()
         rng = np.random.default_rng(self.seed)
         picks = [
             self.sample_next(logits, rng, temperature, top_k, top_p) for _ in range(self.draws)
