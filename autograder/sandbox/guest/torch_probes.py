@@ -244,6 +244,8 @@ def _toy_model(W: np.ndarray, U: np.ndarray, block_size: int) -> object:
     """
     import torch
 
+    log: list[dict] = []  # shared by every copy: a generate that reads a deepcopy is still seen
+
     class ToyLM(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -251,10 +253,10 @@ def _toy_model(W: np.ndarray, U: np.ndarray, block_size: int) -> object:
             self.anchor = torch.nn.Parameter(torch.zeros(1))
             self.drop = torch.nn.Dropout(0.0)  # a child, as a GPT's dropout layers are
             self.W, self.U = torch.tensor(W), torch.tensor(U)
-            self.log: list[dict] = []
+            self.log = log
 
         def forward(self, idx: torch.Tensor, targets: object = None) -> tuple:
-            self.log.append(
+            log.append(
                 {
                     "ids": idx.detach().cpu().to(torch.int64).numpy().copy(),
                     "training": any(m.training for m in self.modules()),
