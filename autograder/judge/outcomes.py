@@ -12,6 +12,15 @@ from autograder.sandbox.guest.plain import decode
 from autograder.sandbox.guest.protocol import Outcome
 
 JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
+# Arrays one job's answers may hold: ARRAYS_PER_CALL for each call the check made, plus ARRAYS_SPARE.
+# Reading each costs the trusted side ~60 µs under the PARSING lock that every grading thread
+# shares, and RESULT_LIMIT's bytes alone would let a forged frame carry 255,000 tiny arrays (15 s
+# of parsing, measured). Measured over the whole catalogue of implementations, right and wrong: at
+# most 1,038 arrays in a job. (A probe that runs the function thousands of times stops at the first
+# answer that is not of the contract's kind: sample_next's, whose 24,200 draws answered as arrays
+# came to 24,201.)
+ARRAYS_PER_CALL = 2
+ARRAYS_SPARE = 2_000
 PROBLEMS_KEPT = 50  # failed statements reported; the rest are dropped
 MESSAGE_CHARS = 500  # of an exception's message a student reads (one line only)
 NAME_CHARS = 60  # of an exception's class name
@@ -89,6 +98,12 @@ def read_answers(data: bytes, expected: int) -> Answers:
     """Decode the grading process's answers, trusting nothing about their shape or size."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         members = archive.infolist()
+        limit = ARRAYS_PER_CALL * expected + ARRAYS_SPARE
+        if len(members) > limit:
+            raise ValueError(
+                f"{len(members)} arrays for {expected} calls; at most {limit} are read "
+                "(does the function return arrays where the contract expects one number?)"
+            )
         if any(m.compress_type != zipfile.ZIP_STORED or m.file_size > len(data) for m in members):
             raise ValueError("compressed or oversized members")
     with PARSING, np.load(io.BytesIO(data), allow_pickle=False) as stored:

@@ -21,6 +21,7 @@ import pytest
 from conftest import IMPLEMENTATIONS, REPO
 
 from autograder.judge.exercises import EXERCISES, get_exercise
+from autograder.judge.outcomes import ARRAYS_PER_CALL, ARRAYS_SPARE
 from autograder.judge.runner import check_source
 from autograder.judge.session import GRADING_LIMITS, build_checks
 from autograder.sandbox.host import bwrap
@@ -476,6 +477,33 @@ def test_a_huge_answer_structure_is_refused_before_parsing():
     report = check_source(get_exercise("perplexity"), [source], seed=1)
     assert report.earned == 0 and report.flags == ["malformed answers"]
     assert "structure" in report.notes[0]
+
+
+def test_answers_of_many_tiny_arrays_are_refused_before_they_are_read():
+    # Each array costs the trusted reader ~60 µs under the lock every grading thread shares; the
+    # frame's byte limit alone would let 255,000 of them through (15 s). The structure is valid
+    # ("no function found"), so without the count limit the frame would be read in full. The
+    # arrays are as many as the most the limit allows to a job of this exercise's many calls.
+    calls = sum(len(check.calls) for check in build_checks(get_exercise("perplexity"), 1))
+    many = ARRAYS_PER_CALL * calls + ARRAYS_SPARE + 1
+    source = textwrap.dedent(
+        f"""
+        import io, os, sys, numpy as np
+        from autograder.sandbox.guest.plain import dumps
+        from autograder.sandbox.guest.protocol import FRAME
+        text = dumps({{"found": False, "problems": [], "outcomes": []}})[0].encode()
+        arrays = {{f"a{{i}}": np.zeros(1) for i in range({many})}}
+        buffer = io.BytesIO()
+        np.savez(buffer, __json__=np.frombuffer(text, np.uint8), **arrays)
+        answers = os.dup(int(sys.argv[2]))  # the copy's own end is closed: one kept while loading
+        def perplexity(nll):
+            os.write(answers, FRAME.pack(b"A", len(buffer.getvalue())) + buffer.getvalue())
+            os._exit(0)
+        """
+    )
+    report = check_source(get_exercise("perplexity"), [source], seed=1)
+    assert report.earned == 0 and report.flags == ["malformed answers"], report.notes
+    assert f"{many + 1} arrays" in report.notes[0]
 
 
 KEYS = """

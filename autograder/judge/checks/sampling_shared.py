@@ -79,13 +79,16 @@ def _judge_probs(
     what: str,
     diagnoses: list,
     temperature: float = 1.0,
+    rtol: float | None = None,
+    note: str = "",
 ) -> Check:
     # float32 inside passes: logits / temperature held in float32 are off by 6e-8 of their size,
     # which exp turns into a relative error of the probabilities (float32_rtol); 1e-5 for logits
     # of order one, more for logits near 200 at temperature 0.001 (0.05, where float32 inside is
     # off by 1.5%: every slip those cases catch is off by far more, nan, or keeps other tokens)
+    # (`rtol`, when given, replaces that allowance: for a case whose answer float64 holds exactly)
     scale = float(np.abs(np.asarray(logits, dtype=np.float64)).max(initial=0.0)) / temperature
-    rtol = float32_rtol(scale)
+    rtol = float32_rtol(scale) if rtol is None else rtol
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
@@ -98,6 +101,7 @@ def _judge_probs(
             rtol=rtol,
             atol=rtol * 1e-3,
             diagnoses=[(h, c) for h, c in diagnoses if c is not None],
+            note=note,
         )
         expect_unchanged(outcome, (logits,))
 

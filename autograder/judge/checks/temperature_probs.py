@@ -1,4 +1,4 @@
-"""Hidden checks for chapter 05's `temperature_probs`: the worked table, random logits and temperatures, logits of +-1000, tiny temperatures down to the smallest float64, bad ones."""
+"""Hidden checks for chapter 05's `temperature_probs`: the worked table, random logits and temperatures, logits of +-1000, tiny temperatures down to the smallest float64, logits one float64 step apart, bad ones."""
 
 import numpy as np
 
@@ -30,7 +30,15 @@ def _power_of_shifted(logits: np.ndarray, temperature: float) -> np.ndarray:
         return e / e.sum()
 
 
-def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Check:
+ROUNDED_AWAY = (
+    ": the odds between neighbouring logits came out wrong. The distribution depends on the logits "
+    "only through their differences, and here rounding lost those differences"
+)
+
+
+def _temperature_check(
+    logits: np.ndarray, temperature: float, what: str, rtol: float | None = None, note: str = ""
+) -> Check:
     expected = reference_temperature(logits, temperature)
     diagnoses = [
         (
@@ -44,11 +52,27 @@ def _temperature_check(logits: np.ndarray, temperature: float, what: str) -> Che
             _power_of_shifted(logits, temperature),
         ),
     ]
-    return _judge_probs((logits, temperature), {}, logits, expected, what, diagnoses, temperature)
+    return _judge_probs(
+        (logits, temperature), {}, logits, expected, what, diagnoses, temperature, rtol, note
+    )
+
+
+def _one_step_apart(top: float, others: int, temperature: float) -> Check:
+    """Logits one float64 step apart at a temperature near that step: the odds between them are
+    e^(step/temperature), of order one, and float64 holds them to 1e-15 (the difference of two
+    logits is exact); a form that loses the difference to rounding gives other odds."""
+    below = [top]
+    for _ in range(others):
+        below.append(float(np.nextafter(below[-1], -np.inf)))
+    logits = np.array(below[::-1])
+    what = (
+        f"{others + 1} logits near {top:g}, one float64 step apart, at temperature {temperature:g}"
+    )
+    return _temperature_check(logits, temperature, what, rtol=1e-9, note=ROUNDED_AWAY)
 
 
 def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
-    """The worked table, random logits and temperatures, logits of +-1000, tiny temperatures down to the smallest float64, bad ones."""
+    """The worked table, random logits and temperatures, logits of +-1000, tiny temperatures down to the smallest float64, logits one float64 step apart, bad ones."""
     checks = [
         _temperature_check(WORKED, t, f"the worked table, temperature {t}") for t in (1.0, 0.5, 2.0)
     ]
@@ -100,6 +124,8 @@ def temperature_probs_checks(rng: np.random.Generator) -> list[Check]:
         _temperature_check(
             np.array([2.0, -1.0, 2.0, 0.5]), 5e-324, "two tied favourites at temperature 5e-324"
         ),
+        _one_step_apart(1000.0, 1, 7e-14),
+        _one_step_apart(-3.0, 2, 3e-16),
     ]
     checks += [
         with_layout(

@@ -13,7 +13,7 @@ def sample_next_probe(
     fn: Callable, logits: np.ndarray, seed: int, draws: int, kwargs: dict
 ) -> dict:
     """Draw `draws` tokens, then the first 100 again from a generator seeded alike; report whether
-    the global RNG state moved."""
+    the global RNG state moved. A run stops at an answer that is not one token."""
     import random
 
     np.random.seed(12345)
@@ -28,6 +28,8 @@ def sample_next_probe(
             token = fn(given, rng, **kwargs)
             modified = modified or not np.array_equal(given, logits)
             picks.append(token)
+            if isinstance(token, np.ndarray | list | tuple) and np.size(token) != 1:
+                break  # not one token: judged on this one (the answers' reader takes few arrays)
         runs.append(picks)
     moved = not (
         np.array_equal(global_before[0], np.random.get_state()[1])
