@@ -1,27 +1,22 @@
 """The grading process's answers as the trusted parent reads them: every size and shape checked."""
 
-import io
-import json
-import zipfile
 from dataclasses import dataclass
 
-import numpy as np
-
 from autograder.judge.notebook import PARSING
-from autograder.sandbox.guest.plain import decode
+from autograder.sandbox.guest.plain import unpack
 from autograder.sandbox.guest.protocol import Outcome
 
 JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
 # Arrays one job's answers may hold: ARRAYS_PER_CALL for each call the check made, plus ARRAYS_SPARE.
-# Reading each costs the trusted side ~60 µs under the PARSING lock that every grading thread
-# shares, and RESULT_LIMIT's bytes alone would let a forged frame carry 255,000 tiny arrays (15 s
-# of parsing, measured). Measured over the whole catalogue of implementations, right and wrong: at
-# most 1,038 arrays in a job. (A probe that runs the function thousands of times stops at the first
-# answer that is not of the contract's kind: sample_next's, whose 24,200 draws answered as arrays
-# came to 24,201.)
+# Reading is linear in the bytes (`autograder.sandbox.guest.plain.unpack`), but each array still
+# costs a few microseconds, and RESULT_LIMIT's bytes would hold millions of tiny ones. Measured over
+# the whole catalogue of implementations, right and wrong: at most 1,038 arrays in a job. (A probe
+# that runs the function thousands of times stops at the first answer that is not of the
+# contract's kind: sample_next's, whose 24,200 draws answered as arrays came to 24,201.)
 ARRAYS_PER_CALL = 2
 ARRAYS_SPARE = 2_000
 PROBLEMS_KEPT = 50  # failed statements reported; the rest are dropped
+BASES_KEPT = 64  # an exception's classes, itself and its bases (a real one has a handful)
 MESSAGE_CHARS = 500  # of an exception's message a student reads (one line only)
 NAME_CHARS = 60  # of an exception's class name
 
@@ -72,7 +67,12 @@ def _outcome(raw: dict) -> Outcome:
     outcome = Outcome(**raw)
     if not (outcome.error is None or isinstance(outcome.error, str)):
         raise ValueError("malformed outcome")
-    outcome.error_bases = tuple(str(base) for base in outcome.error_bases)
+    bases = outcome.error_bases
+    if not (isinstance(bases, list | tuple) and len(bases) <= BASES_KEPT):
+        raise ValueError("malformed outcome")
+    if not (isinstance(outcome.message, str) and all(isinstance(b, str) for b in bases)):
+        raise ValueError("malformed outcome")
+    outcome.error_bases = tuple(bases)
     if outcome.error is not None:
         outcome.error = _class_name(outcome.error)
     outcome.message = short_message(outcome.message)
@@ -96,24 +96,15 @@ def _problem(raw: dict) -> Problem:
 
 def read_answers(data: bytes, expected: int) -> Answers:
     """Decode the grading process's answers, trusting nothing about their shape or size."""
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        members = archive.infolist()
-        limit = ARRAYS_PER_CALL * expected + ARRAYS_SPARE
-        if len(members) > limit:
-            raise ValueError(
-                f"{len(members)} arrays for {expected} calls; at most {limit} are read "
-                "(does the function return arrays where the contract expects one number?)"
-            )
-        if any(m.compress_type != zipfile.ZIP_STORED or m.file_size > len(data) for m in members):
-            raise ValueError("compressed or oversized members")
-    with PARSING, np.load(io.BytesIO(data), allow_pickle=False) as stored:
-        arrays = {key: stored[key] for key in stored.files}
-    text = arrays.pop("__json__")
-    if text.size > JSON_LIMIT:
-        raise ValueError(f"{text.size} bytes of answers' structure")
-    summary = decode(json.loads(text.tobytes().decode()), arrays)
-    outcomes = [_outcome(raw) for raw in summary["outcomes"]]
-    if summary["found"] and len(outcomes) != expected:
-        raise ValueError(f"{len(outcomes)} answers for {expected} calls")
-    problems = [_problem(raw) for raw in summary["problems"][:PROBLEMS_KEPT]]
+    with PARSING:  # linear in the bytes, which RESULT_LIMIT caps; one at a time bounds the memory
+        summary = unpack(data, ARRAYS_PER_CALL * expected + ARRAYS_SPARE, JSON_LIMIT)
+    if not (isinstance(summary, dict) and {"found", "outcomes", "problems"} <= summary.keys()):
+        raise ValueError("no summary of answers")
+    raw_outcomes, raw_problems = summary["outcomes"], summary["problems"]
+    if not (isinstance(raw_outcomes, list) and isinstance(raw_problems, list)):
+        raise ValueError("outcomes or problems that are no list")
+    if len(raw_outcomes) != (expected if summary["found"] else 0):
+        raise ValueError(f"{len(raw_outcomes)} answers for {expected} calls")
+    outcomes = [_outcome(raw) for raw in raw_outcomes]
+    problems = [_problem(raw) for raw in raw_problems[:PROBLEMS_KEPT]]
     return Answers(bool(summary["found"]), problems, outcomes)

@@ -463,14 +463,14 @@ def test_a_home_full_of_nested_folders_is_cleaned_up_without_crashing():
 def test_a_huge_answer_structure_is_refused_before_parsing():
     source = textwrap.dedent(
         """
-        import io, os, sys, numpy as np
+        import os, sys
+        from autograder.sandbox.guest.plain import LENGTHS
         from autograder.sandbox.guest.protocol import FRAME
-        text = b'{"found": true, "problems": [], "outcomes": [' + b"[]," * (2 * 1024**2) + b"[]]}"
-        buffer = io.BytesIO()
-        np.savez(buffer, __json__=np.frombuffer(text, np.uint8))
+        text = b'{"__dict__": {"found": true, "problems": [], "outcomes": [' + b"[]," * (2 * 1024**2) + b"[]]}}"
+        data = LENGTHS.pack(len(text), 2) + text + b"[]"
         answers = os.dup(int(sys.argv[2]))  # the copy's own end is closed: one kept while loading
         def perplexity(nll):  # the answers, written from the exercise's copy of the process
-            os.write(answers, FRAME.pack(b"A", len(buffer.getvalue())) + buffer.getvalue())
+            os.write(answers, FRAME.pack(b"A", len(data)) + data)
             os._exit(0)
         """
     )
@@ -480,30 +480,33 @@ def test_a_huge_answer_structure_is_refused_before_parsing():
 
 
 def test_answers_of_many_tiny_arrays_are_refused_before_they_are_read():
-    # Each array costs the trusted reader ~60 µs under the lock every grading thread shares; the
-    # frame's byte limit alone would let 255,000 of them through (15 s). The structure is valid
-    # ("no function found"), so without the count limit the frame would be read in full. The
-    # arrays are as many as the most the limit allows to a job of this exercise's many calls.
+    # Each array costs the trusted reader time under the lock every grading thread shares; the
+    # frame's byte limit alone would let millions of them through. The structure is valid ("no
+    # function found"), so without the count limit the frame would be read in full. The arrays
+    # are one more than the limit allows a job of this exercise's calls.
     calls = sum(len(check.calls) for check in build_checks(get_exercise("perplexity"), 1))
     many = ARRAYS_PER_CALL * calls + ARRAYS_SPARE + 1
     source = textwrap.dedent(
         f"""
-        import io, os, sys, numpy as np
-        from autograder.sandbox.guest.plain import dumps
+        import os, sys, numpy as np
+        import autograder.sandbox.guest.plain as plain
         from autograder.sandbox.guest.protocol import FRAME
-        text = dumps({{"found": False, "problems": [], "outcomes": []}})[0].encode()
-        arrays = {{f"a{{i}}": np.zeros(1) for i in range({many})}}
-        buffer = io.BytesIO()
-        np.savez(buffer, __json__=np.frombuffer(text, np.uint8), **arrays)
+        real = plain.dumps
+        def dumps(value):  # the summary of a function not found, and many arrays besides
+            text, arrays = real(value)
+            arrays.update({{f"a{{i}}": np.zeros(1) for i in range({many})}})
+            return text, arrays
+        plain.dumps = dumps
+        data = plain.pack({{"found": False, "problems": [], "outcomes": []}})
         answers = os.dup(int(sys.argv[2]))  # the copy's own end is closed: one kept while loading
         def perplexity(nll):
-            os.write(answers, FRAME.pack(b"A", len(buffer.getvalue())) + buffer.getvalue())
+            os.write(answers, FRAME.pack(b"A", len(data)) + data)
             os._exit(0)
         """
     )
     report = check_source(get_exercise("perplexity"), [source], seed=1)
     assert report.earned == 0 and report.flags == ["malformed answers"], report.notes
-    assert f"{many + 1} arrays" in report.notes[0]
+    assert f"more than {many - 1} arrays" in report.notes[0]
 
 
 KEYS = """

@@ -106,11 +106,11 @@ def test_os_exit_is_flagged_not_silent():
 
 def test_forged_result_file_is_rejected():
     forged = """
-    import io, sys, json, numpy as np, os
-    text = json.dumps({"found": True, "problems": [], "outcomes": []})
-    buffer = io.BytesIO()
-    np.savez(buffer, __json__=np.frombuffer(text.encode(), dtype=np.uint8))
-    os.write(int(sys.argv[2]), buffer.getvalue())
+    import sys, os
+    from autograder.sandbox.guest.plain import pack
+    from autograder.sandbox.guest.protocol import FRAME
+    forged = pack({"found": True, "problems": [], "outcomes": []})  # answers for no call at all
+    os.write(int(sys.argv[2]), FRAME.pack(b"A", len(forged)) + forged)
     os._exit(0)
     """
     report = grade(forged)

@@ -36,12 +36,10 @@ import sys
 import time
 from types import MappingProxyType
 
-import numpy as np
-
 from autograder.sandbox.guest import answer_guard, seccomp
 from autograder.sandbox.guest.calls import error_outcome, resolve_probe, sealed_run_call
 from autograder.sandbox.guest.outputs import Capture
-from autograder.sandbox.guest.plain import dumps
+from autograder.sandbox.guest.plain import pack
 from autograder.sandbox.guest.protocol import (
     ANSWERS,
     EXIT_STATUS,
@@ -178,12 +176,8 @@ def _read_now(read: object, fd: int) -> bytes:
 
 
 def answers_bytes(summary: dict) -> bytes:
-    """A summary of answers as the parent reads it: an .npz of the arrays and the JSON structure."""
-    text, arrays = dumps(summary)
-    arrays["__json__"] = np.frombuffer(text.encode(), dtype=np.uint8)
-    buffer = io.BytesIO()
-    np.savez(buffer, allow_pickle=False, **arrays)
-    return buffer.getvalue()
+    """A summary of answers as the parent reads it (`autograder.sandbox.guest.plain.pack`)."""
+    return pack(summary)
 
 
 def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:

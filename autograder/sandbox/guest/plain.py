@@ -2,6 +2,8 @@
 
 import json
 import math
+import re
+import struct
 
 import numpy as np
 
@@ -72,6 +74,62 @@ def decode(tree: object, arrays: dict[str, np.ndarray]) -> object:
 
 
 def dumps(value: object) -> tuple[str, dict[str, np.ndarray]]:
-    """Serialise a plain value as (JSON text, arrays to store with np.savez)."""
+    """Serialise a plain value as (JSON text, its arrays by key)."""
     arrays: dict[str, np.ndarray] = {}
     return json.dumps(encode(value, arrays)), arrays
+
+
+# The answers' bytes: LENGTHS (of the structure and of the arrays' list), the structure (JSON, its
+# arrays named "a0", "a1", … in order), the arrays' list (JSON: [dtype, shape] of each), then the
+# arrays' bytes one after another, C order. Reading it is linear in its bytes: no archive, no
+# header for a parser to chew on, and every array's size is checked against the bytes it has.
+LENGTHS = struct.Struct(">QQ")
+DTYPE = re.compile(r"\|b1|[<>|][iu]1|[<>][iu](2|4|8)|[<>]f(2|4|8|16)")  # NUMERIC_KINDS only
+MAX_DIMS = 32
+
+
+def pack(value: object) -> bytes:
+    """A plain value as the answers' bytes (see LENGTHS)."""
+    text, arrays = dumps(value)
+    ordered = [arrays[f"a{i}"] for i in range(len(arrays))]  # tobytes() writes C order
+    specs = json.dumps([[a.dtype.str, list(a.shape)] for a in ordered]).encode()
+    tree = text.encode()
+    return b"".join(
+        [LENGTHS.pack(len(tree), len(specs)), tree, specs, *(a.tobytes() for a in ordered)]
+    )
+
+
+def unpack(data: bytes, max_arrays: int, json_limit: int) -> object:
+    """Invert `pack`, trusting nothing: ValueError unless the bytes are exactly such answers with at
+    most `max_arrays` arrays and structures of at most `json_limit` bytes."""
+    if len(data) < LENGTHS.size:
+        raise ValueError("answers shorter than their header")
+    tree_size, specs_size = LENGTHS.unpack_from(data)
+    if tree_size > json_limit or specs_size > json_limit:
+        raise ValueError(f"{max(tree_size, specs_size)} bytes of answers' structure")
+    start = LENGTHS.size + tree_size + specs_size
+    if start > len(data):
+        raise ValueError("answers shorter than their structure")
+    specs = json.loads(data[LENGTHS.size + tree_size : start])
+    if not isinstance(specs, list) or len(specs) > max_arrays:
+        raise ValueError(f"more than {max_arrays} arrays, or no list of them")
+    arrays, offset = {}, start
+    for index, spec in enumerate(specs):
+        if not (isinstance(spec, list) and len(spec) == 2 and isinstance(spec[0], str)):
+            raise ValueError("an array's description is not [dtype, shape]")
+        kind, shape = spec
+        if not (DTYPE.fullmatch(kind) and isinstance(shape, list) and len(shape) <= MAX_DIMS):
+            raise ValueError("an array of a kind that is no answer's")
+        if not all(type(n) is int and n >= 0 for n in shape):
+            raise ValueError("an array of a shape that is no shape")
+        dtype = np.dtype(kind)
+        size = math.prod(shape)
+        end = offset + size * dtype.itemsize
+        if end > len(data):
+            raise ValueError("answers shorter than their arrays")
+        flat = np.frombuffer(data, dtype=dtype, count=size, offset=offset)
+        arrays[f"a{index}"] = flat.reshape(shape).copy()
+        offset = end
+    if offset != len(data):
+        raise ValueError("answers longer than their arrays")
+    return decode(json.loads(data[LENGTHS.size : LENGTHS.size + tree_size]), arrays)
