@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from autograder.judge.notebook import PARSING
 from autograder.sandbox.guest.plain import unpack
-from autograder.sandbox.guest.protocol import Outcome
+from autograder.sandbox.guest.protocol import ALIASES_KEPT, BASES_KEPT, Outcome
 
 JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
 # Arrays one job's answers may hold: ARRAYS_PER_CALL for each call the check made, plus ARRAYS_SPARE.
@@ -16,7 +16,6 @@ JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart
 ARRAYS_PER_CALL = 2
 ARRAYS_SPARE = 2_000
 PROBLEMS_KEPT = 50  # failed statements reported; the rest are dropped
-BASES_KEPT = 64  # an exception's classes, itself and its bases (a real one has a handful)
 MESSAGE_CHARS = 500  # of an exception's message a student reads (one line only)
 NAME_CHARS = 60  # of an exception's class name
 
@@ -30,7 +29,13 @@ def short_message(text: object) -> str:
     if len(lines) > 1:
         return f"(a message of {len(lines)} lines, not shown)"
     line = lines[0][:MESSAGE_CHARS] + ("…" if len(lines[0]) > MESSAGE_CHARS else "")
-    return "".join(ch if ch.isprintable() else "?" for ch in line)
+    return _printable(line)
+
+
+def _printable(text: str) -> str:
+    """`text` with every character a page or a file cannot show as is (a control, a lone
+    surrogate, a direction override) replaced by "?"."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def _class_name(text: str) -> str:
@@ -76,9 +81,19 @@ def _outcome(raw: dict) -> Outcome:
     if outcome.error is not None:
         outcome.error = _class_name(outcome.error)
     outcome.message = short_message(outcome.message)
-    if not isinstance(outcome.aliases, list):
+    aliases = outcome.aliases
+    if not (isinstance(aliases, list) and len(aliases) <= ALIASES_KEPT):
         raise ValueError("malformed outcome")
-    outcome.aliases = [[str(where)[:200], int(index)] for where, index in outcome.aliases]
+    if not all(
+        type(pair) is list
+        and len(pair) == 2
+        and type(pair[0]) is str
+        and type(pair[1]) is int
+        and 0 <= pair[1] < 1000
+        for pair in aliases
+    ):
+        raise ValueError("malformed outcome")
+    outcome.aliases = [[_printable(where[:200]), index] for where, index in aliases]
     return outcome
 
 

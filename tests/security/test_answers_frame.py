@@ -123,3 +123,34 @@ def test_an_exceptions_bases_must_be_a_few_names():
     )
     with pytest.raises(ValueError, match="malformed outcome"):
         read_answers(_frame(tree, [], b""), 1)
+
+
+def test_one_array_named_twice_is_refused():
+    # 220,000 references to one 60 MB array cost the reader little, and a judge that stacks its
+    # answers tens of gigabytes: each array is read once, and every array must be named
+    tree = _found([_outcome_tree([{"__array__": "a0"}, {"__array__": "a0"}])])
+    with pytest.raises(KeyError):
+        read_answers(_frame(tree, [["<f8", [1]]], b"\0" * 8), 1)
+    with pytest.raises(ValueError, match="never names"):
+        read_answers(_frame(_found([_outcome_tree(None)]), [["<f8", [1]]], b"\0" * 8), 1)
+
+
+def _with_aliases(aliases: object) -> dict:
+    return _found([{"__dict__": {**_outcome_tree(None)["__dict__"], "aliases": aliases}}])
+
+
+def test_aliases_are_a_few_short_printable_names():
+    # str() of a "where" made of 300 references to a longdouble array took 10 s; a lone surrogate
+    # in it broke every page and file writer it reached
+    arrays = [["<f16", [10]]] * 3
+    where = [{"__array__": f"a{i}"} for i in range(3)]
+    with pytest.raises(ValueError, match="malformed outcome"):
+        read_answers(_frame(_with_aliases([[where, 0]]), arrays, b"\0" * 480), 1)
+    with pytest.raises(ValueError, match="malformed outcome"):
+        read_answers(_frame(_with_aliases([["the answer", 0]] * 65), [], b""), 1)
+    answer = read_answers(
+        _frame(_with_aliases([["\ud800<b>x\n\u202e" + "y" * 300, 1]]), [], b""), 1
+    )
+    ((where, index),) = answer.outcomes[0].aliases
+    assert where == "?<b>x??" + "y" * 193 and index == 1
+    where.encode("utf-8")  # writable to any page or file

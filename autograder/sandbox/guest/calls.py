@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from autograder.sandbox.guest.plain import NotPlain, to_plain
-from autograder.sandbox.guest.protocol import Call, Outcome
+from autograder.sandbox.guest.protocol import ALIASES_KEPT, BASES_KEPT, Call, Outcome
 
 
 def run_call(fn: Callable, call: Call, probes: Mapping[str, Callable] | None = None) -> Outcome:
@@ -67,6 +67,8 @@ def aliases(value: object, args: tuple | list) -> list:
         for index, arg in enumerate(args):
             if any(_shares(out, given) for _, given in _arrays(arg, "")):
                 found.append([where, index])
+                if len(found) == ALIASES_KEPT:  # what the parent reads
+                    return found
     return found
 
 
@@ -110,5 +112,5 @@ def sealed_run_call() -> Callable[[Callable, Call, Mapping[str, Callable]], Outc
 
 def error_outcome(error: BaseException) -> Outcome:
     """An exception as data: its class's name, the names of its bases (nearest first), its message."""
-    bases = tuple(cls.__name__ for cls in type(error).__mro__[:64])  # the parent reads 64
+    bases = tuple(cls.__name__ for cls in type(error).__mro__[:BASES_KEPT])  # what the parent reads
     return Outcome(error=type(error).__name__, error_bases=bases, message=str(error)[:500])

@@ -59,12 +59,12 @@ def encode(value: object, arrays: dict[str, np.ndarray]) -> object:
 
 
 def decode(tree: object, arrays: dict[str, np.ndarray]) -> object:
-    """Invert `encode`, rebuilding arrays from `arrays` (loaded with allow_pickle=False)."""
+    """Invert `encode`, taking each array out of `arrays` (KeyError for one named twice)."""
     if isinstance(tree, list):
         return [decode(item, arrays) for item in tree]
     if isinstance(tree, dict):
-        if "__array__" in tree:
-            return np.asarray(arrays[tree["__array__"]])
+        if "__array__" in tree:  # each array once: encode never names one twice
+            return np.asarray(arrays.pop(tree["__array__"]))
         if "__float__" in tree:
             return float(tree["__float__"])
         if "__tuple__" in tree:
@@ -132,4 +132,7 @@ def unpack(data: bytes, max_arrays: int, json_limit: int) -> object:
         offset = end
     if offset != len(data):
         raise ValueError("answers longer than their arrays")
-    return decode(json.loads(data[LENGTHS.size : LENGTHS.size + tree_size]), arrays)
+    value = decode(json.loads(data[LENGTHS.size : LENGTHS.size + tree_size]), arrays)
+    if arrays:
+        raise ValueError(f"{len(arrays)} arrays the structure never names")
+    return value

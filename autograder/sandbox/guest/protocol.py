@@ -27,6 +27,11 @@ NOTEBOOK_CHARS = 4_000_000
 OUTPUTS = 2_000  # outputs of the notebook in all (each also costs OUTPUT_COST of NOTEBOOK_CHARS)
 OUTPUT_COST = 100
 SHOWN_LIMIT = 8 * 1024**2  # bytes of LOADED's payload the trusted side reads; past it, nothing
+# An answer's arrays that share memory with an argument, and an exception's classes (itself and its
+# bases), that the parent reads: the judge names the first alias only, and a real exception's
+# classes are a handful.
+ALIASES_KEPT = 64
+BASES_KEPT = 64
 # What the exit status of a copy that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3, "crashed": 4}
 
