@@ -4,17 +4,15 @@ from dataclasses import dataclass
 
 from autograder.judge.notebook import PARSING
 from autograder.sandbox.guest.plain import unpack
-from autograder.sandbox.guest.protocol import ALIASES_KEPT, BASES_KEPT, Outcome
+from autograder.sandbox.guest.protocol import (
+    ALIASES_KEPT,
+    ARRAYS_PER_CALL,
+    ARRAYS_SPARE,
+    BASES_KEPT,
+    Outcome,
+)
 
 JSON_LIMIT = 4 * 1024**2  # bytes of the answers' structure (arrays travel apart from it)
-# Arrays one job's answers may hold: ARRAYS_PER_CALL for each call the check made, plus ARRAYS_SPARE.
-# Reading is linear in the bytes (`autograder.sandbox.guest.plain.unpack`), but each array still
-# costs a few microseconds, and RESULT_LIMIT's bytes would hold millions of tiny ones. Measured over
-# the whole catalogue of implementations, right and wrong: at most 1,038 arrays in a job. (A probe
-# that runs the function thousands of times stops at the first answer that is not of the
-# contract's kind: sample_next's, whose 24,200 draws answered as arrays came to 24,201.)
-ARRAYS_PER_CALL = 2
-ARRAYS_SPARE = 2_000
 PROBLEMS_KEPT = 50  # failed statements reported; the rest are dropped
 MESSAGE_CHARS = 500  # of an exception's message a student reads (one line only)
 NAME_CHARS = 60  # of an exception's class name
@@ -111,7 +109,10 @@ def _problem(raw: dict) -> Problem:
 
 def read_answers(data: bytes, expected: int) -> Answers:
     """Decode the grading process's answers, trusting nothing about their shape or size."""
-    with PARSING:  # linear in the bytes, which RESULT_LIMIT caps; one at a time bounds the memory
+    # linear in the bytes, which RESULT_LIMIT caps; one at a time bounds the memory. Each array
+    # still costs a few microseconds, and 64 MB would hold millions of tiny ones: past the job's
+    # budget of arrays (which the grading process keeps to) the frame is not read
+    with PARSING:
         summary = unpack(data, ARRAYS_PER_CALL * expected + ARRAYS_SPARE, JSON_LIMIT)
     if not (isinstance(summary, dict) and {"found", "outcomes", "problems"} <= summary.keys()):
         raise ValueError("no summary of answers")

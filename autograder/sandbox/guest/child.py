@@ -39,9 +39,11 @@ from types import MappingProxyType
 from autograder.sandbox.guest import answer_guard, seccomp
 from autograder.sandbox.guest.calls import error_outcome, resolve_probe, sealed_run_call
 from autograder.sandbox.guest.outputs import Capture
-from autograder.sandbox.guest.plain import pack
+from autograder.sandbox.guest.plain import count_arrays, pack
 from autograder.sandbox.guest.protocol import (
     ANSWERS,
+    ARRAYS_PER_CALL,
+    ARRAYS_SPARE,
     EXIT_STATUS,
     FRAME,
     LOADED,
@@ -203,7 +205,7 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
     pidfd_open, set_blocking = os.pidfd_open, os.set_blocking
     listdir, getpid, suppress = os.listdir, os.getpid, contextlib.suppress
     clock, pack, loads, load_refs = time.monotonic, answers_bytes, pickle.loads, build_references
-    load = load_student_code
+    load, count = load_student_code, count_arrays
     probes = MappingProxyType({name: resolve_probe(name) for name in opening["probes"]})
     capture = Capture() if opening["show"] else None  # what the cells show, where it is shown
     namespace, problems = load_student_code(opening["preamble"], opening["sources"], capture)
@@ -216,9 +218,20 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
         fn = space.get(job["function"])
         space.update(load_refs(opening["preamble"], job["references"]))  # one bug, one exercise
         outcomes: list[Outcome] = []
+        budget = ARRAYS_PER_CALL * len(job["calls"]) + ARRAYS_SPARE  # what the parent reads
         if callable(fn):
             for call in job["calls"]:
-                outcomes.append(check(fn, call, probes))
+                outcome = check(fn, call, probes)
+                held = count(outcome.value) + count(outcome.args_after)
+                if held > budget:
+                    outcome = Outcome(
+                        error="NotPlain",
+                        error_bases=("NotPlain",),
+                        message=f"the answer holds {held} NumPy arrays, more than the grader reads "
+                        f"for this exercise's checks ({budget} in all)",
+                    )
+                budget -= count(outcome.value) + count(outcome.args_after)
+                outcomes.append(outcome)
         return pack(
             {
                 "found": callable(fn),

@@ -28,7 +28,8 @@ def to_plain(value: object, where: str = "the answer") -> object:
     if isinstance(value, np.generic) and type(value).__module__ == "numpy":
         if value.dtype.kind not in NUMERIC_KINDS:
             raise NotPlain(f"{where} is a NumPy {value.dtype} scalar; expected a number")
-        return value.item()
+        item = value.item()  # a longdouble scalar's item is itself: a float, rounded
+        return float(item) if isinstance(item, np.floating) else item
     if kind in (list, tuple):
         return kind(to_plain(item, f"{where}[{i}]") for i, item in enumerate(value))
     if kind is dict:
@@ -39,6 +40,17 @@ def to_plain(value: object, where: str = "the answer") -> object:
         f"{where} is a {kind.__module__}.{kind.__qualname__} object; "
         "expected a NumPy array, a number, or a tuple/dict of them"
     )
+
+
+def count_arrays(value: object) -> int:
+    """How many arrays a plain value holds."""
+    if isinstance(value, np.ndarray):
+        return 1
+    if isinstance(value, list | tuple):
+        return sum(count_arrays(item) for item in value)
+    if isinstance(value, dict):
+        return sum(count_arrays(item) for item in value.values())
+    return 0
 
 
 def encode(value: object, arrays: dict[str, np.ndarray]) -> object:

@@ -32,6 +32,12 @@ SHOWN_LIMIT = 8 * 1024**2  # bytes of LOADED's payload the trusted side reads; p
 # classes are a handful.
 ALIASES_KEPT = 64
 BASES_KEPT = 64
+# Arrays one job's answers may hold: ARRAYS_PER_CALL for each call, plus ARRAYS_SPARE. The grading
+# process turns an answer past that budget into a failed call of its own (NotPlain); the parent
+# refuses a frame past it as malformed. Measured over the whole catalogue of implementations, right
+# and wrong: at most 1,038 arrays in a job.
+ARRAYS_PER_CALL = 2
+ARRAYS_SPARE = 2_000
 # What the exit status of a copy that could not answer says happened (by exception name).
 EXIT_STATUS = {"MemoryError": 3, "crashed": 4}
 

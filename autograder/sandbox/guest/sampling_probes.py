@@ -27,9 +27,11 @@ def sample_next_probe(
             given = np.array(logits, copy=True)
             token = fn(given, rng, **kwargs)
             modified = modified or not np.array_equal(given, logits)
+            if type(token) is np.ndarray and token.size == 1:
+                token = token.item()  # one token in an array: the judge reads it as that token
             picks.append(token)
-            if isinstance(token, np.ndarray | list | tuple) and np.size(token) != 1:
-                break  # not one token: judged on this one (the answers' reader takes few arrays)
+            if isinstance(token, np.ndarray | list | tuple):
+                break  # not one token: judged on this one (the answers hold few arrays)
         runs.append(picks)
     moved = not (
         np.array_equal(global_before[0], np.random.get_state()[1])

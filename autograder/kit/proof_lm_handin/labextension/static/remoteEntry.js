@@ -153,7 +153,10 @@
     app.commands.notifyCommandChanged(COMMAND);
     try {
       view.say('Saving ' + name + ' ...');
-      await app.commands.execute('docmanager:save');
+      // an edit that reaches the model while it saves leaves it dirty: save what came since
+      for (let saves = 0; saves < 3 && (saves === 0 || context.model.dirty); saves++) {
+        await app.commands.execute('docmanager:save');
+      }
       if (context.model.dirty) {
         throw new Error(
           'the notebook was not saved, so nothing was handed in: save it (File > Save ' +
