@@ -230,7 +230,8 @@ def serve(inbox: io.BufferedReader, outbox: io.BufferedWriter) -> None:
                         message=f"the answer holds {held} NumPy arrays, more than the grader reads "
                         f"for this exercise's checks ({budget} in all)",
                     )
-                budget -= count(outcome.value) + count(outcome.args_after)
+                    held = 0
+                budget -= held
                 outcomes.append(outcome)
         return pack(
             {
