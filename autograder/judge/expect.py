@@ -40,6 +40,8 @@ def as_number(value: object) -> float:
     """A plain answer as a float: a Python or NumPy number, or a 0-d / one-element array."""
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.reshape(()).item()
+    if isinstance(value, np.floating):  # a longdouble's item is itself
+        value = float(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CheckFailed(f"returned {type(value).__name__}; expected a single number")
     return float(value)

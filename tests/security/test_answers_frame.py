@@ -11,9 +11,10 @@ import json
 import numpy as np
 import pytest
 
+from autograder.judge.expect import as_number
 from autograder.judge.outcomes import ARRAYS_PER_CALL, ARRAYS_SPARE, JSON_LIMIT, read_answers
 from autograder.sandbox.guest.calls import error_outcome
-from autograder.sandbox.guest.plain import LENGTHS, pack
+from autograder.sandbox.guest.plain import LENGTHS, MAX_CONTAINERS, pack
 from autograder.sandbox.guest.protocol import Outcome
 
 
@@ -154,3 +155,21 @@ def test_aliases_are_a_few_short_printable_names():
     ((where, index),) = answer.outcomes[0].aliases
     assert where == "?<b>x??" + "y" * 193 and index == 1
     where.encode("utf-8")  # writable to any page or file
+
+
+def test_a_structure_of_very_many_lists_is_refused_before_parsing():
+    # 1.4 million empty lists in 4 MB held the shared lock 1.1 s and took 200 MB to parse
+    tree = _found([_outcome_tree([[]] * (MAX_CONTAINERS + 1))])
+    with pytest.raises(ValueError, match="lists and dicts"):
+        read_answers(_frame(tree, [], b""), 1)
+    listed = json.dumps([["<f8", [0]]] * 20_000).encode()  # 20,000 arrays' descriptions for 1 call
+    text = json.dumps(_found([_outcome_tree(None)])).encode()
+    with pytest.raises(ValueError, match="structure"):
+        read_answers(LENGTHS.pack(len(text), len(listed)) + text + listed, 1)
+
+
+def test_a_number_in_a_longdouble_array_is_a_number():
+    # a correct 0-d or one-element longdouble answer was judged "returned longdouble"
+    for value in (np.array(0.5, dtype=np.longdouble), np.array([0.5], dtype=np.longdouble)):
+        answer = read_answers(pack(_summary([Outcome(value=value).__dict__])), 1).outcomes[0]
+        assert as_number(answer.value) == 0.5
