@@ -28,11 +28,6 @@ def encode_text(text: str, stoi: dict[str, int]) -> np.ndarray:
     return ids
 
 
-def encode(name: str, stoi: dict[str, int]) -> np.ndarray:
-    """The ids of `.name.` as an int64 array (both boundaries included)."""
-    return encode_text(BOUNDARY + name + BOUNDARY, stoi)
-
-
 def decode(ids: list[int] | np.ndarray, itos: list[str]) -> str:
     """Characters for `ids`, boundary tokens dropped."""
     return "".join(itos[i] for i in ids if i != 0)

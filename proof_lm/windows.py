@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from proof_lm.vocab import BOUNDARY, encode, encode_text
+from proof_lm.vocab import BOUNDARY, encode_text
 
 if TYPE_CHECKING:
     import torch
@@ -82,7 +82,7 @@ def name_sequences(
     X = torch.zeros((len(names), block_size), dtype=torch.int64)  # padded with '.' after the end
     Y = torch.full((len(names), block_size), IGNORE, dtype=torch.int64)
     for row, name in enumerate(names):
-        ids = torch.from_numpy(encode(name, stoi))  # . n a m e .
+        ids = torch.from_numpy(encode_text(BOUNDARY + name + BOUNDARY, stoi))  # . n a m e .
         X[row, : len(ids) - 1] = ids[:-1]
         Y[row, : len(ids) - 1] = ids[1:]
     return X, Y

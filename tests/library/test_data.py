@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO
 
 from proof_lm.corpus import DEFAULT_NAMES_PATH, load_names, split_names
-from proof_lm.vocab import build_vocab, decode, encode
+from proof_lm.vocab import build_vocab, decode, encode_text
 
 
 def test_default_corpus_is_30000_distinct_lowercase_names():
@@ -76,7 +76,7 @@ def test_vocab_puts_the_boundary_first_then_sorted_characters():
 
 def test_encode_and_decode_round_trip():
     stoi, itos = build_vocab(["emma"])
-    ids = encode("emma", stoi)
+    ids = encode_text(".emma.", stoi)
     assert ids.dtype == np.int64 and ids.tolist() == [0, 2, 3, 3, 1, 0]
     assert decode(ids, itos) == "emma"
 
@@ -84,4 +84,4 @@ def test_encode_and_decode_round_trip():
 def test_encode_names_the_unknown_character():
     stoi, _ = build_vocab(["abc"])
     with pytest.raises(ValueError, match=r"\['z'\] are not in the vocabulary"):
-        encode("abz", stoi)
+        encode_text("abz", stoi)

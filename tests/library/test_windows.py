@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from proof_lm.baselines import make_context_dataset
-from proof_lm.vocab import build_vocab, encode
+from proof_lm.vocab import build_vocab, encode_text
 from proof_lm.windows import name_windows, padded_windows
 
 
@@ -67,7 +67,8 @@ def test_the_wrappers_agree_on_random_names(seed, block):
     X, Y = name_windows(names, STOI, block)
     assert (X.tolist(), Y.tolist()) == makemore_loop(names, STOI, block)
     by_stream = [
-        make_context_dataset([0] * (block - 1) + encode(n, STOI).tolist(), block) for n in names
+        make_context_dataset([0] * (block - 1) + encode_text("." + n + ".", STOI).tolist(), block)
+        for n in names
     ]
     X_stream = (
         torch.cat([x for x, _ in by_stream])
