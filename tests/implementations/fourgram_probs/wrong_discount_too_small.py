@@ -1,5 +1,5 @@
-"""Add-k (0.1) 4-gram rows for seen contexts, add-k trigram rows for unseen ones: still add-k
-where the counts are thin, and behind the best add-k trigram at 3,000 names."""
+"""Absolute discounting interpolated down to the uniform with d = 0.1: a discount so small that
+unseen continuations get almost nothing."""
 
 import numpy as np
 
@@ -17,10 +17,11 @@ def fourgram_probs(words, stoi):
     counts = np.zeros((V,) * 4)
     if grams:
         np.add.at(counts, tuple(np.array(grams).T), 1)
-    probs = None
-    for n in range(2, 5):
+    probs = np.full(V, 1.0 / V)
+    for n in range(1, 5):
         c = counts.sum(axis=tuple(range(4 - n)))
-        smoothed = (c + 0.1) / (c + 0.1).sum(axis=-1, keepdims=True)
         seen = c.sum(axis=-1, keepdims=True)
-        probs = smoothed if probs is None else np.where(seen > 0, smoothed, probs)
+        kinds = (c > 0).sum(axis=-1, keepdims=True)
+        kept = (np.maximum(c - 0.1, 0) + 0.1 * kinds * probs) / np.maximum(seen, 1)
+        probs = np.where(seen > 0, kept, probs)
     return probs
