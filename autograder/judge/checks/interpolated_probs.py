@@ -121,9 +121,9 @@ def _lam_hint(lam: float, expected: float, counts: np.ndarray, held_out: np.ndar
     empty = best_lambda(counts, held_out, empty_rows_mix=True)
     if expected != empty and abs(lam - empty) <= LAM_TOLERANCE:
         return (
-            f"lam = {lam:.12f} maximises the likelihood of a model that scores the held-out "
-            "bigrams after a symbol with no training counts as lam * 0 + (1 - lam) u(b): the "
-            "model gives such a row u whatever lam is"
+            f"lam = {lam:.12f} maximises a likelihood in which the held-out bigrams after a "
+            "symbol with no training counts depend on lam: the model gives such a row u, "
+            "whatever lam is"
         )
     gap = abs(lam - expected)
     if gap < 1e-7:
