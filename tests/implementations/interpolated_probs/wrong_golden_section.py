@@ -3,7 +3,7 @@ round alike near the maximum."""
 
 import numpy as np
 
-EXPECT = "comparing its values"
+EXPECT = "values or steps change"
 
 
 def interpolated_probs(counts, held_out):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-EXPECT = "a search over its values"
+EXPECT = "values or steps change"
 
 
 def interpolated_probs(counts, held_out):
