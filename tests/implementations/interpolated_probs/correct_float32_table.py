@@ -1,4 +1,5 @@
-"""Bisection for lam in float64, the table mixed in float32 and returned as float64."""
+"""Bisection on the slope summed over Python floats, a fixed 100 halvings; the table mixed in
+float32 and returned as float64."""
 
 import numpy as np
 
@@ -6,27 +7,47 @@ EXPECT = "pass"
 
 
 def interpolated_probs(counts, held_out):
-    counts = np.asarray(counts, dtype=np.float64)
-    held_out = np.asarray(held_out, dtype=np.float64)
-    if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or held_out.shape != counts.shape:
+    table = np.array(counts, dtype=np.float64)
+    heldout = np.array(held_out, dtype=np.float64)
+    if table.ndim != 2 or table.shape[0] != table.shape[1] or heldout.shape != table.shape:
         raise ValueError("counts and held_out must have the same (V, V) shape")
-    if held_out.sum() == 0:
+    if not heldout.any():
         raise ValueError("held_out has no counts")
-    unigram = counts.sum(axis=0) / counts.sum()
-    if (held_out[:, unigram == 0] > 0).any():
-        raise ValueError("a held-out bigram has probability 0 whatever lam is")
-    rows = counts.sum(axis=1, keepdims=True)
-    ml = np.divide(counts, rows, out=np.zeros_like(counts), where=rows > 0)
-    used = (held_out > 0) & (rows > 0)
-    m, u, h = ml[used], np.broadcast_to(unigram, counts.shape)[used], held_out[used]
+    V = table.shape[0]
+    column = [sum(table[:, b]) for b in range(V)]
+    total = sum(column)
+    uni = [c / total for c in column]
+    terms = []  # (count, row estimate, unigram) of each held-out bigram whose row has counts
+    for a in range(V):
+        row_total = sum(table[a])
+        for b in range(V):
+            if heldout[a, b] > 0:
+                if uni[b] == 0:
+                    raise ValueError("a held-out bigram has probability 0 whatever lam is")
+                if row_total > 0:
+                    terms.append((heldout[a, b], table[a, b] / row_total, uni[b]))
+
+    def rising(lam):
+        total_slope = 0.0
+        for c, est, base in terms:
+            mix = lam * est + (1 - lam) * base
+            if mix == 0:
+                return False
+            total_slope += c * (est - base) / mix
+        return total_slope > 0
 
     low, high = 0.0, 1.0
-    while (low + high) / 2 not in (low, high):
-        middle = (low + high) / 2
-        with np.errstate(divide="ignore"):
-            rising = np.sum(h * (m - u) / (middle * m + (1 - middle) * u)) > 0
-        low, high = (middle, high) if rising else (low, middle)
-    lam = (low + high) / 2
-    lam32, ml32, u32 = np.float32(lam), ml.astype(np.float32), unigram.astype(np.float32)
-    table = np.where(rows > 0, lam32 * ml32 + (1 - lam32) * u32, u32)
-    return table.astype(np.float64), lam
+    for _ in range(100):
+        mid = 0.5 * (low + high)
+        if rising(mid):
+            low = mid
+        else:
+            high = mid
+    lam = 0.0 if not rising(0.0) else 1.0 if rising(1.0) or high == 1.0 else 0.5 * (low + high)
+    rows = table.sum(axis=1, keepdims=True).astype(np.float32)
+    est32 = np.divide(
+        table.astype(np.float32), rows, out=np.zeros((V, V), np.float32), where=rows > 0
+    )
+    uni32 = np.array(uni, dtype=np.float32)
+    lam32 = np.float32(lam)
+    return np.where(rows > 0, lam32 * est32 + (1 - lam32) * uni32, uni32).astype(np.float64), lam
