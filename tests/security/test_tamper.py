@@ -147,7 +147,12 @@ def test_files_beside_the_notebook_are_never_imported(tmp_path):
         "raise SystemExit('shadowed autograder was imported')\n"
     )
     reports = grade_notebook(tmp_path / "01_bigram_counting.ipynb")
-    assert all(report.passed for report in reports)
+    failed = [
+        (r.exercise, r.flags, r.notes, [c.hint for c in r.results if not c.passed])
+        for r in reports
+        if not r.passed
+    ]
+    assert not failed, failed
 
 
 def test_stripped_metadata_still_finds_the_solution(tmp_path):
