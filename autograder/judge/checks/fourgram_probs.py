@@ -28,6 +28,7 @@ from autograder.judge.declaration import Exercise
 from autograder.judge.expect import array_answer, expect_raises, expect_unchanged
 from autograder.sandbox.guest.protocol import Call, Outcome
 from proof_lm.corpus import load_names
+from proof_lm.ngram import ngram_counts
 
 EXERCISE = Exercise(
     name="fourgram_probs",
@@ -48,13 +49,9 @@ ROUNDING = 1e-12  # a negative entry this small is a rounded 0
 SUM_TOLERANCE = 1e-5  # how far a row's sum may be from 1 (float32 rounding stays within it)
 
 
-def codes(words: list[str], stoi: dict[str, int], n: int) -> np.ndarray:
-    """The ids of every n-gram of `word.` padded with n-1 leading dots: int64 (N, n)."""
-    rows = []
-    for word in words:
-        ids = [stoi["."]] * (n - 1) + [stoi[ch] for ch in word] + [stoi["."]]
-        rows += [ids[i : i + n] for i in range(len(ids) - n + 1)]
-    return np.array(rows, dtype=np.int64).reshape(-1, n)
+def _suffix_counts(counts: np.ndarray, n: int) -> np.ndarray:
+    """A (V,) * ORDER table of counts summed over all but its last n axes: the n-gram counts."""
+    return counts.sum(axis=tuple(range(ORDER - n)))
 
 
 def best_add_k(
@@ -62,17 +59,15 @@ def best_add_k(
 ) -> tuple[float, int, float]:
     """(loss, order, k): the lowest held-out mean NLL of add-k models of orders 1 to 4, k on K_GRID."""
     V = len(stoi)
-    seen, tested = codes(train, stoi, ORDER), codes(held_out, stoi, ORDER)
+    seen, tested = ngram_counts(train, stoi, ORDER), ngram_counts(held_out, stoi, ORDER)
     best = (math.inf, 0, 0.0)
     for n in range(1, ORDER + 1):
-        base = V ** np.arange(n - 1, -1, -1)  # row-major index of an n-gram
-        grams, contexts = seen[:, ORDER - n :] @ base, seen[:, ORDER - n : -1] @ base[1:]
-        gram_counts = np.bincount(grams, minlength=V**n)
-        context_counts = np.bincount(contexts, minlength=V ** (n - 1))
-        wanted = tested[:, ORDER - n :] @ base
-        c = gram_counts[wanted][:, None]  # (M, 1)
-        total = context_counts[wanted // V][:, None]
-        losses = -np.log((c + K_GRID) / (total + K_GRID * V)).mean(axis=0)  # (len(K_GRID),)
+        c_n, h_n = _suffix_counts(seen, n), _suffix_counts(tested, n)
+        wanted = h_n > 0
+        c = c_n[wanted][:, None]  # (M, 1): each held-out n-gram's training count
+        total = np.broadcast_to(c_n.sum(axis=-1, keepdims=True), c_n.shape)[wanted][:, None]
+        h = h_n[wanted][:, None]
+        losses = -(h * np.log((c + K_GRID) / (total + K_GRID * V))).sum(axis=0) / h.sum()
         i = int(np.argmin(losses))
         if losses[i] < best[0]:
             best = (float(losses[i]), n, float(K_GRID[i]))
@@ -84,11 +79,10 @@ def _corpus_model() -> np.ndarray:
     """A smoothed 4-gram of the whole corpus (interpolated absolute discounting, d = 0.75): (V,) * 4."""
     stoi = alphabet_vocab()
     V = len(stoi)
-    counts = np.zeros((V,) * ORDER)
-    np.add.at(counts, tuple(codes(load_names(), stoi, ORDER).T), 1)
+    counts = ngram_counts(load_names(), stoi, ORDER)
     probs = np.full(V, 1.0 / V)
     for n in range(1, ORDER + 1):
-        c = counts.sum(axis=tuple(range(ORDER - n)))
+        c = _suffix_counts(counts, n)
         seen = c.sum(axis=-1, keepdims=True)
         kinds = (c > 0).sum(axis=-1, keepdims=True)
         kept = (np.maximum(c - 0.75, 0) + 0.75 * kinds * probs) / np.maximum(seen, 1)
@@ -145,18 +139,19 @@ def _judge_target(rng: np.random.Generator, size: int, stoi: dict[str, int]) -> 
     words = sample_words(rng, language, size + HELD_OUT)
     train, held_out = words[:size], words[size:]
     best, n, k = best_add_k(train, held_out, stoi)
-    tested = codes(held_out, stoi, ORDER)
+    tested = ngram_counts(held_out, stoi, ORDER)  # held-out 4-grams by their ids
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
         table = as_table(outcome, len(stoi))
-        probs = table[tuple(tested.T)]
+        occurs = tested > 0
+        probs, times = table[occurs], tested[occurs]
         if (probs == 0).any():
             raise CheckFailed(
-                f"{int((probs == 0).sum())} held-out 4-grams have probability 0: one event the "
-                "model calls impossible makes the held-out loss infinite"
+                f"{int(times[probs == 0].sum())} held-out 4-grams have probability 0: one event "
+                "the model calls impossible makes the held-out loss infinite"
             )
-        loss = float(-np.log(probs).mean())
+        loss = float(-(times * np.log(probs)).sum() / times.sum())
         if loss > best - MARGIN:
             raise CheckFailed(
                 f"held-out loss {loss:.4f} nats per symbol after {len(train)} training words; the "
@@ -175,12 +170,12 @@ def _judge_target(rng: np.random.Generator, size: int, stoi: dict[str, int]) -> 
 
 
 def _judge_small(words: list[str], stoi: dict[str, int]) -> Check:
-    seen = codes(words, stoi, ORDER)
+    seen = ngram_counts(words, stoi, ORDER) > 0
 
     def judge(outcomes: list[Outcome]) -> None:
         (outcome,) = outcomes
         table = as_table(outcome, len(stoi))
-        if (table[tuple(seen.T)] == 0).any():
+        if (table[seen] == 0).any():
             raise CheckFailed("a 4-gram of the training words has probability 0")
         expect_unchanged(outcome, (words, stoi))
 

@@ -31,6 +31,7 @@ from autograder.judge.expect import (
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
 from proof_lm.corpus import load_names
+from proof_lm.ngram import bigram_count_table
 
 EXERCISE = Exercise(
     name="interpolated_probs",
@@ -181,14 +182,6 @@ def _rejects(counts: np.ndarray, held_out: np.ndarray, what: str, hint: str) -> 
     return Check(what, [Call((counts, held_out))], judge)
 
 
-def _pair_counts(words: list[str], stoi: dict[str, int]) -> np.ndarray:
-    counts = np.zeros((len(stoi), len(stoi)), dtype=np.int64)
-    for word in words:
-        for a, b in zip("." + word, word + ".", strict=True):
-            counts[stoi[a], stoi[b]] += 1
-    return counts
-
-
 def _counts(rng: np.random.Generator, V: int, empty_rows: int = 0) -> np.ndarray:
     """Random int64 counts with many zeros, every column used; `empty_rows` rows have no counts."""
     counts = rng.integers(0, 6, size=(V, V)) * (rng.random((V, V)) < 0.6)
@@ -207,7 +200,7 @@ def interpolated_probs_checks(rng: np.random.Generator) -> list[Check]:
     for size, held in ((300, 300), (3000, 1000), (24000, 3000)):
         train = [names[i] for i in order[:size]]
         dev = [names[i] for i in order[size : size + held]]
-        counts, held_out = _pair_counts(train, stoi), _pair_counts(dev, stoi)
+        counts, held_out = bigram_count_table(train, stoi), bigram_count_table(dev, stoi)
         held_out[:, counts.sum(axis=0) == 0] = 0  # a letter never drawn in training: ValueError
         checks.append(_check(counts, held_out, f"bigrams of {size} names, held-out {held} others"))
     for V, empty in [(5, 1), (9, 3), (27, 6)]:
