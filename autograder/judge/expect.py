@@ -44,7 +44,10 @@ def as_number(value: object) -> float:
         value = float(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CheckFailed(f"returned {type(value).__name__}; expected a single number")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int past float64's range: the sandbox passes ints of any size
+        raise CheckFailed("returned an integer too large for a float64") from None
 
 
 def number_answer(outcome: Outcome) -> float:
