@@ -91,6 +91,32 @@ def test_the_first_cell_states_how_the_notebook_is_graded(chapter):
     assert GRADING_RULE in "".join(notebook["cells"][0]["source"])
 
 
+CONVENTIONS = "**What every graded function promises**"
+
+
+def _paragraph(text: str, start: str) -> str:
+    """The paragraph of `text` that begins with `start`, its lines joined by spaces."""
+    begin = text.index(start)
+    end = text.find("\n\n", begin)
+    return " ".join(text[begin : None if end < 0 else end].split())
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_the_first_cell_states_the_conventions_of_every_graded_function(chapter):
+    """An exercise's text states only what is its own: what every graded function promises (the
+    caller's objects left as found, exact, random only through its generator) is stated once, at
+    the top of every chapter, in the words of the kit's README, so no exercise's clause for it can
+    stand out as the pointer to a planted bug."""
+    first = "".join(
+        json.loads((REPO / "chapters" / f"{chapter}.ipynb").read_text())["cells"][0]["source"]
+    )
+    readme = (REPO / "autograder" / "kit" / "student_readme.md").read_text()
+    stated = _paragraph(first, CONVENTIONS)
+    assert _paragraph(readme, CONVENTIONS).startswith(stated), f"{chapter} words them otherwise"
+    for promise in ("as it found it", "as exact as", "only from the generator it is handed"):
+        assert promise in stated, f"{chapter} leaves out {promise!r}"
+
+
 def written_answers(chapter: str) -> list[tuple[str, int, str, str]]:
     """(grade id, points, the heading cell before it, its source) of every manually graded answer."""
     cells = json.loads((REPO / "solutions" / f"{chapter}.ipynb").read_text())["cells"]
