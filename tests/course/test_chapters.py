@@ -104,7 +104,7 @@ def _paragraph(text: str, start: str) -> str:
 @pytest.mark.parametrize("chapter", chapters())
 def test_the_first_cell_states_the_conventions_of_every_graded_function(chapter):
     """An exercise's text states only what is its own: what every graded function promises (the
-    caller's objects left as found, exact, random only through its generator) is stated once, at
+    caller's objects left as found, exact, random only through the generator it is handed) is stated once, at
     the top of every chapter, in the words of the kit's README, so no exercise's clause for it can
     stand out as the pointer to a planted bug."""
     first = "".join(
@@ -113,7 +113,7 @@ def test_the_first_cell_states_the_conventions_of_every_graded_function(chapter)
     readme = (REPO / "autograder" / "kit" / "student_readme.md").read_text()
     stated = _paragraph(first, CONVENTIONS)
     assert _paragraph(readme, CONVENTIONS).startswith(stated), f"{chapter} words them otherwise"
-    for promise in ("as it found it", "as exact as", "only from the generator it is handed"):
+    for promise in ("as it found it", "as exact as", "from it alone"):
         assert promise in stated, f"{chapter} leaves out {promise!r}"
 
 
