@@ -113,7 +113,7 @@ def test_the_first_cell_states_the_conventions_of_every_graded_function(chapter)
     readme = (REPO / "autograder" / "kit" / "student_readme.md").read_text()
     stated = _paragraph(first, CONVENTIONS)
     assert _paragraph(readme, CONVENTIONS).startswith(stated), f"{chapter} words them otherwise"
-    for promise in ("as it found it", "as exact as", "from it alone"):
+    for promise in ("as it found it", "the precision its text asks for", "from it alone"):
         assert promise in stated, f"{chapter} leaves out {promise!r}"
 
 
