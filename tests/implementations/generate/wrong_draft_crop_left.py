@@ -15,8 +15,8 @@ def generate(
     was_training = model.training
     model.eval()  # no dropout while sampling
     for _ in range(max_new_tokens):
-        # the newest ids, leaving one place in the block for the id drawn next
-        context = idx[:, -(model.block_size - 1) :]  # (B, < block_size)
+        # the newest ids: the context the model reads
+        context = idx[:, -(model.block_size - 1) :]  # (B, T_context)
         logits, _ = model(context)  # (B, T, V)
         probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, V)
         next_id = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
