@@ -1,6 +1,7 @@
 """The search for what answers an exercise: every candidate the environment ships, called through adapters on the exercise's check inputs."""
 
 import copy
+import functools
 import inspect
 import signal
 import subprocess
@@ -36,6 +37,11 @@ def _reference(exercise: str):
 
 def check_inputs(exercise: str) -> list[tuple[tuple, dict, object]]:
     """(args, kwargs, reference answer) for the exercise's plain calls the reference answers."""
+    return copy.deepcopy(_check_inputs(exercise))  # a copy: no caller's call changes the next's
+
+
+@functools.cache
+def _check_inputs(exercise: str) -> list[tuple[tuple, dict, object]]:
     fn, found = _reference(exercise), []
     calls = [
         call
@@ -120,10 +126,14 @@ SYNONYMS = {  # a candidate's parameter name -> the exercise's argument it stand
 }
 
 
+@functools.cache
+def _parameter_names(exercise: str) -> tuple[str, ...]:
+    """The reference's parameter names, in order (the reference is built once per exercise)."""
+    return tuple(inspect.signature(_reference(exercise)).parameters)
+
+
 def _named_arguments(exercise: str, args: tuple, kwargs: dict) -> dict:
-    names = list(inspect.signature(_reference(exercise)).parameters)
-    given = dict(zip(names, args, strict=False)) | kwargs
-    return given
+    return dict(zip(_parameter_names(exercise), args, strict=False)) | kwargs
 
 
 def _by_signature(candidate, given: dict, convert) -> object:
