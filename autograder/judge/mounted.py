@@ -235,13 +235,14 @@ def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
     covered whole), as files and folders, found once per process."""
     seen = bwrap.view()
     files, folders = [], []
+    skipped, prefix = base_packages(), str(Path(sys.base_prefix).resolve())
     for root in sorted({source for source, _ in seen.system + seen.readonly}):
         for folder, names, filenames in os.walk(root):
-            names[:] = [n for n in names if os.path.join(folder, n) != base_packages()]
+            names[:] = [n for n in names if os.path.join(folder, n) != skipped]
             for name in [n for n in names if n in PRECISION_PACKAGES]:
                 folders.append(os.path.join(folder, name))
                 names.remove(name)
-            own = Path(folder).is_relative_to(Path(sys.base_prefix).resolve())
+            own = folder == prefix or folder.startswith(prefix + os.sep)
             files += [
                 os.path.join(folder, f)
                 for f in filenames
