@@ -242,7 +242,7 @@ def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
             for name in [n for n in names if n in PRECISION_PACKAGES]:
                 folders.append(os.path.join(folder, name))
                 names.remove(name)
-            own = folder == prefix or folder.startswith(prefix + os.sep)
+            own = folder == prefix or folder.startswith(prefix.rstrip(os.sep) + os.sep)
             files += [
                 os.path.join(folder, f)
                 for f in filenames

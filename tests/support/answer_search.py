@@ -60,7 +60,7 @@ def _check_inputs(exercise: str) -> list[tuple[tuple, dict, object]]:
                 expected = fn(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
         except Exception:
             continue
-        found.append((call.args, call.kwargs, expected))
+        found.append((copy.deepcopy(call.args), copy.deepcopy(call.kwargs), expected))
     return found
 
 
@@ -265,7 +265,8 @@ def adapted_calls(exercise: str, candidate, is_torch: bool, args: tuple, kwargs:
         lambda: candidate(*map(convert, copy.deepcopy(args)), **copy.deepcopy(kwargs)),
         lambda: _by_signature(candidate, copy.deepcopy(given), convert),
     ]
-    calls += [lambda f=f: f(candidate) for f in _formulas(exercise, args, kwargs, convert)]
+    formulas = _formulas(exercise, copy.deepcopy(args), copy.deepcopy(kwargs), convert)
+    calls += [lambda f=f: f(candidate) for f in formulas]
     return calls
 
 
@@ -404,11 +405,10 @@ def search(
     `tensors`: each function is called with the arguments as given and again as tensors (a routine
     written in PyTorch answers a NumPy exercise as well, one translation away).
     """
-    inputs = check_inputs(exercise)
-    found = {}
+    found, count = {}, len(check_inputs(exercise))
     for key, candidate in candidates.items():
-        hits = []
-        for args, kwargs, expected in inputs:
+        hits = []  # each candidate on fresh inputs: one may write into what it is handed
+        for args, kwargs, expected in check_inputs(exercise):
             if inspect.isclass(candidate):
                 calls = (
                     _torch_module_calls(candidate, exercise, args, kwargs)
@@ -424,7 +424,7 @@ def search(
                 if result is not None and reproduces(result, expected):
                     hits.append(index)
                     break
-        if len(hits) >= 2 and 2 * len(hits) > len(inputs):  # most inputs: no edge-case coincidence
+        if len(hits) >= 2 and 2 * len(hits) > count:  # most inputs: no edge-case coincidence
             found[key] = hits
     return found
 
