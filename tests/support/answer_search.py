@@ -60,7 +60,7 @@ def _check_inputs(exercise: str) -> list[tuple[tuple, dict, object]]:
                 expected = fn(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
         except Exception:
             continue
-        found.append((copy.deepcopy(call.args), copy.deepcopy(call.kwargs), expected))
+        found.append((call.args, call.kwargs, expected))  # never handed out: check_inputs copies
     return found
 
 
@@ -405,7 +405,7 @@ def search(
     `tensors`: each function is called with the arguments as given and again as tensors (a routine
     written in PyTorch answers a NumPy exercise as well, one translation away).
     """
-    found, count = {}, len(check_inputs(exercise))
+    found, count = {}, len(_check_inputs(exercise))
     for key, candidate in candidates.items():
         hits = []  # each candidate on fresh inputs: one may write into what it is handed
         for args, kwargs, expected in check_inputs(exercise):
