@@ -37,10 +37,12 @@ PRECISION_FILE = re.compile(
     r"_?(py)?decimal\b.*\.(py|pyc|so)|lib(gmp|gmpxx|mpfr|mpc|mpdec|flint|arb)\b[-.\w]*\.(so[.\d]*|a)"
 )
 PRECISION_PACKAGES = ("mpmath", "sympy")
-# another interpreter's library, loaded by ctypes into the grading process, computes in its own
-# arbitrary precision (a red team ran another Python's `_decimal` so): every copy but the grading
-# Python's own
-INTERPRETER_FILE = re.compile(r"lib(python[\d.]*m?|perl)\b[-.\w]*\.(so[.\d]*|a)")
+# another language's runtime, loaded by ctypes into the grading process, computes in its own
+# arbitrary precision (red teams ran another Python's `_decimal`, and a JVM's BigDecimal through
+# libjvm's JNI_CreateJavaVM): every copy but the grading Python's own
+INTERPRETER_FILE = re.compile(
+    r"lib(python[\d.]*m?|perl|jvm|ruby|julia|guile|ecl|mono|php)\b[-.\w]*\.(so[.\d]*|a)"
+)
 
 # PyTorch's learning-rate schedules, for an exercise that derives its own (train_gpt): every public
 # class built on LRScheduler in these files (PyTorch's package folder) is cut from the sandbox's copy,

@@ -80,6 +80,9 @@ def test_no_copy_of_arbitrary_precision_loads_in_a_numpy_sandbox():
     assert any(Path(f).name.startswith("_decimal.") and f.endswith(".so") for f in files)
     assert any(Path(f).name == "mpmath" for f in folders)
     assert any(Path(f).name.startswith("libmpfr.so") for f in files)
+    # a JVM's BigDecimal, reached through libjvm.so (a red team's route), where a JVM is installed
+    jvms = {str(p.resolve()) for p in Path("/usr/lib/jvm").glob("*/lib/server/libjvm.so")}
+    assert jvms <= set(files), jvms - set(files)
     base = mounted.base_packages()
     attack = ATTACK.format(paths=files + folders, base=base or "/nowhere")
     report = check_source(get_exercise("softmax"), [attack], seed=1)
