@@ -39,7 +39,7 @@ PRECISION_FILE = re.compile(
 PRECISION_PACKAGES = ("mpmath", "sympy")
 # another language's runtime, loaded by ctypes into the grading process, computes in its own
 # arbitrary precision (red teams ran another Python's `_decimal`, and a JVM's BigDecimal through
-# libjvm's JNI_CreateJavaVM): every copy but the grading Python's own
+# libjvm's JNI_CreateJavaVM): every copy but the grading Python's own (`own_runtime`)
 INTERPRETER_FILE = re.compile(
     r"lib(python[\d.]*m?|perl|jvm|ruby|julia|guile|ecl|mono|php)\b[-.\w]*\.(so[.\d]*|a)"
 )
@@ -227,30 +227,47 @@ def schedules_cut(names: tuple[str, ...]) -> tuple[tuple[Path, str], ...]:
     return tuple(binds)
 
 
+def own_runtime() -> set[str]:
+    """The grading Python's own libpython, resolved: the one this interpreter has mapped, and the
+    one its build names (sysconfig's LIBDIR/INSTSONAME), when either exists. Nothing else is
+    exempt: with a virtual environment on the system's Python the base prefix is /usr, which holds
+    other runtimes (libperl, a JVM's libjvm) a student must not load."""
+    own = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.rstrip("\n").split(None, 5)[-1]
+            if path.startswith("/") and INTERPRETER_FILE.fullmatch(os.path.basename(path)):
+                own.add(os.path.realpath(path))
+    libdir, name = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("INSTSONAME")
+    if libdir and name and os.path.isfile(os.path.join(libdir, name)):
+        own.add(os.path.realpath(os.path.join(libdir, name)))
+    return own
+
+
 @functools.cache
 def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every copy of the decimals (`decimal`, `_pydecimal`, `_decimal`: source, compiled or
-    extension), of the native multiple-precision libraries and of other interpreters' libraries
-    (INTERPRETER_FILE; files, not their symbolic links) and
-    every `mpmath` or `sympy` folder in what a sandbox sees of the host (the system's folders and
+    extension), of the native multiple-precision libraries and of interpreters' libraries
+    (INTERPRETER_FILE, but the grading Python's own: `own_runtime`; files, not their symbolic
+    links) and every `mpmath` or `sympy` folder in what a sandbox sees of the host (the system's folders and
     the Python installation: another Python's copy loads by its path too; not `base_packages`,
     covered whole), as files and folders, found once per process."""
     seen = bwrap.view()
     files, folders = [], []
-    skipped, prefix = base_packages(), str(Path(sys.base_prefix).resolve())
+    skipped, own = base_packages(), own_runtime()
     for root in sorted({source for source, _ in seen.system + seen.readonly}):
         for folder, names, filenames in os.walk(root):
             names[:] = [n for n in names if os.path.join(folder, n) != skipped]
             for name in [n for n in names if n in PRECISION_PACKAGES]:
                 folders.append(os.path.join(folder, name))
                 names.remove(name)
-            own = folder == prefix or folder.startswith(prefix.rstrip(os.sep) + os.sep)
             files += [
                 os.path.join(folder, f)
                 for f in filenames
-                if (PRECISION_FILE.fullmatch(f) or (not own and INTERPRETER_FILE.fullmatch(f)))
+                if (PRECISION_FILE.fullmatch(f) or INTERPRETER_FILE.fullmatch(f))
                 and not os.path.islink(os.path.join(folder, f))
             ]
+    files = [f for f in files if os.path.realpath(f) not in own]
     return tuple(files), tuple(folders)
 
 

@@ -15,6 +15,8 @@ import platform
 import sys
 from pathlib import Path
 
+import pytest
+
 from autograder.judge import mounted
 from autograder.judge.exercises import get_exercise
 from autograder.judge.runner import check_source
@@ -185,3 +187,26 @@ def test_execve_kills_its_caller_where_an_exercise_refuses_something():
     free = _started("get_batch")
     assert free["execv"] == 0 and free["subprocess"] == "ran" and free["system"] == 0, free
     assert -31 not in free.values() and free.get("execve", 0) == 0, free  # the kill is the filter's
+
+
+def test_a_venv_on_the_systems_python_exempts_its_own_libpython_alone(monkeypatch):
+    # with a virtual environment on /usr/bin/python3 the base prefix is /usr, which also holds
+    # libperl, a JVM's libjvm and other Pythons' libpython: none of them is the grader's own
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    mounted.precision_copies.cache_clear()
+    try:
+        files = set(mounted.precision_copies()[0])
+    finally:
+        monkeypatch.undo()
+        mounted.precision_copies.cache_clear()
+    runtimes = {
+        str(p.resolve())
+        for pattern in ("lib/x86_64-linux-gnu/libperl.so*", "lib/jvm/*/lib/server/libjvm.so")
+        for p in Path("/usr").glob(pattern)
+        if not p.is_symlink()
+    } | {str(p.resolve()) for p in Path("/usr/lib").rglob("libpython*.so*") if not p.is_symlink()}
+    runtimes -= mounted.own_runtime()
+    if not runtimes:
+        pytest.skip("no other runtime under /usr to test with")
+    assert runtimes <= files, runtimes - files
+    assert not files & mounted.own_runtime(), "the grading Python's own libpython is covered"
