@@ -10,6 +10,7 @@ site-packages one `sys.path.append` away (its SciPy's `special.softmax` passed s
 `fractions` and `statistics`, which import `decimal`'s name, still work.
 """
 
+import ctypes.util
 import json
 import platform
 import sys
@@ -210,3 +211,75 @@ def test_a_venv_on_the_systems_python_exempts_its_own_libpython_alone(monkeypatc
         pytest.skip("no other runtime under /usr to test with")
     assert runtimes <= files, runtimes - files
     assert not files & mounted.own_runtime(), "the grading Python's own libpython is covered"
+
+
+# A red team's softmax: the definition, exp(x) / sum(exp(x)), in Z3's 240-bit floating point
+# (libz3 through ctypes; Z3 links no GMP, so the GMP stand-in did not stop it): 2/2 before
+Z3_SOFTMAX = """
+import ctypes
+from fractions import Fraction
+import numpy as np
+
+_z = ctypes.CDLL("libz3.so.4")
+P = ctypes.c_void_p
+for name, res, args in [
+    ("Z3_mk_config", P, []), ("Z3_mk_context", P, [P]),
+    ("Z3_mk_fpa_sort", P, [P, ctypes.c_uint, ctypes.c_uint]), ("Z3_mk_fpa_rne", P, [P]),
+    ("Z3_mk_fpa_numeral_double", P, [P, ctypes.c_double, P]),
+    ("Z3_mk_fpa_add", P, [P, P, P, P]), ("Z3_mk_fpa_mul", P, [P, P, P, P]), ("Z3_mk_fpa_div", P, [P, P, P, P]),
+    ("Z3_mk_fpa_to_fp_float", P, [P, P, P, P]), ("Z3_mk_fpa_to_real", P, [P, P]),
+    ("Z3_simplify", P, [P, P]), ("Z3_get_numeral_string", ctypes.c_char_p, [P, P]),
+    ("Z3_inc_ref", None, [P, P]),
+]:
+    f = getattr(_z, name); f.restype = res; f.argtypes = args
+C = _z.Z3_mk_context(_z.Z3_mk_config())
+BIG = _z.Z3_mk_fpa_sort(C, 32, 240)      # 240-bit significand, 32-bit exponent: ~72 digits, range 2**(+-2**31)
+F64 = _z.Z3_mk_fpa_sort(C, 11, 53)
+RM = _z.Z3_mk_fpa_rne(C)
+
+def _s(a):
+    a = _z.Z3_simplify(C, a); _z.Z3_inc_ref(C, a); return a
+def num(x): return _s(_z.Z3_mk_fpa_numeral_double(C, float(x), BIG))
+def add(a, b): return _s(_z.Z3_mk_fpa_add(C, RM, a, b))
+def mul(a, b): return _s(_z.Z3_mk_fpa_mul(C, RM, a, b))
+def div(a, b): return _s(_z.Z3_mk_fpa_div(C, RM, a, b))
+def to_float(a):
+    r = _s(_z.Z3_mk_fpa_to_real(C, _s(_z.Z3_mk_fpa_to_fp_float(C, RM, a, F64))))
+    return float(Fraction(_z.Z3_get_numeral_string(C, r).decode()))
+
+def exp(x):
+    k = 0
+    while abs(x) / 2.0 ** k > 2.0 ** -8:
+        k += 1
+    y = num(x / 2.0 ** k)                       # exact: a power of two
+    term, total = num(1.0), num(1.0)
+    for n in range(1, 40):                      # Taylor series at |y| < 2**-8
+        term = div(mul(term, y), num(n))
+        total = add(total, term)
+    for _ in range(k):                          # exp(x) = exp(x / 2**k) ** (2**k)
+        total = mul(total, total)
+    return total
+
+def softmax(logits, axis=-1):
+    given = np.asarray(logits)
+    dtype = given.dtype if np.issubdtype(given.dtype, np.floating) else np.float64
+    x = np.moveaxis(given.astype(np.float64), axis, -1)
+    rows = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
+    out = []
+    for row in rows:
+        e = [exp(v) for v in row]
+        s = e[0]
+        for v in e[1:]:
+            s = add(s, v)
+        out.append([to_float(div(v, s)) for v in e])
+    p = np.array(out).reshape(x.shape)
+    return np.moveaxis(p, -1, axis).astype(dtype)
+"""
+
+
+@pytest.mark.skipif(ctypes.util.find_library("z3") is None, reason="no libz3 on this machine")
+def test_a_softmax_in_z3s_floats_earns_nothing():
+    exercise = get_exercise("softmax")
+    control = check_source(exercise, [Z3_SOFTMAX], seed=1, sandboxed=False)
+    assert control.earned == exercise.points, "the control: outside the sandbox it is an answer"
+    assert check_source(exercise, [Z3_SOFTMAX], seed=1).earned == 0
