@@ -254,9 +254,9 @@ def precision_copies() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every copy of the decimals (`decimal`, `_pydecimal`, `_decimal`: source, compiled or
     extension), of the native multiple-precision libraries and of interpreters' libraries
     (INTERPRETER_FILE, but the grading Python's own: `own_runtime`; files, not their symbolic
-    links) and every `mpmath` or `sympy` folder in what a sandbox sees of the host (the system's folders and
-    the Python installation: another Python's copy loads by its path too; not `base_packages`,
-    covered whole), as files and folders, found once per process."""
+    links) and every `mpmath` or `sympy` folder in what a sandbox sees of the host (the system's
+    folders and the Python installation: another Python's copy loads by its path too; not
+    `base_packages`, covered whole), as files and folders, found once per process."""
     seen = bwrap.view()
     files, folders = [], []
     skipped, own = base_packages(), own_runtime()

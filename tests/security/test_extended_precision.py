@@ -193,6 +193,7 @@ def test_execve_kills_its_caller_where_an_exercise_refuses_something():
 def test_a_venv_on_the_systems_python_exempts_its_own_libpython_alone(monkeypatch):
     # with a virtual environment on /usr/bin/python3 the base prefix is /usr, which also holds
     # libperl, a JVM's libjvm and other Pythons' libpython: none of them is the grader's own
+    mounted.base_packages()  # cached first, from the real prefix, for this process's later tests
     monkeypatch.setattr(sys, "base_prefix", "/usr")
     mounted.precision_copies.cache_clear()
     try:
