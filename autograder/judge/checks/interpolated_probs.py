@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from autograder.judge.check import Check, CheckFailed
+from autograder.judge.checks.bigram_counting_shared import reference_counts
 from autograder.judge.checks.cases import alphabet_vocab
 from autograder.judge.declaration import Exercise
 from autograder.judge.expect import (
@@ -31,7 +32,6 @@ from autograder.judge.expect import (
 )
 from autograder.sandbox.guest.protocol import Call, Outcome
 from proof_lm.corpus import load_names
-from proof_lm.vocab import BOUNDARY, encode_text
 
 EXERCISE = Exercise(
     name="interpolated_probs",
@@ -191,15 +191,6 @@ def _counts(rng: np.random.Generator, V: int, empty_rows: int = 0) -> np.ndarray
     return counts.astype(np.int64)
 
 
-def _bigram_counts(names: list[str], stoi: dict[str, int]) -> np.ndarray:
-    """(V, V) int64 bigram counts of `.name.` for every name (names hold no `.`), in NumPy: the
-    library counts with PyTorch, which grading chapter 01 would otherwise import (2 s a process)."""
-    V = len(stoi)
-    ids = encode_text(BOUNDARY + BOUNDARY.join(names) + BOUNDARY, stoi)  # one . between names
-    pairs = ids[:-1] * V + ids[1:]  # (bigrams,): every name's, its start and its end included
-    return np.bincount(pairs, minlength=V * V).reshape(V, V).astype(np.int64)
-
-
 def interpolated_probs_checks(rng: np.random.Generator) -> list[Check]:
     """Corpus counts of several sizes, random tables with empty rows, both ends of [0, 1], bad input."""
     stoi = alphabet_vocab()
@@ -209,7 +200,7 @@ def interpolated_probs_checks(rng: np.random.Generator) -> list[Check]:
     for size, held in ((300, 300), (3000, 1000), (24000, 3000)):
         train = [names[i] for i in order[:size]]
         dev = [names[i] for i in order[size : size + held]]
-        counts, held_out = _bigram_counts(train, stoi), _bigram_counts(dev, stoi)
+        counts, held_out = reference_counts(train, stoi), reference_counts(dev, stoi)  # no PyTorch
         held_out[:, counts.sum(axis=0) == 0] = 0  # a letter never drawn in training: ValueError
         checks.append(_check(counts, held_out, f"bigrams of {size} names, held-out {held} others"))
     for V, empty in [(5, 1), (9, 3), (27, 6)]:
