@@ -32,13 +32,15 @@ from autograder.sandbox.host import bwrap
 NO_TORCH = GUEST / "no_torch" / "__init__.py"  # the package that stands in for PyTorch
 NO_PRECISION = GUEST / "no_precision" / "__init__.py"  # and for decimal, mpmath and sympy
 # the standard library's decimals, and the native libraries that compute beyond float64 (GMP, MPFR,
-# MPC, mpdecimal, FLINT, Arb, MPFI, MPIR, NTL, PARI, CLN, QD, decimal floating point, and Z3, whose
-# floating-point sorts take any precision: a red team's softmax in Z3's 240-bit floats earned 2/2)
-# that ctypes would load, or a compiler link (GCC's cc1 needs three). Not GCC's libquadmath: NumPy's
-# wheel loads its own copy, and its __float128 takes machine code of one's own to call (security.md)
+# MPC, mpdecimal, FLINT, Arb, MPFI, MPIR, NTL, PARI, CLN, QD, decimal floating point, Z3, whose
+# floating-point sorts take any precision: a red team's softmax in Z3's 240-bit floats earned 2/2,
+# and LLVM and Clang, whose constant folding computes in 113-bit floats: a red team loaded LLVM
+# beside a stand-in libz3 of its own writing) that ctypes would load, or a compiler link (GCC's cc1
+# needs three). Not GCC's libquadmath: NumPy's wheel loads its own copy, and its __float128 takes
+# machine code of one's own to call (security.md)
 PRECISION_FILE = re.compile(
     r"_?(py)?decimal\b.*\.(py|pyc|so)"
-    r"|lib(gmp|gmpxx|mpfr|mpc|mpdec|flint|arb|mpfi|mpir|ntl|pari|cln|qd|dfp|bid|z3)\b"
+    r"|lib(gmp|gmpxx|mpfr|mpc|mpdec|flint|arb|mpfi|mpir|ntl|pari|cln|qd|dfp|bid|z3|LLVM|clang)\b"
     r"[-.\w]*\.(so[.\d]*|a)"
 )
 PRECISION_PACKAGES = ("mpmath", "sympy")

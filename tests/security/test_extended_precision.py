@@ -284,3 +284,17 @@ def test_a_softmax_in_z3s_floats_earns_nothing():
     control = check_source(exercise, [Z3_SOFTMAX], seed=1, sandboxed=False)
     assert control.earned == exercise.points, "the control: outside the sandbox it is an answer"
     assert check_source(exercise, [Z3_SOFTMAX], seed=1).earned == 0
+
+
+@pytest.mark.skipif(
+    not Path("/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1").exists(), reason="no LLVM 14"
+)
+def test_llvm_beside_a_stand_in_of_the_students_writing_computes_nothing():
+    source = (
+        Path(__file__).parent / "attacks" / "llvm_fp128_beside_a_written_libz3.py"
+    ).read_text()
+    exercise = get_exercise("softmax")
+    control = check_source(exercise, [source], seed=1, sandboxed=False).results[0].hint
+    assert "quad: 7.88860905221" in control, control  # 2**-100: the route computes in binary128
+    hint = check_source(exercise, [source], seed=1).results[0].hint
+    assert "LLVM refused" in hint and "quad:" not in hint, hint
