@@ -90,6 +90,9 @@ lab: $(STAMP)
 test: $(STAMP) sandbox chromium postgresql
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@# bytecode beside the sources, once: where PYTHONDONTWRITEBYTECODE is set, every process
+	@# the tests start (graders, kernels, servers, workers) would compile them again
+	$(PY) -m compileall -q autograder proof_lm tests/support
 	$(PY) -m pytest -n 2 --dist worksteal --durations=30 $(PYTEST_ARGS)
 
 # Only the browser tests (JupyterLab in headless Chromium): a student's and an instructor's pages.

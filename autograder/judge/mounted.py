@@ -11,6 +11,7 @@ files are not mounted, so no import trick can reach them."""
 
 import ast
 import atexit
+import compileall
 import functools
 import importlib.machinery
 import importlib.util
@@ -106,7 +107,7 @@ def _sandbox_package(target: Path, exercises: tuple[str, ...]) -> Path:
     for path in (target / "sandbox", *(target / "sandbox").rglob("*"), target / "__init__.py"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     _cut(guest, GRADER_ANSWERS, exercises)
-    return target
+    return _compiled(target)
 
 
 def grading_package(exercises: str | tuple[str, ...]) -> Path:
@@ -134,7 +135,19 @@ def _library_without(names: tuple[str, ...]) -> Path:
     shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     _copy_tree(REPO / "proof_lm", target)
     _cut(target, LIBRARY_ANSWERS, names)
-    return target
+    return _compiled(target)
+
+
+def _compiled(package: Path) -> Path:
+    """`package` with each module's bytecode beside it, compiled from the copy as cut (0755 folders,
+    0644 files): the sandbox mounts it read-only, so every grading process would otherwise compile
+    every module it imports again."""
+    compileall.compile_dir(package, quiet=1)
+    for folder in package.rglob("__pycache__"):
+        folder.chmod(0o755)
+        for path in folder.iterdir():
+            path.chmod(0o644)
+    return package
 
 
 def _cut(package: Path, answers: dict[str, tuple[str, ...]], exercises: tuple[str, ...]) -> None:

@@ -7,6 +7,7 @@ anything of the project outside it, or when the copy a sandbox mounts is not the
 import ast
 import importlib.util
 import json
+import marshal
 import site
 import subprocess
 import sys
@@ -170,3 +171,25 @@ def test_the_pytorch_stand_in_refuses_only_where_it_stands_in() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("NoPyTorch PyTorch is not available"), done.stdout
+
+
+def test_the_bytecode_beside_a_cut_copy_is_compiled_from_the_copy_as_cut() -> None:
+    """A grading process loads the bytecode compiled beside the copies it mounts (read-only: it
+    could not write its own): each module's is the copy's source as cut, up to date, so nothing
+    cut from a module comes back through its `.pyc`."""
+    copies = {  # each copy, and what it is a copy of
+        mounted.library_without("bigram_counts"): REPO / "proof_lm",
+        mounted.grading_package("linear_loss_and_grad"): REPO / "autograder",
+    }
+    cut = 0
+    for package, original in copies.items():
+        for source in sorted(package.rglob("*.py")):
+            data = Path(importlib.util.cache_from_source(str(source))).read_bytes()
+            stat = source.stat()
+            header = int(stat.st_mtime).to_bytes(4, "little") + stat.st_size.to_bytes(4, "little")
+            assert data[8:16] == header, (
+                f"the bytecode of {source} is stale: it would be compiled again"
+            )
+            assert marshal.loads(data[16:]) == compile(source.read_bytes(), str(source), "exec")
+            cut += source.read_bytes() != (original / source.relative_to(package)).read_bytes()
+    assert cut >= 2, "no module of the copies was cut: the test compares nothing that matters"
