@@ -179,7 +179,9 @@ def test_the_bytecode_beside_a_cut_copy_is_compiled_from_the_copy_as_cut() -> No
     cut from a module comes back through its `.pyc`."""
     copies = {  # each copy, and what it is a copy of
         mounted.library_without("bigram_counts"): REPO / "proof_lm",
-        mounted.grading_package("linear_loss_and_grad"): REPO / "autograder",
+        mounted.grading_package("linear_loss_and_grad") / "sandbox": REPO
+        / "autograder"
+        / "sandbox",
     }
     cut = 0
     for package, original in copies.items():
