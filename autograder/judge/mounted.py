@@ -107,7 +107,8 @@ def _sandbox_package(target: Path, exercises: tuple[str, ...]) -> Path:
     for path in (target / "sandbox", *(target / "sandbox").rglob("*"), target / "__init__.py"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     _cut(guest, GRADER_ANSWERS, exercises)
-    _compiled(target / "sandbox")  # what a grading process sees of `autograder` stays two names
+    # what a grading process sees of `autograder` stays two names
+    _compiled(target / "sandbox", REPO / "autograder" / "sandbox")
     return target
 
 
@@ -136,14 +137,15 @@ def _library_without(names: tuple[str, ...]) -> Path:
     shutil.rmtree(target, ignore_errors=True)  # what an earlier attempt that failed left
     _copy_tree(REPO / "proof_lm", target)
     _cut(target, LIBRARY_ANSWERS, names)
-    return _compiled(target)
+    return _compiled(target, REPO / "proof_lm")
 
 
-def _compiled(package: Path) -> Path:
+def _compiled(package: Path, mounted_at: Path) -> Path:
     """`package` with each module's bytecode beside it, compiled from the copy as cut (0755 folders,
     0644 files): the sandbox mounts it read-only, so every grading process would otherwise compile
-    every module it imports again."""
-    compileall.compile_dir(package, quiet=1)
+    every module it imports again. The bytecode names its sources by the paths the sandbox mounts
+    them at (`mounted_at`), never by the host's folder of answer-key copies."""
+    compileall.compile_dir(package, quiet=1, ddir=mounted_at)
     for folder in package.rglob("__pycache__"):
         folder.chmod(0o755)
         for path in folder.iterdir():

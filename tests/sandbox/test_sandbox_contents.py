@@ -176,7 +176,8 @@ def test_the_pytorch_stand_in_refuses_only_where_it_stands_in() -> None:
 def test_the_bytecode_beside_a_cut_copy_is_compiled_from_the_copy_as_cut() -> None:
     """A grading process loads the bytecode compiled beside the copies it mounts (read-only: it
     could not write its own): each module's is the copy's source as cut, up to date, so nothing
-    cut from a module comes back through its `.pyc`."""
+    cut from a module comes back through its `.pyc`; it names its source by the path the sandbox
+    mounts, never by where the host keeps its copies."""
     copies = {  # each copy, and what it is a copy of
         mounted.library_without("bigram_counts"): REPO / "proof_lm",
         mounted.grading_package("linear_loss_and_grad") / "sandbox": REPO
@@ -192,6 +193,12 @@ def test_the_bytecode_beside_a_cut_copy_is_compiled_from_the_copy_as_cut() -> No
             assert data[8:16] == header, (
                 f"the bytecode of {source} is stale: it would be compiled again"
             )
-            assert marshal.loads(data[16:]) == compile(source.read_bytes(), str(source), "exec")
+            code = marshal.loads(data[16:])
+            assert code == compile(source.read_bytes(), str(source), "exec")
+            seen_at = original / source.relative_to(package)  # where the sandbox mounts it
+            assert code.co_filename == str(seen_at), code.co_filename
+            assert str(package).encode() not in data, (
+                f"the bytecode of {source} records the host's folder of answer-key copies"
+            )
             cut += source.read_bytes() != (original / source.relative_to(package)).read_bytes()
     assert cut >= 2, "no module of the copies was cut: the test compares nothing that matters"
