@@ -185,8 +185,10 @@ def test_a_batch_grades_each_file_as_a_process_of_its_own_would():
 
 def test_a_batch_of_pytorch_files_grades_each_as_alone():
     # PyTorch imported once and its optimizers' modules preloaded change no report
-    files = sorted((IMPLEMENTATIONS / "train_gpt").glob("*.py"))
-    files = files[:2] + files[-2:]  # correct ones first in the folder, wrong ones last
+    folder = IMPLEMENTATIONS / "train_gpt"
+    # a correct loop whose schedule is PyTorch's (the modules preloading would have imported) and
+    # a wrong one named by replaying the loop with its slip
+    files = [folder / "correct_lambda_lr.py", folder / "wrong_warmup_from_zero.py"]
     exercise = get_exercise("train_gpt")
     together = check_each(
         exercise,
